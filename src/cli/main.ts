@@ -1,0 +1,45 @@
+import { Command, CommanderError } from 'commander';
+import { CliError } from './errors.ts';
+import { registerSimCommand } from './sim.ts';
+import { VERSION } from './version.ts';
+
+function buildProgram(): Command {
+  const program = new Command('shelfwatch')
+    .description('Watches a publishing workspace through the Publishing Analytics API and alerts people.')
+    .version(VERSION, '-V, --version')
+    .option('--verbose', 'print stack traces of errors')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ outputError: () => {} });
+  registerSimCommand(program);
+  return program;
+}
+
+function printError(message: string): void {
+  process.stderr.write(`shelfwatch: ${message}\n`);
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const program = buildProgram();
+  const verbose = argv.includes('--verbose');
+  try {
+    await program.parseAsync([...argv], { from: 'node' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version "errors" are how commander ends a successful --help / --version.
+      if (error.exitCode === 0) process.exit(0);
+      printError(error.message.replace(/^error: /, ''));
+      process.exit(2);
+    }
+    if (error instanceof CliError) {
+      printError(error.message);
+      if (verbose && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
+      process.exit(error.exitCode);
+    }
+    printError(error instanceof Error ? error.message : String(error));
+    if (verbose && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
+    process.exit(1);
+  }
+}
+
+await main(process.argv);
