@@ -74,7 +74,12 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
   const timeoutMs = options.startTimeoutMs ?? 10_000;
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new RedisServerUnavailableError(`redis-server did not start within ${timeoutMs} ms: ${output.slice(-500)}`)),
+      () =>
+        reject(
+          new RedisServerUnavailableError(
+            `redis-server did not start within ${timeoutMs} ms: ${output.slice(-500)}`,
+          ),
+        ),
       timeoutMs,
     );
     child.stdout?.on('data', (chunk: Buffer) => {

@@ -1,0 +1,58 @@
+/**
+ * Plain-text rendering of a plan for the `plan` command. Locale-free number formatting, so the
+ * output is the same on every machine (and diffable in tests and bug reports).
+ */
+import { formatDuration } from '../util/duration.ts';
+import type { Plan } from './planner.ts';
+
+/** `1234567` → `1,234,567`. */
+function grouped(value: number): string {
+  const sign = value < 0 ? '-' : '';
+  return sign + String(Math.abs(Math.round(value))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+function percent(share: number): string {
+  return `${(share * 100).toFixed(2)}%`;
+}
+
+function cost(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+}
+
+export function formatPlanTable(plan: Plan): string {
+  const header = ['target', 'kind', 'req/poll', 'cadence', 'req/month', 'share'];
+  const rightAligned = [false, false, true, false, true, true];
+  const body = plan.rows.map((row) => [
+    row.id,
+    row.kind,
+    cost(row.costPerPoll),
+    formatDuration(row.cadenceMs) + (row.overridden ? ' (set)' : ''),
+    grouped(row.requestsPerMonth),
+    percent(row.shareOfQuota),
+  ]);
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...body.map((cells) => cells[column]?.length ?? 0)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => {
+        const width = widths[column] ?? cell.length;
+        return rightAligned[column] ? cell.padStart(width) : cell.padEnd(width);
+      })
+      .join('  ')
+      .trimEnd();
+
+  const lines = [line(header), line(widths.map((width) => '-'.repeat(width))), ...body.map(line)];
+  if (plan.rows.length === 0) lines.push('(no targets)');
+  const footer: [string, string][] = [
+    ['plannable budget', `${grouped(plan.plannableBudget)} requests (rest of this month, reserve kept)`],
+    ['projected use', `${grouped(plan.projectedUse)} requests to the end of the month`],
+    ['headroom', `${grouped(plan.headroom)} requests`],
+    ['per-minute peak', `${grouped(plan.perMinutePeak)} requests if every poll falls in one minute`],
+    ['fits', plan.fits ? 'yes' : 'NO'],
+  ];
+  const labelWidth = Math.max(...footer.map(([label]) => label.length));
+  lines.push('', ...footer.map(([label, value]) => `${label.padEnd(labelWidth)}  ${value}`));
+  if (plan.warnings.length > 0) lines.push('', 'warnings:', ...plan.warnings.map((w) => `  - ${w}`));
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,126 @@
+import { createHash } from 'node:crypto';
+import type { Cluster, Redis } from 'ioredis';
+
+/**
+ * A Lua script run by SHA, loaded on first use (and again after a SCRIPT FLUSH or a fail-over to
+ * a node that has never seen it). ioredis' `defineCommand` does the same but adds untyped methods.
+ */
+export class LuaScript {
+  readonly sha: string;
+
+  constructor(readonly source: string) {
+    this.sha = createHash('sha1').update(source).digest('hex');
+  }
+
+  async run(
+    redis: Redis | Cluster,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<unknown> {
+    try {
+      return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return await redis.eval(this.source, keys.length, ...keys, ...args);
+    }
+  }
+}
+
+/**
+ * Check and consume in one step, so any number of processes share one budget without a lock.
+ * Order: pause, then month, then minute, so a refusal names the constraint that lasts longest.
+ * Time is ARGV (the injected clock), never Redis TIME, so an accelerated clock works.
+ *
+ * KEYS: 1 window zset, 2 month counter, 3 pause hash.
+ * ARGV: 1 now, 2 window ms, 3 per-minute limit, 4 month ceiling, 5 count, 6 window key TTL,
+ *       7 month key TTL, 8 member nonce, 9 month reset time.
+ * Reply: {1, minuteUsed, monthUsed} or {0, reason, retryAt, pauseReason?}; retryAt -1 means
+ * "paused until resumed".
+ */
+export const acquireScript = new LuaScript(`
+local now = tonumber(ARGV[1])
+local windowMs = tonumber(ARGV[2])
+local perMinute = tonumber(ARGV[3])
+local ceiling = tonumber(ARGV[4])
+local count = tonumber(ARGV[5])
+
+local pause = redis.call('HMGET', KEYS[3], 'until', 'reason')
+if pause[1] then
+  if pause[1] == 'inf' then
+    return {0, 'paused', -1, pause[2] or ''}
+  end
+  local untilMs = tonumber(pause[1])
+  if untilMs > now then
+    return {0, 'paused', untilMs, pause[2] or ''}
+  end
+end
+
+local monthUsed = tonumber(redis.call('GET', KEYS[2]) or '0')
+if monthUsed + count > ceiling then
+  return {0, 'month', tonumber(ARGV[9])}
+end
+
+-- A grant at t occupies [t, t + window): drop what has left, count the rest.
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - windowMs)
+local inWindow = redis.call('ZCARD', KEYS[1])
+local excess = inWindow + count - perMinute
+if excess > 0 then
+  -- The request fits once the excess oldest grants have left: exactly when the last of them does.
+  local oldest = redis.call('ZRANGE', KEYS[1], excess - 1, excess - 1, 'WITHSCORES')
+  return {0, 'minute', tonumber(oldest[2]) + windowMs}
+end
+
+for i = 1, count do
+  redis.call('ZADD', KEYS[1], now, ARGV[8] .. ':' .. i)
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+monthUsed = redis.call('INCRBY', KEYS[2], count)
+redis.call('PEXPIRE', KEYS[2], ARGV[7])
+return {1, inWindow + count, monthUsed}
+`);
+
+/**
+ * Sets a pause unless one at least as long is in force: a short Retry-After arriving after a
+ * long quota pause must not let polls out early.
+ *
+ * KEYS: 1 pause hash. ARGV: 1 until (ms or 'inf'), 2 reason, 3 now, 4 TTL ms (finite pauses).
+ * Reply: 1 when the pause was set or lengthened, 0 when an existing pause already covers it.
+ */
+export const pauseScript = new LuaScript(`
+local now = tonumber(ARGV[3])
+if ARGV[1] ~= 'inf' and tonumber(ARGV[1]) <= now then
+  return 0
+end
+local current = redis.call('HGET', KEYS[1], 'until')
+if current then
+  if current == 'inf' then
+    return 0
+  end
+  if ARGV[1] ~= 'inf' and tonumber(current) >= tonumber(ARGV[1]) then
+    return 0
+  end
+end
+redis.call('HSET', KEYS[1], 'until', ARGV[1], 'reason', ARGV[2])
+if ARGV[1] == 'inf' then
+  redis.call('PERSIST', KEYS[1])
+else
+  redis.call('PEXPIRE', KEYS[1], ARGV[4])
+end
+return 1
+`);
+
+/**
+ * Raises the month counter to what the API says was used (other clients of the same key, or
+ * requests whose answers were lost), never lowers it: our own count is the conservative one.
+ *
+ * KEYS: 1 month counter. ARGV: 1 used according to the API, 2 TTL ms. Reply: the counter.
+ */
+export const syncMonthScript = new LuaScript(`
+local ours = tonumber(redis.call('GET', KEYS[1]) or '0')
+local theirs = tonumber(ARGV[1])
+if theirs > ours then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return theirs
+end
+return ours
+`);

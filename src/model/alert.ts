@@ -1,0 +1,56 @@
+/**
+ * Alerts are what rules produce and channels deliver. They hold no channel knowledge: rendering
+ * (and escaping of the untrusted text inside) is the channel's job.
+ */
+
+export type AlertKind =
+  | 'keyword_rank_drop'
+  | 'keyword_rank_recovered'
+  | 'bsr_worsened'
+  | 'bsr_recovered'
+  | 'bsr_removed'
+  | 'bsr_restored'
+  | 'review_new'
+  | 'review_removed'
+  | 'review_count_down'
+  | 'royalty_change'
+  | 'sales_revision'
+  | 'source_health'
+  | 'source_recovered';
+
+export type Severity = 'info' | 'warning' | 'critical';
+
+export interface AlertSubject {
+  asin?: string;
+  marketplace?: string;
+  keyword?: string;
+  campaignId?: string;
+  reviewId?: string;
+  date?: string;
+  currency?: string;
+  /** The poll target, for source-health alerts. */
+  targetId?: string;
+}
+
+export interface Alert {
+  /**
+   * Deterministic identity of this observation (workspace, rule, subject, observation): the same
+   * observation yields the same fingerprint across retries, restarts and replicas, so it alerts once.
+   */
+  fingerprint: string;
+  workspace: string;
+  /** The configured rule that raised it (rules of one kind may be configured several times). */
+  ruleId: string;
+  kind: AlertKind;
+  severity: Severity;
+  /** Conditions fire and resolve; events (a new review) are always `firing`. */
+  status: 'firing' | 'resolved';
+  subject: AlertSubject;
+  /** One line, plain text: what happened. */
+  title: string;
+  /** Facts for templates, plain values (text is untrusted where it comes from the public). */
+  facts: Record<string, string | number | boolean | null>;
+  /** Recent points for sparklines (rank history, royalties per day), oldest first. */
+  series?: number[];
+  observedAt: number;
+}
