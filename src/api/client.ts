@@ -1,0 +1,285 @@
+/**
+ * The typed client of the Publishing Analytics API: one method per endpoint, lists as lazy
+ * async iterables of pages. Every outbound request passes `beforeRequest` (the budget) first.
+ */
+import { Agent, type Dispatcher } from 'undici';
+import { InvalidRequestError } from './errors.ts';
+import { paginate } from './pagination.ts';
+import {
+  type ArcInviteRequest,
+  type ArcInviteResult,
+  type ArcReview,
+  arcInviteResultSchema,
+  arcReviewsPageSchema,
+  type Book,
+  type BookKeywords,
+  bookKeywordsSchema,
+  bookSchema,
+  isAsin,
+  type KeywordSearchResult,
+  keywordSearchPageSchema,
+  type ListPage,
+  type Marketplace,
+  type Platform,
+  type RankingSeries,
+  rankingsPageSchema,
+  type SalesRecord,
+  salesPageSchema,
+} from './schemas.ts';
+import { type RequestSpec, send, type TransportConfig } from './transport.ts';
+import type { ApiResponse, CallOptions, OutboundRequest, Page, ResponseInfo } from './types.ts';
+
+export interface AnalyticsClientOptions {
+  /** e.g. `https://api.example.com` or with a path prefix; `/v1/...` is appended. */
+  baseUrl: string;
+  apiKey: string;
+  /** Sent as `shelfwatch/<version>` unless `userAgent` is given. */
+  version?: string;
+  userAgent?: string;
+  /** undici's own defaults are 300 s each: far too long for a poller. */
+  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  /** Defaults to a private Agent that `close()` closes; a dispatcher passed in is left to its owner. */
+  dispatcher?: Dispatcher;
+  /** Awaited before every outbound request (each page, each retry); a throw aborts the call unchanged. */
+  beforeRequest?: (req: OutboundRequest) => Promise<void> | void;
+  /** Called for every HTTP response, error statuses included. Should not throw. */
+  onResponse?: (res: ResponseInfo) => void;
+  /** Base delay of the one quick retry of a transient GET (plus up to as much jitter); 0 in tests. */
+  transientRetryDelayMs?: number;
+  /** The engine's clock: Retry-After dates and quota resets are turned into waits against it. */
+  now?: () => number;
+}
+
+export const DEFAULT_TIMEOUTS = { connectMs: 5_000, headersMs: 15_000, bodyMs: 30_000 } as const;
+export const DEFAULT_TRANSIENT_RETRY_DELAY_MS = 250;
+
+type MarketplaceOption = CallOptions & { marketplace?: Marketplace };
+type ListParams = { limit?: number; cursor?: string };
+
+export interface AnalyticsClient {
+  getBook(asin: string, opts?: MarketplaceOption): Promise<ApiResponse<Book>>;
+  getBookKeywords(asin: string, opts?: MarketplaceOption): Promise<ApiResponse<BookKeywords>>;
+  searchKeywords(
+    params: { q: string; marketplace?: Marketplace } & ListParams,
+    opts?: CallOptions,
+  ): AsyncIterable<Page<KeywordSearchResult>>;
+  getRankings(
+    params: { asin?: string[]; keyword?: string[]; from?: string; to?: string } & ListParams,
+    opts?: CallOptions,
+  ): AsyncIterable<Page<RankingSeries>>;
+  /** Never retried by the client; repeating it with the same `idempotencyKey` is safe. */
+  inviteArcReaders(
+    body: ArcInviteRequest,
+    opts: CallOptions & { idempotencyKey: string },
+  ): Promise<ApiResponse<ArcInviteResult>>;
+  listArcReviews(
+    params: { campaignId?: string; platform?: Platform; since?: string } & ListParams,
+    opts?: CallOptions,
+  ): AsyncIterable<Page<ArcReview>>;
+  listSales(
+    params: { asin?: string; marketplace?: Marketplace; from: string; to: string } & ListParams,
+    opts?: CallOptions,
+  ): AsyncIterable<Page<SalesRecord>>;
+  /** Closes the client's own Agent (not a dispatcher passed in). */
+  close(): Promise<void>;
+}
+
+type QueryValue = string | number | readonly string[] | undefined;
+
+function withQuery(path: string, query: Record<string, QueryValue>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    if (typeof value === 'object') for (const item of value) search.append(name, item);
+    else search.append(name, String(value));
+  }
+  const text = search.toString();
+  return text === '' ? path : `${path}?${text}`;
+}
+
+/** The contract answers a malformed ASIN with 400: refuse it here instead of spending a request. */
+function checkAsins(endpoint: string, asins: readonly string[]): void {
+  for (const asin of asins) {
+    if (!isAsin(asin)) {
+      throw new InvalidRequestError(
+        `${endpoint}: "${asin.slice(0, 40)}" is not an ASIN (10 characters A-Z or 0-9); not sent`,
+        { endpoint, code: 'invalid_request' },
+      );
+    }
+  }
+}
+
+function parseBaseUrl(baseUrl: string): { origin: string; basePath: string } {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch (cause) {
+    throw new TypeError(`createAnalyticsClient: baseUrl "${baseUrl}" is not a URL`, { cause });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError(`createAnalyticsClient: baseUrl must be http(s), got "${url.protocol}"`);
+  }
+  if (url.username !== '' || url.password !== '' || url.search !== '') {
+    throw new TypeError('createAnalyticsClient: baseUrl must not carry credentials or a query');
+  }
+  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
+}
+
+export function createAnalyticsClient(options: AnalyticsClientOptions): AnalyticsClient {
+  if (options.apiKey.trim() === '') throw new TypeError('createAnalyticsClient: apiKey is empty');
+  const { origin, basePath } = parseBaseUrl(options.baseUrl);
+  const timeouts = {
+    connectMs: options.timeouts?.connectMs ?? DEFAULT_TIMEOUTS.connectMs,
+    headersMs: options.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs,
+    bodyMs: options.timeouts?.bodyMs ?? DEFAULT_TIMEOUTS.bodyMs,
+  };
+  for (const [name, ms] of Object.entries(timeouts)) {
+    // undici would only complain at the first request; a bad config should fail at start.
+    if (!Number.isInteger(ms) || ms <= 0) {
+      throw new TypeError(
+        `createAnalyticsClient: timeouts.${name} must be a whole number of ms > 0, got ${ms}`,
+      );
+    }
+  }
+  const ownsDispatcher = options.dispatcher === undefined;
+  const dispatcher =
+    options.dispatcher ??
+    new Agent({
+      connect: { timeout: timeouts.connectMs },
+      headersTimeout: timeouts.headersMs,
+      bodyTimeout: timeouts.bodyMs,
+    });
+  const config: TransportConfig = {
+    origin,
+    basePath,
+    apiKey: options.apiKey,
+    userAgent: options.userAgent ?? `shelfwatch/${options.version ?? 'dev'}`,
+    dispatcher,
+    headersTimeoutMs: timeouts.headersMs,
+    bodyTimeoutMs: timeouts.bodyMs,
+    retryDelayMs: options.transientRetryDelayMs ?? DEFAULT_TRANSIENT_RETRY_DELAY_MS,
+    now: options.now ?? Date.now,
+    beforeRequest: options.beforeRequest,
+    onResponse: options.onResponse,
+  };
+  let closed: Promise<void> | undefined;
+
+  function get<T>(
+    endpoint: string,
+    path: string,
+    schema: RequestSpec<T>['schema'],
+    signal: AbortSignal | undefined,
+    page = 0,
+  ) {
+    return send(config, { method: 'GET', endpoint, path, schema, retryTransient: true, page, signal });
+  }
+
+  function list<T>(
+    endpoint: string,
+    path: string,
+    query: Record<string, QueryValue>,
+    schema: RequestSpec<ListPage<T>>['schema'],
+    params: ListParams,
+    opts: CallOptions | undefined,
+    asins: readonly string[] = [],
+  ): AsyncIterable<Page<T>> {
+    return (async function* () {
+      checkAsins(endpoint, asins);
+      yield* paginate<T>(
+        endpoint,
+        (cursor, page) =>
+          get(
+            endpoint,
+            withQuery(path, { ...query, limit: params.limit, cursor: cursor ?? undefined }),
+            schema,
+            opts?.signal,
+            page,
+          ),
+        params.cursor ?? null,
+      );
+    })();
+  }
+
+  return {
+    async getBook(asin, opts) {
+      const endpoint = 'GET /v1/books/{asin}';
+      checkAsins(endpoint, [asin]);
+      const path = withQuery(`/v1/books/${asin}`, { marketplace: opts?.marketplace });
+      return get(endpoint, path, bookSchema, opts?.signal);
+    },
+
+    async getBookKeywords(asin, opts) {
+      const endpoint = 'GET /v1/books/{asin}/keywords';
+      checkAsins(endpoint, [asin]);
+      const path = withQuery(`/v1/books/${asin}/keywords`, { marketplace: opts?.marketplace });
+      return get(endpoint, path, bookKeywordsSchema, opts?.signal);
+    },
+
+    searchKeywords(params, opts) {
+      const query = { q: params.q, marketplace: params.marketplace };
+      return list(
+        'GET /v1/keywords/search',
+        '/v1/keywords/search',
+        query,
+        keywordSearchPageSchema,
+        params,
+        opts,
+      );
+    },
+
+    getRankings(params, opts) {
+      const query = { asin: params.asin, keyword: params.keyword, from: params.from, to: params.to };
+      return list(
+        'GET /v1/rankings',
+        '/v1/rankings',
+        query,
+        rankingsPageSchema,
+        params,
+        opts,
+        params.asin ?? [],
+      );
+    },
+
+    async inviteArcReaders(body, opts) {
+      const endpoint = 'POST /v1/arc/invites';
+      const key = opts.idempotencyKey;
+      // Without a key a repeated POST could invite readers twice; with a non-printable one undici throws.
+      if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
+        throw new InvalidRequestError(
+          `${endpoint}: idempotencyKey must be 1-255 printable ASCII characters; not sent`,
+          {
+            endpoint,
+            code: 'invalid_idempotency_key',
+          },
+        );
+      }
+      return send(config, {
+        method: 'POST',
+        endpoint,
+        path: '/v1/arc/invites',
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        schema: arcInviteResultSchema,
+        retryTransient: false,
+        page: 0,
+        signal: opts.signal,
+      });
+    },
+
+    listArcReviews(params, opts) {
+      const query = { campaign_id: params.campaignId, platform: params.platform, since: params.since };
+      return list('GET /v1/arc/reviews', '/v1/arc/reviews', query, arcReviewsPageSchema, params, opts);
+    },
+
+    listSales(params, opts) {
+      const query = { asin: params.asin, marketplace: params.marketplace, from: params.from, to: params.to };
+      const asins = params.asin === undefined ? [] : [params.asin];
+      return list('GET /v1/sales', '/v1/sales', query, salesPageSchema, params, opts, asins);
+    },
+
+    close() {
+      closed ??= ownsDispatcher ? dispatcher.close() : Promise.resolve();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,38 @@
+/** The public surface of the API client: import from here, not from the files behind it. */
+export {
+  type AnalyticsClient,
+  type AnalyticsClientOptions,
+  createAnalyticsClient,
+  DEFAULT_TIMEOUTS,
+  DEFAULT_TRANSIENT_RETRY_DELAY_MS,
+} from './client.ts';
+export {
+  ApiError,
+  type ApiErrorInit,
+  ConflictError,
+  ForbiddenError,
+  InvalidRequestError,
+  NotFoundError,
+  RateLimitedError,
+  type RateLimitScope,
+  type SchemaIssue,
+  SchemaMismatchError,
+  TransientError,
+  type TransientReason,
+  UnauthorizedError,
+  type ValidationDetail,
+  ValidationFailedError,
+} from './errors.ts';
+export { type Collected, type CollectOptions, collectAll } from './pagination.ts';
+export { parseRetryAfterMs } from './response.ts';
+export * from './schemas.ts';
+export type {
+  ApiResponse,
+  CallOptions,
+  HttpMethod,
+  OutboundRequest,
+  Page,
+  RateLimitInfo,
+  ResponseInfo,
+  ResponseMeta,
+} from './types.ts';

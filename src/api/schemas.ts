@@ -1,0 +1,213 @@
+/**
+ * The assumed contract of the Publishing Analytics API (see docs/openapi.yaml and
+ * shared/api-contract.md), as zod 4 schemas. This is the one module that has to change when real
+ * API access shows the true field names.
+ *
+ * Objects use zod's default "strip" mode: unknown extra fields are accepted (the API may add
+ * fields at any time) and dropped, so they can never leak into snapshots or diffs. Everything the
+ * alerting relies on is checked: a response that does not match is reported, never mis-read.
+ */
+import { z } from 'zod';
+
+export const MARKETPLACES = [
+  'US',
+  'UK',
+  'DE',
+  'FR',
+  'ES',
+  'IT',
+  'NL',
+  'JP',
+  'IN',
+  'CA',
+  'BR',
+  'MX',
+  'AU',
+] as const;
+export const marketplaceSchema = z.enum(MARKETPLACES);
+export type Marketplace = z.infer<typeof marketplaceSchema>;
+
+/** The currency royalties are paid in per marketplace (used by digests to group sums). */
+export const MARKETPLACE_CURRENCY: Readonly<Record<Marketplace, string>> = {
+  US: 'USD',
+  UK: 'GBP',
+  DE: 'EUR',
+  FR: 'EUR',
+  ES: 'EUR',
+  IT: 'EUR',
+  NL: 'EUR',
+  JP: 'JPY',
+  IN: 'INR',
+  CA: 'CAD',
+  BR: 'BRL',
+  MX: 'MXN',
+  AU: 'AUD',
+};
+
+export const ASIN_PATTERN = /^[A-Z0-9]{10}$/;
+export const asinSchema = z.string().regex(ASIN_PATTERN, 'expected an ASIN: 10 characters A-Z or 0-9');
+
+export function isAsin(value: string): boolean {
+  return ASIN_PATTERN.test(value);
+}
+
+/** RFC 3339 in UTC with a `Z`: the contract promises UTC, and string order then equals time order. */
+export const timestampSchema = z.iso.datetime();
+export const dateSchema = z.iso.date();
+
+/** A rank is a positive integer; `null` is data ("not ranked"), not an error. */
+export const rankSchema = z.int().positive().nullable();
+const shareSchema = z.number().min(0).max(1);
+const countSchema = z.int().nonnegative();
+
+export const PLATFORMS = ['amazon', 'audible', 'goodreads'] as const;
+export const platformSchema = z.enum(PLATFORMS);
+export type Platform = z.infer<typeof platformSchema>;
+
+/** A decimal string, never a float; negative amounts are allowed (refunds, corrections). */
+export const moneySchema = z.object({
+  amount: z.string().regex(/^-?\d+(\.\d+)?$/, 'expected a decimal string such as "87.12"'),
+  currency: z.string().regex(/^[A-Z]{3}$/, 'expected a 3-letter currency code'),
+});
+export type Money = z.infer<typeof moneySchema>;
+
+// GET /v1/books/{asin}
+export const rankPointSchema = z.object({ at: timestampSchema, rank: rankSchema });
+export type RankPoint = z.infer<typeof rankPointSchema>;
+
+export const bookSchema = z.object({
+  asin: asinSchema,
+  marketplace: marketplaceSchema,
+  title: z.string(),
+  author: z.string(),
+  bsr: z.object({
+    rank: rankSchema,
+    category: z.string(),
+    observed_at: timestampSchema,
+    history: z.array(rankPointSchema),
+  }),
+  organic_keywords: z.array(z.object({ keyword: z.string().min(1), rank: rankSchema })),
+  comp_titles: z.array(z.object({ asin: asinSchema, title: z.string(), bsr: rankSchema })),
+  review_sentiment: z.object({
+    // null while a book has no reviews yet: an average of nothing is not a rating.
+    average_rating: z.number().min(1).max(5).nullable(),
+    review_count: countSchema,
+    positive: shareSchema,
+    neutral: shareSchema,
+    negative: shareSchema,
+  }),
+});
+export type Book = z.infer<typeof bookSchema>;
+
+// GET /v1/books/{asin}/keywords
+export const bookKeywordSchema = z.object({
+  keyword: z.string().min(1),
+  rank: rankSchema,
+  search_volume: countSchema,
+  traffic_share: shareSchema,
+});
+export type BookKeyword = z.infer<typeof bookKeywordSchema>;
+
+export const bookKeywordsSchema = z.object({
+  asin: asinSchema,
+  data: z.array(bookKeywordSchema).max(1000),
+});
+export type BookKeywords = z.infer<typeof bookKeywordsSchema>;
+
+// GET /v1/keywords/search
+export const keywordSearchResultSchema = z.object({
+  keyword: z.string().min(1),
+  search_volume: countSchema,
+  competition: shareSchema,
+  intent_score: shareSchema,
+});
+export type KeywordSearchResult = z.infer<typeof keywordSearchResultSchema>;
+
+// GET /v1/rankings
+export const rankingSeriesSchema = z.object({
+  asin: asinSchema,
+  keyword: z.string().min(1),
+  marketplace: marketplaceSchema,
+  points: z.array(rankPointSchema),
+});
+export type RankingSeries = z.infer<typeof rankingSeriesSchema>;
+
+// POST /v1/arc/invites. The client does not enforce this schema (the server's 422 with details is
+// the authority); it types the body and lets callers check input early if they want to.
+export const arcInviteRequestSchema = z.object({
+  campaign_id: z.string().min(1),
+  readers: z
+    .array(z.object({ email: z.string(), name: z.string() }))
+    .min(1)
+    .max(100),
+  message: z.string().optional(),
+});
+export type ArcInviteRequest = z.infer<typeof arcInviteRequestSchema>;
+
+export const INVITE_STATUSES = ['invited', 'already_invited'] as const;
+export const arcInviteResultSchema = z.object({
+  campaign_id: z.string().min(1),
+  data: z.array(
+    z.object({
+      invite_id: z.string().min(1),
+      email: z.string(),
+      status: z.enum(INVITE_STATUSES),
+    }),
+  ),
+});
+export type ArcInviteResult = z.infer<typeof arcInviteResultSchema>;
+
+// GET /v1/arc/reviews
+export const arcReviewSchema = z.object({
+  review_id: z.string().min(1),
+  campaign_id: z.string().min(1),
+  asin: asinSchema,
+  platform: platformSchema,
+  rating: z.int().min(1).max(5),
+  title: z.string().nullable(),
+  body: z.string(),
+  reviewer: z.string(),
+  url: z.string().nullable(),
+  published_at: timestampSchema,
+});
+export type ArcReview = z.infer<typeof arcReviewSchema>;
+
+// GET /v1/sales
+export const salesRecordSchema = z.object({
+  asin: asinSchema,
+  marketplace: marketplaceSchema,
+  date: dateSchema,
+  // Net units may be negative on a day with more returns than sales.
+  units: z.int(),
+  royalties: moneySchema,
+  ad_spend: moneySchema,
+});
+export type SalesRecord = z.infer<typeof salesRecordSchema>;
+
+/** `{ data: [...], next_cursor }`, the envelope of every paginated list. */
+export function listPageSchema<Item extends z.ZodType>(item: Item) {
+  return z.object({
+    data: z.array(item),
+    next_cursor: z.string().min(1).nullable(),
+  });
+}
+export interface ListPage<Item> {
+  data: Item[];
+  next_cursor: string | null;
+}
+
+export const keywordSearchPageSchema = listPageSchema(keywordSearchResultSchema);
+export const rankingsPageSchema = listPageSchema(rankingSeriesSchema);
+export const arcReviewsPageSchema = listPageSchema(arcReviewSchema);
+export const salesPageSchema = listPageSchema(salesRecordSchema);
+
+/** The body of every 4xx/5xx the service itself answers (a proxy may answer HTML instead). */
+export const errorBodySchema = z.object({
+  error: z.object({
+    code: z.string().min(1),
+    message: z.string(),
+    request_id: z.string().optional(),
+    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  }),
+});
+export type ErrorBody = z.infer<typeof errorBodySchema>;

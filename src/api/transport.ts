@@ -1,0 +1,190 @@
+/**
+ * Sends one logical request: budget hook, HTTP via undici, classification, and at most one quick
+ * retry of a transient GET. Knows nothing about individual endpoints.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Dispatcher } from 'undici';
+import type { z } from 'zod';
+import { ApiError, TransientError } from './errors.ts';
+import {
+  errorFromStatus,
+  headerValue,
+  parseJsonBody,
+  parseRateLimit,
+  type RawResponse,
+  type ResponseContext,
+  scrub,
+  validateBody,
+} from './response.ts';
+import type { ApiResponse, HttpMethod, OutboundRequest, ResponseInfo } from './types.ts';
+
+export interface TransportConfig {
+  origin: string;
+  /** Path prefix of the base URL without a trailing slash ('' for none). */
+  basePath: string;
+  apiKey: string;
+  userAgent: string;
+  dispatcher: Dispatcher;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  retryDelayMs: number;
+  now: () => number;
+  beforeRequest: ((req: OutboundRequest) => Promise<void> | void) | undefined;
+  onResponse: ((res: ResponseInfo) => void) | undefined;
+}
+
+export interface RequestSpec<T> {
+  method: HttpMethod;
+  endpoint: string;
+  /** Path below the base URL, starting with `/v1/`, query included. */
+  path: string;
+  body?: string;
+  headers?: Record<string, string>;
+  schema: z.ZodType<T>;
+  /** Only idempotent GETs: a POST is never repeated behind the caller's back. */
+  retryTransient: boolean;
+  page: number;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * A 503 asking for a longer pause than this is not retried inside the client: the caller's
+ * scheduler is the right place to wait that long, and waiting here would hold a worker.
+ */
+const MAX_QUICK_RETRY_WAIT_MS = 2_000;
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+const CLOSED_CODES = new Set(['UND_ERR_DESTROYED', 'UND_ERR_CLOSED']);
+
+export async function send<T>(config: TransportConfig, spec: RequestSpec<T>): Promise<ApiResponse<T>> {
+  const maxAttempts = spec.retryTransient ? 2 : 1;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await sendOnce(config, spec, attempt);
+    } catch (error) {
+      if (!(error instanceof TransientError) || attempt >= maxAttempts) throw error;
+      const asked = error.retryAfterMs ?? 0;
+      if (asked > MAX_QUICK_RETRY_WAIT_MS) throw error;
+      await pause(Math.max(asked, quickRetryDelay(config.retryDelayMs)), spec.signal);
+    }
+  }
+}
+
+function quickRetryDelay(baseMs: number): number {
+  // Jitter keeps many workers that failed together from retrying in lockstep.
+  return baseMs <= 0 ? 0 : baseMs + Math.floor(Math.random() * baseMs);
+}
+
+async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (ms <= 0) return;
+  try {
+    await sleep(ms, undefined, signal === undefined ? undefined : { signal });
+  } catch (error) {
+    throw signal?.aborted === true ? signal.reason : error;
+  }
+}
+
+async function sendOnce<T>(
+  config: TransportConfig,
+  spec: RequestSpec<T>,
+  attempt: number,
+): Promise<ApiResponse<T>> {
+  const outbound: OutboundRequest = {
+    method: spec.method,
+    endpoint: spec.endpoint,
+    path: spec.path,
+    attempt,
+    page: spec.page,
+  };
+  // Checked before the budget hook, so an aborted call never spends a request.
+  spec.signal?.throwIfAborted();
+  if (config.beforeRequest !== undefined) await config.beforeRequest(outbound);
+  spec.signal?.throwIfAborted();
+
+  const ctx: ResponseContext = { endpoint: spec.endpoint, apiKey: config.apiKey, now: config.now };
+  const started = performance.now();
+  let raw: RawResponse;
+  try {
+    const res = await config.dispatcher.request({
+      origin: config.origin,
+      path: config.basePath + spec.path,
+      method: spec.method,
+      headers: {
+        authorization: `Bearer ${config.apiKey}`,
+        accept: 'application/json',
+        'user-agent': config.userAgent,
+        ...spec.headers,
+      },
+      body: spec.body ?? null,
+      headersTimeout: config.headersTimeoutMs,
+      bodyTimeout: config.bodyTimeoutMs,
+      signal: spec.signal ?? null,
+    });
+    // Always read the body to the end: an unread body keeps the connection busy.
+    raw = { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+  } catch (error) {
+    throw fromNetworkError(error, spec, config.apiKey);
+  }
+
+  const rateLimit = parseRateLimit(raw.headers);
+  const headerRequestId = headerValue(raw.headers, 'x-request-id');
+  config.onResponse?.({
+    ...outbound,
+    status: raw.status,
+    durationMs: performance.now() - started,
+    rateLimit,
+    ...(headerRequestId === undefined ? {} : { requestId: headerRequestId }),
+  });
+
+  if (raw.status < 200 || raw.status > 299) throw errorFromStatus(raw, ctx, headerRequestId);
+  const body = parseJsonBody(raw, ctx, headerRequestId);
+  const data = validateBody(spec.schema, body, ctx, {
+    status: raw.status,
+    requestId: headerRequestId,
+    rateLimit,
+  });
+  return {
+    data,
+    meta: {
+      status: raw.status,
+      rateLimit,
+      attempts: attempt,
+      ...(headerRequestId === undefined ? {} : { requestId: headerRequestId }),
+    },
+  };
+}
+
+function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  return typeof error.code === 'string' ? error.code : undefined;
+}
+
+/** Maps a failure without a response. An abort is rethrown as is: shutdown is not an API failure. */
+function fromNetworkError(error: unknown, spec: RequestSpec<unknown>, apiKey: string): unknown {
+  if (spec.signal?.aborted === true) return spec.signal.reason;
+  const code = errorCode(error);
+  const detail = scrub(error instanceof Error ? error.message : String(error), apiKey);
+  if (code === 'UND_ERR_INVALID_ARG') return error; // a bug in how the request was built, not the network
+  if (code !== undefined && CLOSED_CODES.has(code)) {
+    return new ApiError(`${spec.endpoint}: the client is closed (${detail})`, {
+      endpoint: spec.endpoint,
+      code: 'client_closed',
+      retryable: false,
+      cause: error,
+    });
+  }
+  if (code !== undefined && TIMEOUT_CODES.has(code)) {
+    return new TransientError(`${spec.endpoint}: timed out (${code}: ${detail})`, {
+      endpoint: spec.endpoint,
+      code: 'timeout',
+      reason: 'timeout',
+      cause: error,
+    });
+  }
+  return new TransientError(`${spec.endpoint}: connection failed (${code ?? 'error'}: ${detail})`, {
+    endpoint: spec.endpoint,
+    code: 'network',
+    reason: 'network',
+    cause: error,
+  });
+}
