@@ -1,0 +1,37 @@
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { configJsonSchema } from '../config/json-schema.ts';
+import { CliError } from './errors.ts';
+
+export function registerSchemaCommand(program: Command): void {
+  program
+    .command('schema')
+    .description('print the JSON Schema of shelfwatch.yaml (for editor completion and checks)')
+    .option('-o, --out <file>', 'write it to this file instead of standard output')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ shelfwatch schema --out shelfwatch.schema.json
+  $ shelfwatch schema | jq '.properties.workspaces'
+
+Then put this first line in shelfwatch.yaml (VS Code YAML extension, other yaml-language-server editors):
+  # yaml-language-server: $schema=./shelfwatch.schema.json`,
+    )
+    .action((options: { out?: string }) => {
+      const text = `${JSON.stringify(configJsonSchema(), null, 2)}\n`;
+      if (options.out === undefined) {
+        process.stdout.write(text);
+        return;
+      }
+      try {
+        writeFileSync(options.out, text);
+      } catch (error) {
+        throw new CliError(`schema: cannot write ${options.out}: ${(error as Error).message}`, {
+          exitCode: 1,
+          cause: error,
+        });
+      }
+      process.stderr.write(`wrote the JSON Schema to ${options.out}\n`);
+    });
+}

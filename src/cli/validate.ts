@@ -1,0 +1,54 @@
+import type { Command } from 'commander';
+import type { ShelfwatchConfig } from '../config/schema.ts';
+import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+/**
+ * Poll targets the config asks for: a book and a keywords target per book and marketplace, one
+ * reviews target per campaign, one sales target per marketplace (as src/poll/targets.ts names them).
+ */
+export function countTargets(config: ShelfwatchConfig): number {
+  let targets = 0;
+  for (const workspace of config.workspaces) {
+    for (const book of workspace.books) targets += 2 * book.marketplaces.length;
+    targets += workspace.campaigns.length;
+    if (workspace.sales !== false) targets += workspace.sales.marketplaces.length;
+  }
+  return targets;
+}
+
+export function summarize(config: ShelfwatchConfig): string {
+  return [
+    plural(config.workspaces.length, 'workspace'),
+    plural(countTargets(config), 'target'),
+    plural(config.channels.length, 'channel'),
+  ].join(', ');
+}
+
+export function registerValidateCommand(program: Command): void {
+  program
+    .command('validate')
+    .description('check the config and print every problem (exit 2), or a summary (exit 0)')
+    .option('-c, --config <file>', CONFIG_OPTION_HELP)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ shelfwatch validate --config shelfwatch.yaml
+  $ SHELFWATCH_CONFIG=/etc/shelfwatch.yaml shelfwatch validate
+  $ PUBLISHING_API_BASE_URL=https://api.example.com PUBLISHING_API_KEY=sk-… \\
+      SHELFWATCH_ASINS=B0CJ4XQ2ZK,B0CJ4XQ2ZK:UK shelfwatch validate
+
+Each problem is one line: path: what was expected, what was found (what to do).`,
+    )
+    .action((options: { config?: string }) => {
+      const config = loadConfigOrThrow({
+        env: process.env,
+        ...(options.config === undefined ? {} : { configPath: options.config }),
+      });
+      process.stdout.write(`config OK: ${summarize(config)}\n`);
+    });
+}

@@ -1,0 +1,166 @@
+/**
+ * Reads the config once at start: a YAML file (path given, `SHELFWATCH_CONFIG`, or
+ * `./shelfwatch.yaml`), else the environment-only mode. Every problem found is returned, not just
+ * the first, so one `shelfwatch validate` run shows everything to fix.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
+import { configFromEnv, ENV_VARIABLES } from './env.ts';
+import { interpolate } from './interpolate.ts';
+import {
+  type ConfigProblem,
+  describeValue,
+  issuesToProblems,
+  type KnownKeys,
+  knownKeysErrorMap,
+} from './problems.ts';
+import { configSchema, type ShelfwatchConfig } from './schema.ts';
+
+export type { ConfigProblem } from './problems.ts';
+export { formatProblems } from './problems.ts';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The file looked for in the working directory when no path is given. */
+export const DEFAULT_CONFIG_FILE = 'shelfwatch.yaml';
+
+export type ConfigSource = { kind: 'file'; path: string } | { kind: 'env' };
+
+export interface LoadConfigOptions {
+  /** A config file; overrides `SHELFWATCH_CONFIG`. Relative paths are taken from `cwd`. */
+  path?: string;
+  /** The environment: `${VAR}` references and the environment-only mode read it (never process.env). */
+  env: Env;
+  /** Where `./shelfwatch.yaml` is looked for and relative paths start; default: process.cwd(). */
+  cwd?: string;
+}
+
+export type ParseResult = { ok: true; config: ShelfwatchConfig } | { ok: false; problems: ConfigProblem[] };
+export type LoadConfigResult =
+  | { ok: true; config: ShelfwatchConfig; source: ConfigSource }
+  | { ok: false; problems: ConfigProblem[]; source?: ConfigSource };
+
+/** Checks an already parsed (and interpolated) raw config against the schema. */
+export function parseConfig(raw: unknown): ParseResult {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return {
+      ok: false,
+      problems: [
+        {
+          path: '(top level)',
+          message: `expected a mapping of settings (redis, workspaces, channels, …), got ${describeValue(raw)}`,
+        },
+      ],
+    };
+  }
+  const known: KnownKeys = new WeakMap();
+  const result = configSchema.safeParse(raw, { reportInput: true, error: knownKeysErrorMap(known) });
+  if (result.success) return { ok: true, config: result.data };
+  return { ok: false, problems: issuesToProblems(result.error.issues, known) };
+}
+
+function nonEmpty(text: string | undefined): string | undefined {
+  return text === undefined || text.trim() === '' ? undefined : text.trim();
+}
+
+function readText(file: string, shown: string): { text: string } | { problem: ConfigProblem } {
+  try {
+    return { text: readFileSync(file, 'utf8') };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const found =
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory' : `an error (${code})`;
+    return {
+      problem: {
+        path: shown,
+        message: `expected a readable config file, got ${found}`,
+        hint: 'check the path given with --config or SHELFWATCH_CONFIG',
+      },
+    };
+  }
+}
+
+/** `shown` is the path as the user wrote it, for messages; `file` is resolved. */
+function loadFile(file: string, shown: string, env: Env): LoadConfigResult {
+  const source: ConfigSource = { kind: 'file', path: file };
+  const read = readText(file, shown);
+  if ('problem' in read) return { ok: false, problems: [read.problem], source };
+  const lines = new LineCounter();
+  const doc = parseDocument(read.text, {
+    lineCounter: lines,
+    prettyErrors: false,
+    uniqueKeys: true,
+    merge: true,
+  });
+  if (doc.errors.length > 0) {
+    const problems = doc.errors.map((error): ConfigProblem => {
+      const { line, col } = lines.linePos(error.pos[0]);
+      return {
+        path: `${shown}:${line}:${col}`,
+        message: `invalid YAML at line ${line}, column ${col}: ${error.message.split('\n')[0]}`,
+        hint: 'check indentation, quotes and the ":" after each key around that line',
+      };
+    });
+    return { ok: false, problems, source };
+  }
+  const parsed: unknown = doc.toJS({ maxAliasCount: 100 });
+  if (parsed === null || parsed === undefined) {
+    return {
+      ok: false,
+      problems: [{ path: shown, message: 'expected settings (at least "workspaces"), got an empty file' }],
+      source,
+    };
+  }
+  const interpolated = interpolate(parsed, env);
+  const checked = parseConfig(interpolated.value);
+  if (checked.ok && interpolated.problems.length === 0) {
+    return { ok: true, config: relativeToFile(checked.config, file), source };
+  }
+  // A missing variable was replaced by "", so the schema's complaint at that path says nothing new.
+  const schemaProblems = checked.ok
+    ? []
+    : checked.problems.filter((p) => !interpolated.problemPaths.has(p.path));
+  return { ok: false, problems: [...interpolated.problems, ...schemaProblems], source };
+}
+
+/** An outbox `dir: ./outbox` means next to the config file, wherever the process was started. */
+function relativeToFile(config: ShelfwatchConfig, file: string): ShelfwatchConfig {
+  const channels = config.channels.map((channel) =>
+    channel.type === 'outbox' ? { ...channel, dir: resolve(dirname(file), channel.dir) } : channel,
+  );
+  return { ...config, channels };
+}
+
+function loadEnv(env: Env): LoadConfigResult {
+  const source: ConfigSource = { kind: 'env' };
+  const fromEnv = configFromEnv(env);
+  if (fromEnv === undefined) {
+    return {
+      ok: false,
+      problems: [
+        {
+          path: '(config)',
+          message: `expected a config file or the environment-only variables (${ENV_VARIABLES.slice(0, 2).join(', ')}, …), got neither`,
+          hint: `pass --config FILE, set SHELFWATCH_CONFIG, create ./${DEFAULT_CONFIG_FILE}, or set PUBLISHING_API_BASE_URL, PUBLISHING_API_KEY and SHELFWATCH_ASINS`,
+        },
+      ],
+    };
+  }
+  const checked = parseConfig(fromEnv.raw);
+  if (checked.ok) return { ok: true, config: checked.config, source };
+  const problems = checked.problems.map((problem) => ({
+    ...problem,
+    path: fromEnv.variableFor(problem.path) ?? problem.path,
+  }));
+  return { ok: false, problems, source };
+}
+
+export function loadConfig(options: LoadConfigOptions): LoadConfigResult {
+  const cwd = options.cwd ?? process.cwd();
+  const given = nonEmpty(options.path) ?? nonEmpty(options.env.SHELFWATCH_CONFIG);
+  if (given !== undefined) return loadFile(resolve(cwd, given), given, options.env);
+  const discovered = resolve(cwd, DEFAULT_CONFIG_FILE);
+  if (existsSync(discovered)) return loadFile(discovered, DEFAULT_CONFIG_FILE, options.env);
+  return loadEnv(options.env);
+}

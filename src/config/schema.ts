@@ -1,0 +1,186 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${VAR}" is the config's interpolation syntax, meant literally here.
+/**
+ * The one schema of `shelfwatch.yaml` (and of the environment-only mode, which builds the same raw
+ * object). Parsing it gives the typed config every other module receives; `json-schema.ts` exports
+ * its input side for editors.
+ */
+import { z } from 'zod';
+import { defaultRules, rulesSchema } from '../rules/config.ts';
+import { channelSchema, DEFAULT_CHANNELS, digestSchema, routeSchema } from './channels.ts';
+import { intField, urlField } from './fields.ts';
+import { suggest } from './suggest.ts';
+import { workspaceSchema } from './workspace.ts';
+
+const redisSchema = z.strictObject({
+  url: urlField(['redis', 'rediss'], 'redis://127.0.0.1:6379')
+    .default('redis://127.0.0.1:6379')
+    .meta({ description: 'redis:// or rediss:// URL, e.g. ${REDIS_URL}.' }),
+  prefix: z
+    .string()
+    .regex(/^[^:\s]\S*$/, 'expected a key prefix without spaces that does not start with ":"')
+    .refine((prefix) => !prefix.includes('{') || /\{[^{}]+\}/.test(prefix), {
+      message: 'expected a Redis Cluster hash tag to enclose some text, such as "{shelfwatch}"',
+    })
+    .default('{shelfwatch}')
+    .meta({ description: 'Key prefix; a {hash tag} keeps each queue in one Redis Cluster slot.' }),
+});
+
+const serverSchema = z.strictObject({
+  host: z.string().trim().min(1, 'expected a host name or address').default('127.0.0.1'),
+  port: intField(0, 65_535).prefault(9464),
+});
+
+const workersSchema = z.strictObject({
+  pollConcurrency: intField(1, 256).prefault(4),
+  deliverConcurrency: intField(1, 256).prefault(4),
+});
+
+const baseSchema = z.strictObject({
+  redis: redisSchema.prefault({}).meta({ description: 'Redis for queues, budgets and snapshots.' }),
+  workspaces: z
+    .array(workspaceSchema)
+    .min(1, 'expected at least one workspace')
+    .meta({ description: 'One entry per API key: what to watch and how often.' }),
+  rules: rulesSchema.default(defaultRules).meta({ description: 'Rules for every workspace.' }),
+  channels: z
+    .array(channelSchema)
+    .min(1, 'expected at least one channel')
+    .prefault(DEFAULT_CHANNELS)
+    .meta({ description: 'Where alerts can go: log, slack, email, outbox. Default: one log channel.' }),
+  routes: z
+    .array(routeSchema)
+    .min(1, 'expected at least one route (leave routes out to send every alert to every channel)')
+    .optional()
+    .meta({ description: 'Which alerts go to which channels. Default: every alert to every channel.' }),
+  digest: digestSchema
+    .prefault({ enabled: false })
+    .meta({ description: 'The daily digest (off unless set).' }),
+  server: serverSchema.prefault({}).meta({ description: 'HTTP server for /healthz and /metrics.' }),
+  workers: workersSchema.prefault({}).meta({ description: 'Jobs each worker process runs at once.' }),
+});
+
+type Ctx = z.RefinementCtx<z.output<typeof baseSchema>>;
+
+/** Reads `list[i][key]` of a value that may be only partly valid (the check runs on invalid input too). */
+function stringsAt(list: unknown, key: string): (string | undefined)[] {
+  if (!Array.isArray(list)) return [];
+  return list.map((item: unknown) => {
+    const value =
+      typeof item === 'object' && item !== null ? (item as Record<string, unknown>)[key] : undefined;
+    return typeof value === 'string' ? value : undefined;
+  });
+}
+
+function checkUnique(ids: (string | undefined)[], path: string, what: string, ctx: Ctx): void {
+  const first = new Map<string, number>();
+  ids.forEach((id, index) => {
+    if (id === undefined) return;
+    const earlier = first.get(id);
+    if (earlier === undefined) first.set(id, index);
+    else {
+      ctx.addIssue({
+        code: 'custom',
+        path: [path, index, 'id'],
+        message: `expected a unique ${what} id, got "${id}" again (first at ${path}[${earlier}])`,
+        params: { hint: `give each ${what} its own id` },
+      });
+    }
+  });
+}
+
+function checkReference(
+  value: unknown,
+  known: readonly string[],
+  path: (string | number)[],
+  what: string,
+  ctx: Ctx,
+) {
+  if (typeof value !== 'string' || known.includes(value)) return;
+  const close = suggest(value, known);
+  ctx.addIssue({
+    code: 'custom',
+    path,
+    message: `expected the id of a configured ${what}, got "${value}"`,
+    params: {
+      hint:
+        close === undefined ? `known ${what}s: ${known.join(', ') || 'none'}` : `did you mean "${close}"?`,
+    },
+  });
+}
+
+/**
+ * Cross-references between sections. It runs even when other parts are invalid (`when`), so one
+ * run reports every problem; that is why it reads the value defensively.
+ */
+function crossCheck(config: z.output<typeof baseSchema>, ctx: Ctx): void {
+  if (typeof config !== 'object' || config === null) return;
+  const raw = config as unknown as Record<string, unknown>;
+  const workspaceIds = stringsAt(raw.workspaces, 'id');
+  const channelIds = stringsAt(raw.channels ?? DEFAULT_CHANNELS, 'id');
+  checkUnique(workspaceIds, 'workspaces', 'workspace', ctx);
+  checkUnique(channelIds, 'channels', 'channel', ctx);
+  const knownWorkspaces = workspaceIds.filter((id) => id !== undefined);
+  const knownChannels = channelIds.filter((id) => id !== undefined);
+
+  const routes = Array.isArray(raw.routes) ? (raw.routes as unknown[]) : [];
+  routes.forEach((route, index) => {
+    if (typeof route !== 'object' || route === null) return;
+    const { match, channels } = route as Record<string, unknown>;
+    if (typeof match === 'object' && match !== null) {
+      const workspace = (match as Record<string, unknown>).workspace;
+      checkReference(workspace, knownWorkspaces, ['routes', index, 'match', 'workspace'], 'workspace', ctx);
+    }
+    if (Array.isArray(channels)) {
+      channels.forEach((channel: unknown, at) => {
+        checkReference(channel, knownChannels, ['routes', index, 'channels', at], 'channel', ctx);
+      });
+    }
+  });
+
+  const digest = (raw.digest ?? {}) as Record<string, unknown>;
+  const recipients = Array.isArray(digest.recipients) ? (digest.recipients as unknown[]) : [];
+  stringsAt(recipients, 'workspace').forEach((id, index) => {
+    checkReference(id, knownWorkspaces, ['digest', 'recipients', index, 'workspace'], 'workspace', ctx);
+  });
+  stringsAt(recipients, 'channel').forEach((id, index) => {
+    checkReference(id, knownChannels, ['digest', 'recipients', index, 'channel'], 'channel', ctx);
+  });
+  if (digest.enabled === true && Array.isArray(digest.recipients) && recipients.length === 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['digest', 'recipients'],
+      message: 'expected at least one recipient while the digest is enabled, got none',
+      params: { hint: 'add {workspace, channel} recipients, or set digest.enabled: false' },
+    });
+  }
+}
+
+/** Fills what depends on other sections: the catch-all route, recipients' time zones. */
+function resolve(config: z.output<typeof baseSchema>) {
+  const zoneOf = new Map(config.workspaces.map((ws) => [ws.id, ws.timeZone]));
+  return {
+    ...config,
+    routes: config.routes ?? [
+      {
+        match: {},
+        channels: config.channels.map((channel) => channel.id),
+        digestOnly: false,
+        hideLowStarText: false,
+      },
+    ],
+    digest: {
+      ...config.digest,
+      recipients: config.digest.recipients.map((recipient) => ({
+        ...recipient,
+        timeZone: recipient.timeZone ?? zoneOf.get(recipient.workspace) ?? 'UTC',
+      })),
+    },
+  };
+}
+
+export const configSchema = baseSchema.superRefine(crossCheck, { when: () => true }).transform(resolve);
+
+export type ShelfwatchConfig = z.output<typeof configSchema>;
+export type ShelfwatchConfigInput = z.input<typeof configSchema>;
+export type { ChannelConfig, EmailChannelConfig, RouteConfig, SlackChannelConfig } from './channels.ts';
+export type { BookConfig, KeywordSelection, Plan, WorkspaceConfig } from './workspace.ts';
