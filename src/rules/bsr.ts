@@ -1,0 +1,223 @@
+import type { AlertSubject } from '../model/alert.ts';
+import type { BookObservation } from '../model/observation.ts';
+import {
+  type ConditionState,
+  initialCondition,
+  type Judgement,
+  stepCondition,
+  transitionObservation,
+} from './condition.ts';
+import type { BsrRemovedRule, BsrWorsenedRule, RuleConfig } from './config.ts';
+import { quote, rank as showRank, where } from './format.ts';
+import { appliesTo, emit, type Scope } from './scope.ts';
+
+const HOUR_MS = 3_600_000;
+/** Slack for float rounding in the log comparison (log10(100) - log10(50) vs log10(2)). */
+const EPSILON = 1e-9;
+
+/** Non-null ranks of `history` in the `hours` up to `until`, oldest first. Walks back from the end. */
+export function recentRanks(book: BookObservation, hours: number, until = book.observedAt): number[] {
+  const from = until - hours * HOUR_MS;
+  const out: number[] = [];
+  for (let i = book.bsrHistory.length - 1; i >= 0; i--) {
+    const point = book.bsrHistory[i];
+    if (point === undefined || point.at <= from) break;
+    if (point.at <= until && point.rank !== null) out.push(point.rank);
+  }
+  return out.reverse();
+}
+
+/** How many hours of `bsrHistory` the rules need: the poller must keep at least this much. */
+export function bsrHistoryHoursNeeded(rules: readonly RuleConfig[]): number {
+  let hours = 0;
+  for (const rule of rules) if (rule.kind === 'bsr_worsened') hours = Math.max(hours, rule.baselineHours);
+  return hours;
+}
+
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const upper = sorted[mid] ?? 0;
+  return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? upper) + upper) / 2;
+}
+
+/**
+ * BSR is log-like, so "worse" is a ratio: fire when log10(current) − log10(baseline) ≥
+ * log10(1 + factor), i.e. current ≥ baseline × (1 + factor), AND current − baseline ≥ minRankChange.
+ * The ratio keeps #500,000 → #600,000 (one missing sale in the long tail) quiet; the absolute floor
+ * keeps #2 → #5 (a ratio of 2.5, but three places) quiet at the very top.
+ */
+export function bsrWorse(rule: BsrWorsenedRule, baseline: number | null, current: number): boolean {
+  if (baseline === null || baseline <= 0) return false;
+  const logRatio = Math.log10(current) - Math.log10(baseline);
+  return logRatio >= Math.log10(1 + rule.factor) - EPSILON && current - baseline >= rule.minRankChange;
+}
+
+function bookSubject(book: BookObservation): AlertSubject {
+  return { asin: book.asin, marketplace: book.marketplace };
+}
+
+/** The state to judge from: the stored one, or one rebuilt from `prev` when it was lost. */
+function startState(
+  scope: Scope,
+  key: string,
+  prev: BookObservation | undefined,
+  baselineOf: (book: BookObservation) => number | null,
+): ConditionState | undefined {
+  if (prev === undefined) return undefined;
+  return scope.before[key] ?? initialCondition(baselineOf(prev), prev.observedAt);
+}
+
+export function evaluateBsrWorsened(
+  scope: Scope,
+  rule: BsrWorsenedRule,
+  prev: BookObservation | undefined,
+  next: BookObservation,
+): void {
+  if (!appliesTo(rule, next.asin, next.marketplace)) return;
+  const at = scope.ctx.nowMs;
+  const key = `${rule.id}|${next.asin}|${next.marketplace}`;
+  const window = recentRanks(next, rule.baselineHours);
+  const rolling = median(window);
+  const state = startState(scope, key, prev, (book) => median(recentRanks(book, rule.baselineHours)));
+  if (state === undefined) {
+    scope.after[key] = initialCondition(rolling, at);
+    return;
+  }
+  const current = next.bsr;
+  let judgement: Judgement | null = null;
+  // A null rank is bsr_removed's business, never a drop to infinity here.
+  if (current !== null) {
+    if (state.phase === 'firing') {
+      const recovered = state.baseline === null || current <= state.baseline * (1 + rule.rearmFactor);
+      judgement = { breached: true, recovered, baseline: rolling, baselineAt: at };
+    } else {
+      const reference = state.phase === 'clear' ? rolling : state.baseline;
+      judgement = {
+        breached: bsrWorse(rule, reference, current),
+        recovered: false,
+        baseline: rolling,
+        baselineAt: at,
+      };
+    }
+  }
+  const step = stepCondition(state, judgement, { for: rule.for, repeatEveryMs: rule.repeatEvery, at });
+  scope.after[key] = step.state;
+  const transition = step.transition;
+  if (transition === null || current === null) return;
+  if (transition.type === 'resolve' && !rule.sendResolved) return;
+
+  const before = transition.type === 'resolve' ? transition.firing.baseline : step.state.baseline;
+  const book = quote(next.title);
+  const place = where(next.asin, next.marketplace);
+  const hours = `${rule.baselineHours}h median`;
+  const facts = {
+    asin: next.asin,
+    marketplace: next.marketplace,
+    bookTitle: next.title,
+    category: next.bsrCategory,
+    before,
+    after: current,
+    ratio: before === null ? null : current / before,
+    rankChange: before === null ? null : current - before,
+    baselineHours: rule.baselineHours,
+  };
+  const common = {
+    subject: bookSubject(next),
+    observation: transitionObservation(transition, step.episode),
+    observedAt: next.observedAt,
+    series: [...window, current],
+  };
+  if (transition.type === 'resolve') {
+    emit(scope, rule, {
+      ...common,
+      kind: 'bsr_recovered',
+      status: 'resolved',
+      title: `Best-seller rank of ${book} recovered to ${showRank(current)} (${hours} before: ${showRank(before)}) ${place}`,
+      facts,
+    });
+    return;
+  }
+  const title =
+    transition.type === 'fire'
+      ? `Best-seller rank of ${book} worsened to ${showRank(current)} from a ${hours} of ${showRank(before)} ${place}`
+      : `Best-seller rank of ${book} is still worse: ${showRank(current)} (${hours} before: ${showRank(before)}) ${place}`;
+  emit(scope, rule, {
+    ...common,
+    kind: 'bsr_worsened',
+    title,
+    facts: { ...facts, repeat: transition.type === 'repeat' ? transition.index : 0 },
+  });
+}
+
+/**
+ * Rank removal is a condition of its own: it fires when a known rank becomes null and resolves
+ * (always announced, as `bsr_restored`) when any number comes back. The baseline is the last rank.
+ */
+export function evaluateBsrRemoved(
+  scope: Scope,
+  rule: BsrRemovedRule,
+  prev: BookObservation | undefined,
+  next: BookObservation,
+): void {
+  if (!appliesTo(rule, next.asin, next.marketplace)) return;
+  const at = scope.ctx.nowMs;
+  const key = `${rule.id}|${next.asin}|${next.marketplace}`;
+  const state = startState(scope, key, prev, (book) => book.bsr);
+  if (state === undefined) {
+    scope.after[key] = initialCondition(next.bsr, at);
+    return;
+  }
+  const current = next.bsr;
+  const judgement: Judgement =
+    current === null
+      ? {
+          breached: state.baseline !== null,
+          recovered: false,
+          baseline: state.baseline,
+          baselineAt: state.baselineAt,
+        }
+      : { breached: false, recovered: true, baseline: current, baselineAt: at };
+  const step = stepCondition(state, judgement, { for: rule.for, repeatEveryMs: rule.repeatEvery, at });
+  scope.after[key] = step.state;
+  const transition = step.transition;
+  if (transition === null) return;
+
+  const lastRank = transition.type === 'resolve' ? transition.firing.baseline : step.state.baseline;
+  const book = quote(next.title);
+  const place = where(next.asin, next.marketplace);
+  const facts = {
+    asin: next.asin,
+    marketplace: next.marketplace,
+    bookTitle: next.title,
+    category: next.bsrCategory,
+    before: lastRank,
+    after: current,
+  };
+  const common = {
+    subject: bookSubject(next),
+    observation: transitionObservation(transition, step.episode),
+    observedAt: next.observedAt,
+  };
+  if (transition.type === 'resolve') {
+    emit(scope, rule, {
+      ...common,
+      kind: 'bsr_restored',
+      status: 'resolved',
+      title: `Best-seller rank of ${book} is back: ${showRank(current)} (before removal: ${showRank(lastRank)}) ${place}`,
+      facts: { ...facts, removedAt: transition.firing.firedAt },
+    });
+    return;
+  }
+  const what =
+    transition.type === 'repeat'
+      ? `Best-seller rank of ${book} is still removed`
+      : `Amazon removed the best-seller rank of ${book}`;
+  emit(scope, rule, {
+    ...common,
+    kind: 'bsr_removed',
+    title: `${what} (was ${showRank(lastRank)}) ${place}`,
+    facts: { ...facts, repeat: transition.type === 'repeat' ? transition.index : 0 },
+  });
+}

@@ -1,0 +1,55 @@
+/** Plain-text formatting for alert titles. Deterministic (no locale data), so titles are stable. */
+
+export function groupDigits(n: number): string {
+  const digits = Math.abs(Math.trunc(n)).toString();
+  let out = '';
+  for (let end = digits.length; end > 0; end -= 3) {
+    const part = digits.slice(Math.max(0, end - 3), end);
+    out = out === '' ? part : `${part},${out}`;
+  }
+  return n < 0 && out !== '0' ? `-${out}` : out;
+}
+
+export function rank(n: number | null): string {
+  return n === null ? 'unranked' : `#${groupDigits(n)}`;
+}
+
+/** Currencies whose minor unit is the major unit (ISO 4217 exponent 0) among those Amazon pays in. */
+const ZERO_DECIMAL = new Set(['JPY', 'KRW', 'CLP', 'VND', 'ISK', 'HUF']);
+
+export function minorDigits(currency: string): number {
+  return ZERO_DECIMAL.has(currency) ? 0 : 2;
+}
+
+/** `8712, 'USD'` → `87.12`; integer arithmetic, no float rounding. */
+export function amount(minor: number, currency: string): string {
+  const digits = minorDigits(currency);
+  const abs = Math.abs(Math.round(minor));
+  const sign = minor < 0 ? '-' : '';
+  if (digits === 0) return `${sign}${groupDigits(abs)}`;
+  const scale = 10 ** digits;
+  const frac = (abs % scale).toString().padStart(digits, '0');
+  return `${sign}${groupDigits(Math.floor(abs / scale))}.${frac}`;
+}
+
+/** `8712, 'USD'` → `87.12 USD`. */
+export function money(minor: number, currency: string): string {
+  return `${amount(minor, currency)} ${currency}`;
+}
+
+export function signedMoney(minor: number, currency: string): string {
+  return minor > 0 ? `+${money(minor, currency)}` : money(minor, currency);
+}
+
+/** Whole percent for titles; facts keep the unrounded number. */
+export function percent(p: number): string {
+  return `${Math.round(Math.abs(p))}%`;
+}
+
+export function quote(text: string): string {
+  return `“${text}”`;
+}
+
+export function where(asin: string, marketplace: string | null): string {
+  return marketplace === null ? `(${asin})` : `(${asin}, ${marketplace})`;
+}

@@ -1,0 +1,216 @@
+import type { MoneyMinor, SalesDay, SalesObservation } from '../model/observation.ts';
+import type { RoyaltyChangeRule, SalesRevisionRule } from './config.ts';
+import { amount, groupDigits, money, percent, signedMoney } from './format.ts';
+import { appliesTo, emit, type Scope } from './scope.ts';
+
+/**
+ * Sales events. A series is one (asin, marketplace, royalty currency): money is never added up or
+ * compared across currencies. `royalty_change` judges a day once, when it first appears as the
+ * newest date of its series (its fingerprint observation is the date alone); any later change to a
+ * day already seen is a `sales_revision`, which never re-judges the day as a royalty change.
+ */
+
+const DAY_MS = 86_400_000;
+/** Figures stay provisional for 14 days after the day (api-contract.md). */
+const PROVISIONAL_DAYS = 14;
+
+const seriesKey = (d: SalesDay): string => `${d.asin}|${d.marketplace}|${d.royalties.currency}`;
+/** The currency is part of a day's identity too, so two currencies' rows are never compared. */
+const dayKey = (d: SalesDay): string => `${seriesKey(d)}|${d.date}`;
+
+function dayStart(date: string): number {
+  return Date.parse(`${date}T00:00:00Z`);
+}
+
+export function addDays(date: string, days: number): string {
+  return new Date(dayStart(date) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+export function isProvisional(date: string, at: number): boolean {
+  return at < dayStart(date) + (1 + PROVISIONAL_DAYS) * DAY_MS;
+}
+
+interface Comparison {
+  reference: number;
+  change: number;
+  /** null when the reference is 0 (any change is an infinite percentage). */
+  pct: number | null;
+  fires: boolean;
+}
+
+function compare(
+  rule: RoyaltyChangeRule,
+  reference: number | undefined,
+  current: number,
+): Comparison | undefined {
+  if (reference === undefined) return undefined;
+  const change = current - reference;
+  const pct = reference === 0 ? null : (change / reference) * 100;
+  const direction = rule.direction === 'both' || (rule.direction === 'down' ? change < 0 : change > 0);
+  const bigEnough =
+    (pct === null ? change !== 0 : Math.abs(pct) >= rule.percent) && Math.abs(change) >= rule.minAbsolute;
+  return { reference, change, pct, fires: direction && bigEnough };
+}
+
+export function evaluateRoyaltyChange(
+  scope: Scope,
+  rule: RoyaltyChangeRule,
+  prev: SalesObservation,
+  next: SalesObservation,
+): void {
+  const prevLatest = new Map<string, string>();
+  for (const day of prev.days) {
+    const key = seriesKey(day);
+    const latest = prevLatest.get(key);
+    if (latest === undefined || day.date > latest) prevLatest.set(key, day.date);
+  }
+  const series = new Map<string, SalesDay[]>();
+  for (const day of next.days) {
+    if (!appliesTo(rule, day.asin, day.marketplace)) continue;
+    if (rule.currencies !== undefined && !rule.currencies.includes(day.royalties.currency)) continue;
+    const key = seriesKey(day);
+    const list = series.get(key);
+    if (list === undefined) series.set(key, [day]);
+    else list.push(day);
+  }
+  for (const [key, list] of series) {
+    // A series never seen before is a silent baseline, like a first poll.
+    const latest = prevLatest.get(key);
+    if (latest === undefined) continue;
+    list.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+    const byDate = new Map(list.map((d) => [d.date, d.royalties.minor]));
+    for (const day of list) {
+      if (day.date <= latest) continue;
+      judgeDay(scope, rule, next, day, list, byDate);
+    }
+  }
+}
+
+function judgeDay(
+  scope: Scope,
+  rule: RoyaltyChangeRule,
+  next: SalesObservation,
+  day: SalesDay,
+  list: SalesDay[],
+  byDate: Map<string, number>,
+): void {
+  const current = day.royalties.minor;
+  const { currency } = day.royalties;
+  const from = addDays(day.date, -rule.trailingDays);
+  let sum = 0;
+  let count = 0;
+  for (const d of list) {
+    if (d.date >= from && d.date < day.date) {
+      sum += d.royalties.minor;
+      count++;
+    }
+  }
+  const dayBefore = compare(rule, byDate.get(addDays(day.date, -1)), current);
+  const trailing = compare(rule, count > 0 ? sum / count : undefined, current);
+  const d = dayBefore?.fires === true;
+  const t = trailing?.fires === true;
+  const fires =
+    rule.compareWith === 'day_before'
+      ? d
+      : rule.compareWith === 'trailing_average'
+        ? t
+        : rule.compareWith === 'both'
+          ? d && t
+          : d || t;
+  if (!fires) return;
+  const shown = t && trailing !== undefined ? trailing : dayBefore;
+  if (shown === undefined) return;
+  const against =
+    shown === trailing
+      ? `the ${rule.trailingDays}-day average of ${money(Math.round(shown.reference), currency)}`
+      : `the day before (${money(shown.reference, currency)})`;
+  const direction = shown.change < 0 ? 'down' : 'up';
+  const moved = shown.pct === null ? direction : `${direction} ${percent(shown.pct)}`;
+  emit(scope, rule, {
+    kind: 'royalty_change',
+    subject: { asin: day.asin, marketplace: day.marketplace, currency, date: day.date },
+    observation: day.date,
+    title: `Royalties of ${day.asin} (${day.marketplace}) on ${day.date}: ${money(current, currency)}, ${moved} from ${against}`,
+    facts: {
+      asin: day.asin,
+      marketplace: day.marketplace,
+      date: day.date,
+      currency,
+      royalties: current,
+      units: day.units,
+      dayBefore: dayBefore?.reference ?? null,
+      dayBeforeChangePct: dayBefore?.pct ?? null,
+      trailingAverage: trailing === undefined ? null : Math.round(trailing.reference),
+      trailingChangePct: trailing?.pct ?? null,
+      trailingDaysUsed: count,
+      comparedWith: shown === trailing ? 'trailing_average' : 'day_before',
+      provisional: isProvisional(day.date, next.observedAt),
+    },
+    series: list.filter((x) => x.date <= day.date).map((x) => x.royalties.minor),
+    observedAt: next.observedAt,
+  });
+}
+
+function sameMoney(a: MoneyMinor, b: MoneyMinor): boolean {
+  return a.minor === b.minor && a.currency === b.currency;
+}
+
+/** "87.12 → 95.40 USD (+8.28 USD)", or both sides in full when the currency changed (ad spend can). */
+function moneyChange(before: MoneyMinor, after: MoneyMinor): string {
+  if (before.currency !== after.currency)
+    return `${money(before.minor, before.currency)} → ${money(after.minor, after.currency)}`;
+  const delta = signedMoney(after.minor - before.minor, after.currency);
+  return `${amount(before.minor, before.currency)} → ${money(after.minor, after.currency)} (${delta})`;
+}
+
+export function evaluateSalesRevision(
+  scope: Scope,
+  rule: SalesRevisionRule,
+  prev: SalesObservation,
+  next: SalesObservation,
+): void {
+  const seen = new Map<string, SalesDay>();
+  for (const day of prev.days) seen.set(dayKey(day), day);
+  for (const day of next.days) {
+    const before = seen.get(dayKey(day));
+    if (before === undefined) continue;
+    const unitsChanged = before.units !== day.units;
+    const royaltiesChanged = before.royalties.minor !== day.royalties.minor;
+    const adSpendChanged = !sameMoney(before.adSpend, day.adSpend);
+    if (!unitsChanged && !royaltiesChanged && !adSpendChanged) continue;
+    if (!appliesTo(rule, day.asin, day.marketplace)) continue;
+    const royaltyDelta = day.royalties.minor - before.royalties.minor;
+    if (Math.abs(royaltyDelta) < rule.minRoyaltyChange) continue;
+    const parts: string[] = [];
+    if (royaltiesChanged) parts.push(`royalties ${moneyChange(before.royalties, day.royalties)}`);
+    if (unitsChanged) parts.push(`units ${groupDigits(before.units)} → ${groupDigits(day.units)}`);
+    if (adSpendChanged) parts.push(`ad spend ${moneyChange(before.adSpend, day.adSpend)}`);
+    const { royalties, adSpend } = day;
+    emit(scope, rule, {
+      kind: 'sales_revision',
+      subject: { asin: day.asin, marketplace: day.marketplace, date: day.date, currency: royalties.currency },
+      // The new figures make the occurrence: a second revision of the same day is a new alert.
+      observation: `${day.date}:${day.units}:${royalties.minor} ${royalties.currency}:${adSpend.minor} ${adSpend.currency}`,
+      title: `Sales of ${day.asin} (${day.marketplace}) for ${day.date} revised: ${parts.join(', ')}`,
+      facts: {
+        asin: day.asin,
+        marketplace: day.marketplace,
+        date: day.date,
+        unitsBefore: before.units,
+        unitsAfter: day.units,
+        unitsDelta: day.units - before.units,
+        royaltiesBefore: before.royalties.minor,
+        royaltiesAfter: royalties.minor,
+        royaltiesDelta: royaltyDelta,
+        royaltiesCurrency: royalties.currency,
+        adSpendBefore: before.adSpend.minor,
+        adSpendAfter: adSpend.minor,
+        adSpendDelta:
+          before.adSpend.currency === adSpend.currency ? adSpend.minor - before.adSpend.minor : null,
+        adSpendCurrency: adSpend.currency,
+        provisional: isProvisional(day.date, next.observedAt),
+      },
+      observedAt: next.observedAt,
+    });
+  }
+}

@@ -1,0 +1,97 @@
+import type { Alert } from '../model/alert.ts';
+import type { RuleConfig, SourceHealthRule } from './config.ts';
+import { emit, type RuleContext, type Scope } from './scope.ts';
+
+/** One rule's view of one poll target's failure streak. Plain JSON. */
+export interface SourceHealthRuleState {
+  /** Consecutive failed polls counted by this rule. */
+  failures: number;
+  /** When the streak's first failure was seen; names the streak in fingerprints. */
+  since: number | null;
+  /** Whether `source_health` was sent for this streak (so recovery is announced once, and only then). */
+  alerted: boolean;
+  lastError: string | null;
+}
+
+/** Per poll target, keyed by rule id. */
+export interface SourceHealthState {
+  rules: Record<string, SourceHealthRuleState>;
+}
+
+export type OutcomeStatus = 'ok' | 'no_data' | 'error';
+
+const MAX_ERROR_CHARS = 300;
+
+const fresh = (): SourceHealthRuleState => ({ failures: 0, since: null, alerted: false, lastError: null });
+
+/**
+ * Source health looks at the stream of poll outcomes, not at observations: N failed polls in a row
+ * raise one `source_health`, further failures stay quiet, and the first ok poll after it raises one
+ * `source_recovered`. A streak that ends before N raises nothing.
+ */
+export function evaluateSourceHealth(
+  ctx: RuleContext,
+  rules: readonly RuleConfig[],
+  outcomeStatus: OutcomeStatus,
+  state: SourceHealthState | undefined,
+  detail?: { error?: string },
+): { alerts: Alert[]; state: SourceHealthState } {
+  const scope: Scope = { ctx, before: {}, after: {}, alerts: [] };
+  const next: SourceHealthState = { rules: {} };
+  for (const rule of rules) {
+    if (rule.kind !== 'source_health') continue;
+    if (rule.targets !== undefined && !rule.targets.includes(ctx.targetId)) continue;
+    next.rules[rule.id] = step(scope, rule, outcomeStatus, state?.rules[rule.id] ?? fresh(), detail?.error);
+  }
+  return { alerts: scope.alerts, state: next };
+}
+
+function step(
+  scope: Scope,
+  rule: SourceHealthRule,
+  status: OutcomeStatus,
+  current: SourceHealthRuleState,
+  error: string | undefined,
+): SourceHealthRuleState {
+  const { targetId, nowMs } = scope.ctx;
+  const subject = { targetId };
+  if (status === 'ok') {
+    if (current.alerted && current.since !== null) {
+      emit(scope, rule, {
+        kind: 'source_recovered',
+        status: 'resolved',
+        subject,
+        observation: `streak:${current.since}:recovered`,
+        title: `Polling ${targetId} works again after ${current.failures} failed polls (failing since ${iso(current.since)})`,
+        facts: {
+          targetId,
+          failedPolls: current.failures,
+          since: current.since,
+          downForMs: nowMs - current.since,
+        },
+        observedAt: nowMs,
+      });
+    }
+    return fresh();
+  }
+  if (status === 'no_data' && !rule.countNoData) return current;
+  const lastError = status === 'no_data' ? 'no data' : (error ?? 'error').slice(0, MAX_ERROR_CHARS);
+  const since = current.since ?? nowMs;
+  const failures = current.failures + 1;
+  const alerted = current.alerted || failures >= rule.failures;
+  if (alerted && !current.alerted) {
+    emit(scope, rule, {
+      kind: 'source_health',
+      subject,
+      observation: `streak:${since}`,
+      title: `Polling ${targetId} failed ${failures} times in a row since ${iso(since)} (last: ${lastError})`,
+      facts: { targetId, failures, since, status, lastError },
+      observedAt: nowMs,
+    });
+  }
+  return { failures, since, alerted, lastError };
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString().replace('.000Z', 'Z');
+}
