@@ -1,0 +1,181 @@
+import { createHash } from 'node:crypto';
+import type { Command } from 'commander';
+import {
+  DEMO_KEYS,
+  describePlan,
+  parsePlan,
+  SimConfigError,
+  type SimFaultRates,
+  type SimKeySpec,
+  startSimulator,
+} from '../sim/index.ts';
+import { CliError, parseIntegerFlag, parseNumberFlag, usageError } from './errors.ts';
+
+interface SimFlags {
+  port: string;
+  host: string;
+  seed: string;
+  key?: string[];
+  speed: string;
+  startAt?: string;
+  books: string;
+  campaigns: string;
+  adminToken?: string;
+  errorRate?: string;
+  htmlRate?: string;
+  slowRate?: string;
+  slowMs?: string;
+  malformedRate?: string;
+}
+
+const EXAMPLES = `
+Keys:
+  --key KEY:PLAN[@WORKSPACE]   PLAN is studio (60/min, 100000/month), publisher (300/min,
+                               1000000/month) or custom:PER_MINUTE:PER_MONTH. Without @WORKSPACE the
+                               workspace is "ws-" and 8 hex digits of the key's SHA-256, so logs never
+                               show the key. Keys of one workspace share its limits. Without --key the
+                               demo keys sk_demo_studio and sk_demo_publisher are accepted.
+
+Examples:
+  $ shelfwatch sim                                   demo keys on http://127.0.0.1:4010
+  $ shelfwatch sim --port 0 --seed 7 --books 1000    a free port, a bigger seeded catalogue
+  $ shelfwatch sim --key sk_live_abc:studio@acme --key sk_big:custom:1000:30
+  $ shelfwatch sim --speed 720 --start-at 2026-11-01T00:00:00Z   a simulated month in an hour
+  $ shelfwatch sim --error-rate 0.05 --slow-rate 0.02 --slow-ms 4000
+
+Control endpoint (same port, header X-Sim-Admin-Token): GET /_sim/world, POST /_sim/events,
+POST|DELETE /_sim/faults, PUT /_sim/faults/rates, POST /_sim/keys, POST /_sim/keys/revoke,
+POST /_sim/clock, GET|DELETE /_sim/requests.`;
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** `KEY:PLAN[@WORKSPACE]`; the plan may itself hold colons (custom:60:1000). */
+export function parseKeyFlag(raw: string): SimKeySpec {
+  const colon = raw.indexOf(':');
+  const key = colon < 0 ? '' : raw.slice(0, colon);
+  const rest = colon < 0 ? '' : raw.slice(colon + 1);
+  const at = rest.lastIndexOf('@');
+  const planText = at < 0 ? rest : rest.slice(0, at);
+  const workspace =
+    at < 0 ? `ws-${createHash('sha256').update(key).digest('hex').slice(0, 8)}` : rest.slice(at + 1);
+  if (key === '' || /\s/.test(key) || planText === '' || workspace === '') {
+    throw usageError(`--key expects KEY:PLAN or KEY:PLAN@WORKSPACE, e.g. sk_live_abc:studio, got "${raw}"`);
+  }
+  try {
+    return { key, workspace, plan: parsePlan(planText) };
+  } catch (error) {
+    if (error instanceof SimConfigError) throw usageError(`--key: ${error.message}`);
+    throw error;
+  }
+}
+
+function rate(flag: string, raw: string | undefined): number | undefined {
+  return raw === undefined ? undefined : parseNumberFlag(flag, raw, 0, 1);
+}
+
+function faultRates(flags: SimFlags): SimFaultRates {
+  const rates: SimFaultRates = {};
+  const errorRate = rate('--error-rate', flags.errorRate);
+  const htmlRate = rate('--html-rate', flags.htmlRate);
+  const slowRate = rate('--slow-rate', flags.slowRate);
+  const malformedRate = rate('--malformed-rate', flags.malformedRate);
+  if (errorRate !== undefined) rates.errorRate = errorRate;
+  if (htmlRate !== undefined) rates.htmlRate = htmlRate;
+  if (slowRate !== undefined) rates.slowRate = slowRate;
+  if (malformedRate !== undefined) rates.malformedRate = malformedRate;
+  if (flags.slowMs !== undefined) rates.slowMs = parseIntegerFlag('--slow-ms', flags.slowMs, 0, 600_000);
+  return rates;
+}
+
+function maskKey(key: string): string {
+  return key.length <= 8 ? `${key.slice(0, 3)}…` : `${key.slice(0, 8)}…`;
+}
+
+function waitForSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const stop = (signal: string) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+async function runSim(flags: SimFlags): Promise<void> {
+  const userKeys = (flags.key ?? []).map(parseKeyFlag);
+  const startAt = flags.startAt;
+  if (startAt !== undefined && Number.isNaN(Date.parse(startAt))) {
+    throw usageError(`--start-at expects an ISO timestamp like 2026-11-01T00:00:00Z, got "${startAt}"`);
+  }
+  const options = {
+    host: flags.host,
+    port: parseIntegerFlag('--port', flags.port, 0, 65_535),
+    seed: parseIntegerFlag('--seed', flags.seed, 0, 2 ** 31 - 1),
+    keys: userKeys.length > 0 ? userKeys : DEMO_KEYS,
+    speed: parseNumberFlag('--speed', flags.speed, 0, 1_000_000),
+    books: parseIntegerFlag('--books', flags.books, 1, 100_000),
+    campaigns: parseIntegerFlag('--campaigns', flags.campaigns, 0, 1000),
+    faults: faultRates(flags),
+    ...(startAt === undefined ? {} : { startAt }),
+    ...(flags.adminToken === undefined ? {} : { adminToken: flags.adminToken }),
+  };
+  let sim: Awaited<ReturnType<typeof startSimulator>>;
+  try {
+    sim = await startSimulator(options);
+  } catch (error) {
+    if (error instanceof SimConfigError) throw usageError(error.message);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE')
+      throw new CliError(`port ${options.port} is in use; choose another with --port`);
+    throw new CliError(
+      `the simulator could not start: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  out(`shelfwatch simulator listening on ${sim.url}`);
+  out(`admin token: ${sim.adminToken}  (header X-Sim-Admin-Token on ${sim.url}/_sim/...)`);
+  out(
+    `seed ${options.seed}, ${options.books} books, ${options.campaigns} ARC campaigns, speed ${options.speed}x, sim clock ${new Date(sim.clock.now()).toISOString()}`,
+  );
+  out(userKeys.length > 0 ? 'keys:' : 'demo keys (pass --key to use your own):');
+  for (const spec of options.keys) {
+    const shown = userKeys.length > 0 ? maskKey(spec.key) : spec.key;
+    out(`  ${shown.padEnd(20)} workspace ${spec.workspace.padEnd(16)} ${describePlan(spec.plan)}`);
+  }
+  out('Ctrl+C stops it.');
+  const signal = await waitForSignal();
+  await sim.close();
+  out(`simulator stopped (${signal})`);
+}
+
+export function registerSimCommand(program: Command): void {
+  program
+    .command('sim')
+    .description('run the simulator of the assumed Publishing Analytics API (seeded world, limits, faults)')
+    .option('--port <n>', 'port to listen on; 0 picks a free one', '4010')
+    .option('--host <host>', 'interface to bind', '127.0.0.1')
+    .option('--seed <n>', 'seed of the synthetic world; the same seed gives the same world', '1')
+    .option('--key <KEY:PLAN[@WORKSPACE]>', 'accept this API key (repeatable); see Keys below', collect)
+    .option(
+      '--speed <x>',
+      'sim-clock speed: 60 = an hour a minute; 0 = frozen (advance via /_sim/clock)',
+      '1',
+    )
+    .option('--start-at <timestamp>', 'sim-clock start, e.g. 2026-11-01T00:00:00Z (default: now)')
+    .option('--books <n>', 'books in the account catalogue', '12')
+    .option('--campaigns <n>', 'ARC campaigns', '2')
+    .option('--admin-token <token>', 'token of the /_sim/ control endpoint (default: random)')
+    .option('--error-rate <p>', 'share of requests answered 500/503 JSON errors (0..1)')
+    .option('--html-rate <p>', 'share answered 502/503/504 HTML pages, like a proxy (0..1)')
+    .option('--slow-rate <p>', 'share answered late (0..1)')
+    .option('--slow-ms <n>', 'delay of a slow answer in ms (default 1500)')
+    .option('--malformed-rate <p>', 'share answered with truncated JSON (0..1)')
+    .addHelpText('after', EXAMPLES)
+    .action(async (_options: unknown, command: Command) => {
+      await runSim(command.opts<SimFlags>());
+    });
+}

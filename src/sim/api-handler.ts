@@ -1,0 +1,194 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { route } from './api/router.ts';
+import { ApiError, badRequest, codeForStatus } from './errors.ts';
+import { addExtraFields, dropField, type Fault } from './faults.ts';
+import { errorBody, proxyPage, send } from './http.ts';
+import type { SimKeySpec } from './keys.ts';
+import type { RequestLogEntry } from './request-log.ts';
+import type { SimState } from './state.ts';
+import { httpDate, SECOND } from './time.ts';
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+function authenticate(state: SimState, req: IncomingMessage): SimKeySpec | undefined {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  return m?.[1] === undefined ? undefined : state.keys.lookup(m[1]);
+}
+
+function retryAfterHeader(fault: Fault, nowMs: number): Record<string, string> {
+  const spec = fault.retryAfter;
+  if (spec === undefined) return {};
+  if ('date' in spec) return { 'Retry-After': httpDate(nowMs + (spec.seconds ?? 5) * SECOND) };
+  return { 'Retry-After': String(spec.seconds) };
+}
+
+function errorAnswer(error: ApiError, requestId: string, headers: Record<string, string>): Answer {
+  return {
+    status: error.status,
+    headers,
+    body: errorBody(error.code, error.message, requestId, error.details),
+  };
+}
+
+/** Runs the counted part: auth, limits, plan access, the endpoint. Faults are handled by the caller. */
+function answer(
+  state: SimState,
+  req: IncomingMessage,
+  url: URL,
+  bodyText: string | undefined,
+  nowMs: number,
+  requestId: string,
+  entry: RequestLogEntry,
+): Answer {
+  const key = authenticate(state, req);
+  if (key === undefined) {
+    const error = new ApiError(
+      401,
+      'unauthorized',
+      'missing, unknown or revoked API key (send Authorization: Bearer <key>)',
+    );
+    return errorAnswer(error, requestId, { 'WWW-Authenticate': 'Bearer' });
+  }
+  entry.workspace = key.workspace;
+  const plan = state.keys.plan(key.workspace) ?? key.plan;
+  const decision = state.limits.take(key.workspace, plan, nowMs);
+  if (!decision.ok) {
+    const message =
+      decision.code === 'quota_exceeded'
+        ? `the workspace's monthly quota of ${plan.perMonth} requests is used up`
+        : `the workspace's limit of ${plan.perMinute} requests a minute is reached`;
+    const headers = { ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) };
+    return errorAnswer(new ApiError(429, decision.code, message), requestId, headers);
+  }
+  entry.counted = true;
+  const headers = decision.headers;
+  try {
+    if (key.disabledEndpoints?.some((prefix) => url.pathname.startsWith(prefix)) === true) {
+      throw new ApiError(403, 'forbidden', `${url.pathname} is not enabled for this workspace's plan`);
+    }
+    if (bodyText === undefined) throw badRequest('the request body is larger than 1 MiB');
+    const match = route(req.method ?? 'GET', url.pathname);
+    const idempotency = req.headers['idempotency-key'];
+    const result = match.handler({
+      world: state.world,
+      invites: state.invites,
+      nowMs,
+      workspace: key.workspace,
+      pathParams: match.pathParams,
+      search: url.searchParams,
+      bodyText,
+      idempotencyKey: Array.isArray(idempotency) ? idempotency[0] : idempotency,
+    });
+    return { status: result.status, headers, body: result.body };
+  } catch (error) {
+    if (error instanceof ApiError) return errorAnswer(error, requestId, headers);
+    const message = error instanceof Error ? error.message : String(error);
+    return errorAnswer(new ApiError(500, 'internal', `simulator bug: ${message}`), requestId, headers);
+  }
+}
+
+/** Waits for a slow fault's delay; ends early when the simulator closes, whose sockets are gone then. */
+function delay(state: SimState, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const finish = () => {
+      clearTimeout(timer);
+      state.pendingDelays.delete(finish);
+      resolve();
+    };
+    const timer = setTimeout(finish, ms);
+    state.pendingDelays.add(finish);
+  });
+}
+
+export async function handleApi(
+  state: SimState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  bodyText: string | undefined,
+): Promise<void> {
+  const nowMs = state.clock.now();
+  const seq = state.log.nextSeq();
+  const requestId = `req_${state.world.rng.hex(16, 'request', seq)}`;
+  const fault = state.faults.take(url.pathname, seq);
+  const entry: RequestLogEntry = {
+    seq,
+    sim_time: new Date(nowMs).toISOString(),
+    real_time: new Date().toISOString(),
+    method: req.method ?? 'GET',
+    path: url.pathname,
+    query: url.search.slice(1),
+    status: null,
+    workspace: null,
+    error_code: null,
+    fault: fault?.kind ?? null,
+    counted: false,
+  };
+  const finish = (status: number | null, errorCode: string | null) => {
+    entry.status = status;
+    entry.error_code = errorCode;
+    state.log.push(entry);
+  };
+
+  // These faults stand for failures before the service (a proxy, the network): nothing is counted.
+  if (fault?.kind === 'reset_connection') {
+    req.socket.destroy();
+    finish(null, null);
+    return;
+  }
+  if (fault?.kind === 'html') {
+    const status = fault.status ?? 502;
+    send(res, status, retryAfterHeader(fault, nowMs), proxyPage(status), 'text/html; charset=utf-8');
+    finish(status, null);
+    return;
+  }
+  if (fault?.kind === 'status') {
+    const status = fault.status ?? 503;
+    const code = fault.code ?? codeForStatus(status);
+    const key = authenticate(state, req);
+    const plan = key === undefined ? undefined : (state.keys.plan(key.workspace) ?? key.plan);
+    const limitHeaders =
+      key === undefined || plan === undefined ? {} : state.limits.peek(key.workspace, plan, nowMs);
+    entry.workspace = key?.workspace ?? null;
+    const body = errorBody(code, `injected fault: ${status} ${code}`, requestId);
+    send(
+      res,
+      status,
+      { ...limitHeaders, ...retryAfterHeader(fault, nowMs), 'X-Request-Id': requestId },
+      JSON.stringify(body),
+    );
+    finish(status, code);
+    return;
+  }
+
+  const result = answer(state, req, url, bodyText, nowMs, requestId, entry);
+  let body = result.body;
+  if (fault?.kind === 'extra_field') body = addExtraFields(body);
+  if (fault?.kind === 'drop_field' && fault.field !== undefined) body = dropField(body, fault.field);
+  let text = JSON.stringify(body);
+  let status = result.status;
+  if (fault?.kind === 'malformed_json') {
+    status = 200;
+    text = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+  }
+  if (fault?.kind === 'slow') await delay(state, fault.delayMs ?? 1500);
+  send(res, status, { ...result.headers, 'X-Request-Id': requestId }, text);
+  const errorCode = status >= 400 && fault?.kind !== 'malformed_json' ? errorCodeOf(body) : null;
+  finish(status, errorCode);
+}
+
+function errorCodeOf(body: unknown): string | null {
+  if (typeof body !== 'object' || body === null || !('error' in body)) return null;
+  const error = body.error;
+  if (typeof error !== 'object' || error === null || !('code' in error)) return null;
+  return typeof error.code === 'string' ? error.code : null;
+}
+
+export function internalError(res: ServerResponse, error: unknown): void {
+  const message = error instanceof Error ? error.message : String(error);
+  send(res, 500, {}, JSON.stringify(errorBody('internal', `simulator bug: ${message}`)));
+}

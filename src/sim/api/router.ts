@@ -1,0 +1,46 @@
+import { badRequest, notFound } from '../errors.ts';
+import { getBook, getBookKeywords, searchKeywordsRoute } from './books.ts';
+import { getReviews } from './reviews.ts';
+import { getRankings, getSales } from './series.ts';
+import type { Handler } from './types.ts';
+
+interface Route {
+  method: 'GET' | 'POST';
+  pattern: RegExp;
+  names: readonly string[];
+  handler: Handler;
+}
+
+const ROUTES: readonly Route[] = [
+  { method: 'GET', pattern: /^\/v1\/books\/([^/]+)$/, names: ['asin'], handler: getBook },
+  { method: 'GET', pattern: /^\/v1\/books\/([^/]+)\/keywords$/, names: ['asin'], handler: getBookKeywords },
+  { method: 'GET', pattern: /^\/v1\/keywords\/search$/, names: [], handler: searchKeywordsRoute },
+  { method: 'GET', pattern: /^\/v1\/rankings$/, names: [], handler: getRankings },
+  { method: 'POST', pattern: /^\/v1\/arc\/invites$/, names: [], handler: (ctx) => ctx.invites.handle(ctx) },
+  { method: 'GET', pattern: /^\/v1\/arc\/reviews$/, names: [], handler: getReviews },
+  { method: 'GET', pattern: /^\/v1\/sales$/, names: [], handler: getSales },
+];
+
+export interface Match {
+  handler: Handler;
+  pathParams: Record<string, string>;
+}
+
+/** The endpoint of a request; unknown paths and methods answer 404 (the contract has no 405). */
+export function route(method: string, pathname: string): Match {
+  for (const candidate of ROUTES) {
+    const m = candidate.pattern.exec(pathname);
+    if (m === null || candidate.method !== method) continue;
+    const pathParams: Record<string, string> = {};
+    candidate.names.forEach((name, index) => {
+      const raw = m[index + 1] ?? '';
+      try {
+        pathParams[name] = decodeURIComponent(raw);
+      } catch {
+        throw badRequest(`${name} in the path is not valid percent-encoding`);
+      }
+    });
+    return { handler: candidate.handler, pathParams };
+  }
+  throw notFound(`no endpoint ${method} ${pathname}`);
+}

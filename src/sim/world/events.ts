@@ -1,0 +1,149 @@
+import { floorTo, HOUR } from '../time.ts';
+import type { Marketplace } from './market.ts';
+
+/**
+ * Scripted events recorded by the control endpoint. Each one overrides the generated world from
+ * the sim-clock hour it was applied in onward, so the very next answer shows it and earlier hours
+ * keep their generated values.
+ */
+export interface RankOverride {
+  readonly at: number;
+  readonly rank: number | null;
+}
+
+export type Platform = 'amazon' | 'audible' | 'goodreads';
+export const PLATFORMS: readonly Platform[] = ['amazon', 'audible', 'goodreads'];
+
+export interface Review {
+  readonly review_id: string;
+  readonly campaign_id: string;
+  readonly asin: string;
+  readonly platform: Platform;
+  readonly rating: number;
+  readonly title: string | null;
+  readonly body: string;
+  readonly reviewer: string;
+  readonly url: string | null;
+  readonly published_at: string;
+}
+
+export interface TimedReview {
+  readonly review: Review;
+  readonly publishedMs: number;
+  /** When the platform removes it, if ever. */
+  readonly vanishMs: number | undefined;
+}
+
+export interface SalesRevision {
+  readonly at: number;
+  readonly royaltiesMinor?: number | undefined;
+  readonly units?: number | undefined;
+  readonly adSpendMinor?: number | undefined;
+}
+
+function latestFor(list: readonly RankOverride[] | undefined, hourMs: number): RankOverride | undefined {
+  if (list === undefined) return undefined;
+  for (let i = list.length - 1; i >= 0; i--) {
+    const entry = list[i]!;
+    if (floorTo(entry.at, HOUR) <= hourMs) return entry;
+  }
+  return undefined;
+}
+
+export class EventStore {
+  private readonly keywordRanks = new Map<string, RankOverride[]>();
+  private readonly eventKeywordsByBook = new Map<string, string[]>();
+  private readonly bsrRanks = new Map<string, RankOverride[]>();
+  private readonly addedReviews: TimedReview[] = [];
+  private readonly removedReviews = new Map<string, number>();
+  private readonly salesRevisions = new Map<string, SalesRevision[]>();
+
+  setKeywordRank(
+    asin: string,
+    marketplace: Marketplace,
+    keyword: string,
+    rank: number | null,
+    at: number,
+  ): void {
+    const key = `${asin}|${marketplace}|${keyword}`;
+    const list = this.keywordRanks.get(key) ?? [];
+    list.push({ at, rank });
+    this.keywordRanks.set(key, list);
+    const bookKey = `${asin}|${marketplace}`;
+    const keywords = this.eventKeywordsByBook.get(bookKey) ?? [];
+    if (!keywords.includes(keyword)) keywords.push(keyword);
+    this.eventKeywordsByBook.set(bookKey, keywords);
+  }
+
+  /** The override in force at the hour starting at `hourMs`, if any. */
+  keywordRank(
+    asin: string,
+    marketplace: Marketplace,
+    keyword: string,
+    hourMs: number,
+  ): RankOverride | undefined {
+    return latestFor(this.keywordRanks.get(`${asin}|${marketplace}|${keyword}`), hourMs);
+  }
+
+  /** Keywords that scripted events gave this book, in the order they were first scripted. */
+  eventKeywords(asin: string, marketplace: Marketplace): readonly string[] {
+    return this.eventKeywordsByBook.get(`${asin}|${marketplace}`) ?? [];
+  }
+
+  setBsr(asin: string, marketplace: Marketplace, rank: number | null, at: number): void {
+    const key = `${asin}|${marketplace}`;
+    const list = this.bsrRanks.get(key) ?? [];
+    list.push({ at, rank });
+    this.bsrRanks.set(key, list);
+  }
+
+  bsr(asin: string, marketplace: Marketplace, hourMs: number): RankOverride | undefined {
+    return latestFor(this.bsrRanks.get(`${asin}|${marketplace}`), hourMs);
+  }
+
+  addReview(review: TimedReview): void {
+    this.addedReviews.push(review);
+  }
+
+  scriptedReviews(): readonly TimedReview[] {
+    return this.addedReviews;
+  }
+
+  removeReview(reviewId: string, at: number): void {
+    if (!this.removedReviews.has(reviewId)) this.removedReviews.set(reviewId, at);
+  }
+
+  /** When a scripted removal took the review down, if one did. */
+  removedAt(reviewId: string): number | undefined {
+    return this.removedReviews.get(reviewId);
+  }
+
+  reviseSales(asin: string, marketplace: Marketplace, dateMs: number, revision: SalesRevision): void {
+    const key = `${asin}|${marketplace}|${dateMs}`;
+    const list = this.salesRevisions.get(key) ?? [];
+    list.push(revision);
+    this.salesRevisions.set(key, list);
+  }
+
+  /** All revisions of that day applied by `nowMs`, merged field by field (later ones win). */
+  salesRevision(
+    asin: string,
+    marketplace: Marketplace,
+    dateMs: number,
+    nowMs: number,
+  ): SalesRevision | undefined {
+    const list = this.salesRevisions.get(`${asin}|${marketplace}|${dateMs}`);
+    if (list === undefined) return undefined;
+    let merged: SalesRevision | undefined;
+    for (const revision of list) {
+      if (revision.at > nowMs) continue;
+      merged = {
+        at: revision.at,
+        royaltiesMinor: revision.royaltiesMinor ?? merged?.royaltiesMinor,
+        units: revision.units ?? merged?.units,
+        adSpendMinor: revision.adSpendMinor ?? merged?.adSpendMinor,
+      };
+    }
+    return merged;
+  }
+}

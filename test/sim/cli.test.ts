@@ -1,0 +1,114 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseKeyFlag } from '../../src/cli/sim.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<number | null>;
+}
+
+function run(args: string[]): Run {
+  const child = spawn(process.execPath, ['bin/shelfwatch.mjs', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, stdout: () => out, stderr: () => err, exit };
+}
+
+/** Resolves with the output once it matches; fails at the deadline instead of waiting blindly. */
+function waitForOutput(proc: Run, pattern: RegExp, deadlineMs: number): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const m = proc.stdout().match(pattern);
+      if (m !== null) {
+        clearTimeout(timer);
+        proc.child.stdout?.off('data', check);
+        resolve(m);
+      }
+    };
+    const timer = setTimeout(
+      () => reject(new Error(`no ${pattern} in: ${proc.stdout()}${proc.stderr()}`)),
+      deadlineMs,
+    );
+    proc.child.stdout?.on('data', check);
+    check();
+  });
+}
+
+describe('shelfwatch sim', () => {
+  // Concurrent: each run pays the start of a Node process with tsx.
+  it.concurrent.for([
+    [['--speed', 'abc'], '--speed'],
+    [['--key', 'sk_live_x:gold'], 'plan must be'],
+    [['--key', 'no-plan'], '--key expects KEY:PLAN'],
+    [['--port', '70000'], '--port'],
+    [['--error-rate', '1.5'], '--error-rate'],
+    [['--start-at', 'soon'], '--start-at'],
+  ] as const)('exits 2 with one line for %j', async ([args, mention], { expect }) => {
+    const proc = run(['sim', ...args]);
+    expect(await proc.exit).toBe(2);
+    const lines = proc.stderr().trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^shelfwatch: /);
+    expect(lines[0]).toContain(mention);
+  });
+
+  it('prints the URL, token and keys, serves the API and stops on SIGTERM', async () => {
+    const proc = run([
+      'sim',
+      '--port',
+      '0',
+      '--speed',
+      '0',
+      '--admin-token',
+      'cli-token',
+      '--key',
+      'sk_cli_test:custom:5:100@cli',
+    ]);
+    const [, url] = await waitForOutput(proc, /listening on (http:\/\/\S+)\n/, 15_000);
+    await waitForOutput(proc, /Ctrl\+C/, 5_000);
+    expect(proc.stdout()).toContain('admin token: cli-token');
+    expect(proc.stdout()).toContain('workspace cli');
+    expect(proc.stdout()).not.toContain('sk_cli_test');
+    const world = (await (
+      await fetch(`${url}/_sim/world`, { headers: { 'X-Sim-Admin-Token': 'cli-token' } })
+    ).json()) as {
+      books: { asin: string }[];
+    };
+    const reply = await fetch(`${url}/v1/books/${world.books[0]!.asin}`, {
+      headers: { Authorization: 'Bearer sk_cli_test' },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('x-ratelimit-limit')).toBe('5');
+    await reply.text();
+    proc.child.kill('SIGTERM');
+    expect(await proc.exit).toBe(0);
+    expect(proc.stdout()).toContain('simulator stopped');
+  });
+
+  it('derives a workspace from the key when none is given, without showing the key', () => {
+    const spec = parseKeyFlag('sk_live_abc:custom:10:200');
+    expect(spec.plan).toEqual({ name: 'custom', perMinute: 10, perMonth: 200 });
+    expect(spec.workspace).toMatch(/^ws-[0-9a-f]{8}$/);
+    expect(spec.workspace).not.toContain('abc');
+    expect(parseKeyFlag('k:studio@team-a')).toMatchObject({
+      key: 'k',
+      workspace: 'team-a',
+      plan: { name: 'studio' },
+    });
+  });
+});
