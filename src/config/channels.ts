@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { asinSchema } from '../api/schemas.ts';
 import type { AlertKind } from '../model/alert.ts';
-import { severitySchema } from '../rules/config.ts';
+import { duration, severitySchema } from '../rules/config.ts';
 import {
   boolField,
   clockTimeField,
@@ -20,12 +20,35 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 const channelId = idField('a channel');
 
-const logChannel = z.strictObject({ id: channelId, type: z.literal('log') });
+/**
+ * How a channel batches and when it stays quiet (Alertmanager's group_wait / group_interval):
+ * alerts for the same channel and group within the window become one message.
+ */
+const quietHoursSchema = z
+  .strictObject({
+    start: clockTimeField,
+    end: clockTimeField,
+    timeZone: timeZoneField.default('UTC'),
+  })
+  .meta({ description: 'Non-critical alerts are held and sent together when the quiet hours end.' });
+
+const deliveryFields = {
+  groupWait: duration
+    .prefault('30s')
+    .meta({ description: 'How long the first alert of a group waits for others before it is sent.' }),
+  groupInterval: duration
+    .prefault('5m')
+    .meta({ description: 'How long after a message the next one for the same group may follow.' }),
+  quietHours: quietHoursSchema.optional(),
+};
+
+const logChannel = z.strictObject({ id: channelId, type: z.literal('log'), ...deliveryFields });
 
 const slackChannel = z
   .strictObject({
     id: channelId,
     type: z.literal('slack'),
+    ...deliveryFields,
     webhookUrl: secretUrlField(['https', 'http'], 'https://hooks.slack.com/services/T000/B000/XXXX').meta({
       description: 'Incoming-webhook URL (secret), e.g. ${SLACK_WEBHOOK_URL}.',
     }),
@@ -61,6 +84,7 @@ const slackChannel = z
 const emailChannel = z.strictObject({
   id: channelId,
   type: z.literal('email'),
+  ...deliveryFields,
   smtpUrl: secretUrlField(['smtp', 'smtps'], 'smtps://user:password@smtp.example.com:465').meta({
     description: 'SMTP server with credentials (secret), e.g. ${SMTP_URL}.',
   }),
@@ -71,6 +95,7 @@ const emailChannel = z.strictObject({
 const outboxChannel = z.strictObject({
   id: channelId,
   type: z.literal('outbox'),
+  ...deliveryFields,
   dir: z
     .string()
     .trim()

@@ -199,7 +199,9 @@ describe('loadConfig from the environment only', () => {
     });
     if (!result.ok) throw new Error(formatProblems(result.problems));
     expect(result.config.workspaces[0]?.plan.name).toBe('studio');
-    expect(result.config.channels).toEqual([{ id: 'log', type: 'log' }]);
+    expect(result.config.channels).toEqual([
+      { id: 'log', type: 'log', groupWait: 30_000, groupInterval: 300_000 },
+    ]);
     expect(result.config.redis.url).toBe('redis://127.0.0.1:6379');
   });
 
