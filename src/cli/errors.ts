@@ -17,7 +17,12 @@ export function usageError(message: string): CliError {
 }
 
 /** Parses a whole number flag, or throws a usage error that names the flag and what was found. */
-export function parseIntegerFlag(flag: string, raw: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+export function parseIntegerFlag(
+  flag: string,
+  raw: string,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   const value = Number(raw);
   if (!/^-?\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
     throw usageError(`${flag} expects a whole number from ${min} to ${max}, got "${raw}"`);

@@ -1,6 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { CliError } from './errors.ts';
+import { registerPlanCommand } from './plan.ts';
+import { registerRunCommand } from './run.ts';
+import { registerSchemaCommand } from './schema.ts';
 import { registerSimCommand } from './sim.ts';
+import { registerValidateCommand } from './validate.ts';
 import { VERSION } from './version.ts';
 
 function buildProgram(): Command {
@@ -8,10 +12,13 @@ function buildProgram(): Command {
     .description('Watches a publishing workspace through the Publishing Analytics API and alerts people.')
     .version(VERSION, '-V, --version')
     .option('--verbose', 'print stack traces of errors')
-    .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ outputError: () => {} });
+  registerRunCommand(program);
   registerSimCommand(program);
+  registerPlanCommand(program);
+  registerValidateCommand(program);
+  registerSchemaCommand(program);
   return program;
 }
 
@@ -28,7 +35,7 @@ async function main(argv: readonly string[]): Promise<void> {
     if (error instanceof CommanderError) {
       // Help and version "errors" are how commander ends a successful --help / --version.
       if (error.exitCode === 0) process.exit(0);
-      printError(error.message.replace(/^error: /, ''));
+      printError(`${error.message.replace(/^error: /, '')} (see --help)`);
       process.exit(2);
     }
     if (error instanceof CliError) {
@@ -37,7 +44,8 @@ async function main(argv: readonly string[]): Promise<void> {
       process.exit(error.exitCode);
     }
     printError(error instanceof Error ? error.message : String(error));
-    if (verbose && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
+    if (verbose && error instanceof Error && error.stack !== undefined)
+      process.stderr.write(`${error.stack}\n`);
     process.exit(1);
   }
 }

@@ -1,0 +1,179 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Dispatcher } from 'undici';
+import { type AnalyticsClient, createAnalyticsClient } from '../api/index.ts';
+import type { Plan } from '../budget/planner.ts';
+import { type BudgetLimits, budgetGate, RedisRequestBudget } from '../budget/request-budget.ts';
+import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
+import { DedupLog } from '../deliver/dedup.ts';
+import { type DeliveryJobData, QueueAlertSink } from '../deliver/enqueue.ts';
+import type { Notifier } from '../deliver/notifier.ts';
+import type { DeliveryDeps } from '../deliver/processor.ts';
+import { createRouter } from '../deliver/routing.ts';
+import type { Logger } from '../ops/logger.ts';
+import type { PollDeps, PollJobData } from '../poll/processor.ts';
+import { type ReconcileReport, reconcileSchedulers } from '../poll/reconciler.ts';
+import { ConfigTargetRegistry } from '../poll/registry.ts';
+import { planWorkspace, schedulesFromPlan } from '../poll/schedule.ts';
+import { RedisSnapshotStore } from '../snapshot/store.ts';
+import { type Clock, systemClock } from '../util/clock.ts';
+import { createNotifiers } from './notifiers.ts';
+
+export const POLL_QUEUE = 'poll';
+export const DELIVER_QUEUE = 'deliver';
+
+export interface RuntimeOptions {
+  config: ShelfwatchConfig;
+  logger: Logger;
+  version: string;
+  clock?: Clock;
+  /** Replaces the configured channels (tests capture alerts this way). */
+  notifiers?: Map<string, Notifier>;
+  /** For tests: a dispatcher, short timeouts, no retry delay. */
+  client?: {
+    dispatcher?: Dispatcher;
+    timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+    transientRetryDelayMs?: number;
+  };
+}
+
+/**
+ * Everything a shelfwatch process shares, built once from a checked config: one Redis connection,
+ * the budget, the snapshot store, one API client per workspace, the queues and the processors'
+ * dependencies. Workers (workers/*.ts) and commands (plan, status) are built on top of it.
+ */
+export class Runtime {
+  readonly config: ShelfwatchConfig;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly redis: Redis;
+  readonly prefix: string;
+  readonly budget: RedisRequestBudget;
+  readonly store: RedisSnapshotStore;
+  readonly registry: ConfigTargetRegistry;
+  readonly pollQueue: Queue<PollJobData>;
+  readonly deliverQueue: Queue<DeliveryJobData>;
+  readonly notifiers: Map<string, Notifier>;
+  readonly pollDeps: PollDeps;
+  readonly deliveryDeps: DeliveryDeps;
+  private readonly clients = new Map<string, AnalyticsClient>();
+
+  constructor(options: RuntimeOptions) {
+    const { config, logger } = options;
+    this.config = config;
+    this.logger = logger;
+    this.clock = options.clock ?? systemClock;
+    this.prefix = config.redis.prefix;
+    // BullMQ's blocking connections need maxRetriesPerRequest: null; one setting for all is simpler.
+    this.redis = new Redis(config.redis.url, { maxRetriesPerRequest: null, lazyConnect: true });
+    this.budget = new RedisRequestBudget({ redis: this.redis, prefix: this.prefix, clock: this.clock });
+    this.store = new RedisSnapshotStore({ redis: this.redis, prefix: this.prefix });
+    this.registry = new ConfigTargetRegistry(config);
+    this.pollQueue = new Queue<PollJobData>(POLL_QUEUE, { connection: this.redis, prefix: this.prefix });
+    this.deliverQueue = new Queue<DeliveryJobData>(DELIVER_QUEUE, {
+      connection: this.redis,
+      prefix: this.prefix,
+    });
+    this.notifiers = options.notifiers ?? createNotifiers(config.channels, logger);
+    for (const ws of config.workspaces) {
+      this.clients.set(
+        ws.id,
+        createAnalyticsClient({
+          baseUrl: ws.baseUrl,
+          apiKey: ws.apiKey.reveal(),
+          version: options.version,
+          now: () => this.clock.now(),
+          beforeRequest: budgetGate(this.budget, ws.id, pollLimits(ws)),
+          ...(options.client?.dispatcher === undefined ? {} : { dispatcher: options.client.dispatcher }),
+          ...(options.client?.timeouts === undefined ? {} : { timeouts: options.client.timeouts }),
+          ...(options.client?.transientRetryDelayMs === undefined
+            ? {}
+            : { transientRetryDelayMs: options.client.transientRetryDelayMs }),
+        }),
+      );
+    }
+    this.pollDeps = {
+      clientFor: (workspace) => this.client(workspace),
+      store: this.store,
+      budget: this.budget,
+      registry: this.registry,
+      alerts: new QueueAlertSink(this.deliverQueue, createRouter(config)),
+      clock: this.clock,
+      logger: logger.child({ component: 'poll' }),
+    };
+    this.deliveryDeps = {
+      channels: this.notifiers,
+      dedup: new DedupLog(this.redis, this.prefix),
+      clock: this.clock,
+      logger: logger.child({ component: 'deliver' }),
+    };
+  }
+
+  /**
+   * Waits until Redis answers. The connection retries forever by design (maxRetriesPerRequest:
+   * null), so an unreachable server would hang a command: this gives up after `timeoutMs`.
+   */
+  async connect(timeoutMs = 5_000): Promise<void> {
+    if (this.redis.status === 'wait') void this.redis.connect().catch(() => {});
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([this.redis.ping(), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  client(workspace: string): AnalyticsClient {
+    const client = this.clients.get(workspace);
+    if (client === undefined) throw new Error(`no workspace "${workspace}" in the config`);
+    return client;
+  }
+
+  /** The current plan of every workspace, from learned costs and this month's use. */
+  async plans(): Promise<Map<string, Plan>> {
+    const plans = new Map<string, Plan>();
+    const now = this.clock.now();
+    for (const ws of this.config.workspaces) {
+      const targets = this.registry.all(ws.id);
+      const costs = new Map<string, number | null>();
+      for (const target of targets)
+        costs.set(target.ref.id, (await this.store.getHealth(target.ref)).costPerPoll);
+      const usage = await this.budget.usage(ws.id);
+      plans.set(ws.id, planWorkspace(ws, targets, costs, usage.monthUsed, now));
+    }
+    return plans;
+  }
+
+  /** Makes the poll schedulers match the config and the current plan (one process at a time). */
+  async reconcile(): Promise<ReconcileReport> {
+    const plans = await this.plans();
+    const desired = [...plans].flatMap(([workspace, plan]) => schedulesFromPlan(workspace, plan, this.clock));
+    return reconcileSchedulers({
+      queue: this.pollQueue,
+      redis: this.redis,
+      lockKey: `${this.prefix}:reconcile-lock`,
+      desired,
+      logger: this.logger.child({ component: 'reconciler' }),
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.pollQueue.close();
+    await this.deliverQueue.close();
+    for (const client of this.clients.values()) await client.close();
+    for (const notifier of this.notifiers.values()) await notifier.close?.();
+    if (this.redis.status !== 'end') await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
+
+/** Background polls keep the workspace's reserve free for interactive commands (keywords, arc invite). */
+export function pollLimits(ws: WorkspaceConfig): BudgetLimits {
+  return {
+    perMinute: ws.plan.perMinute,
+    perMonth: ws.plan.perMonth,
+    monthCeiling: Math.floor(ws.plan.perMonth * (1 - ws.reserve)),
+  };
+}

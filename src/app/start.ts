@@ -1,0 +1,66 @@
+import type { Worker } from 'bullmq';
+import { startDeliverWorker } from '../../workers/deliver.ts';
+import { startPollWorker } from '../../workers/poll.ts';
+import type { Shutdown } from '../ops/shutdown.ts';
+import type { Runtime } from './runtime.ts';
+
+export interface StartedWorkers {
+  poll: Worker;
+  deliver: Worker;
+}
+
+/**
+ * Starts the workers of one process and registers their releases. The reconciler runs at start and
+ * then every `replanEveryMs`, so cadences follow the month's use; only one process at a time
+ * reconciles (a Redis lock), so running many `shelfwatch run` processes is safe.
+ */
+export async function startWorkers(
+  runtime: Runtime,
+  shutdown: Shutdown,
+  options: { replanEveryMs?: number; reconcile?: boolean } = {},
+): Promise<StartedWorkers> {
+  const connection = runtime.redis;
+  const prefix = runtime.prefix;
+  const deliver = startDeliverWorker({
+    connection,
+    prefix,
+    concurrency: runtime.config.workers.deliverConcurrency,
+    deps: runtime.deliveryDeps,
+    shutdownSignal: shutdown.signal,
+  });
+  const poll = startPollWorker({
+    connection,
+    prefix,
+    concurrency: runtime.config.workers.pollConcurrency,
+    deps: runtime.pollDeps,
+    clock: runtime.clock,
+    shutdownSignal: shutdown.signal,
+  });
+  for (const [name, worker] of [
+    ['deliver', deliver],
+    ['poll', poll],
+  ] as const) {
+    worker.on('failed', (job, error) =>
+      runtime.logger.warn(
+        { queue: name, jobId: job?.id, attempts: job?.attemptsMade, err: error },
+        'job failed',
+      ),
+    );
+    worker.on('error', (error) => runtime.logger.error({ queue: name, err: error }, 'worker error'));
+  }
+  // Released in reverse: poll stops taking jobs first, then deliveries finish what polls enqueued.
+  shutdown.add('deliver worker', () => deliver.close());
+  shutdown.add('poll worker', () => poll.close());
+  if (options.reconcile !== false) {
+    await runtime.reconcile();
+    const timer = setInterval(
+      () => {
+        runtime.reconcile().catch((error: unknown) => runtime.logger.error({ err: error }, 're-plan failed'));
+      },
+      options.replanEveryMs ?? 10 * 60_000,
+    );
+    timer.unref();
+    shutdown.add('re-plan timer', () => clearInterval(timer));
+  }
+  return { poll, deliver };
+}

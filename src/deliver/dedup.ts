@@ -1,0 +1,25 @@
+import type { Cluster, Redis } from 'ioredis';
+
+/**
+ * The notification log: written only after a channel confirmed a send (at-least-once). A duplicate
+ * can still happen if a process dies between the channel's confirmation and this write.
+ */
+export class DedupLog {
+  constructor(
+    private readonly redis: Redis | Cluster,
+    private readonly prefix: string,
+    private readonly ttlMs = 30 * 86_400_000,
+  ) {}
+
+  private key(fingerprint: string, channelId: string): string {
+    return `${this.prefix}:sent:${fingerprint}:${channelId}`;
+  }
+
+  async wasSent(fingerprint: string, channelId: string): Promise<boolean> {
+    return (await this.redis.exists(this.key(fingerprint, channelId))) === 1;
+  }
+
+  async recordSent(fingerprint: string, channelId: string, atMs: number): Promise<void> {
+    await this.redis.set(this.key(fingerprint, channelId), String(atMs), 'PX', this.ttlMs);
+  }
+}

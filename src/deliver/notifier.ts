@@ -1,0 +1,59 @@
+import type { Alert } from '../model/alert.ts';
+
+/** One message to send: a group of alerts for one channel (a single alert is a group of one). */
+export interface OutgoingMessage {
+  /** The alerts to show, in order. May be fewer than `totalCount` when a storm was cut short. */
+  alerts: readonly Alert[];
+  /** How many alerts the group held; the message says "…and N more" for the rest. */
+  totalCount: number;
+  /** Leave out the text (title and body) of low-star reviews, showing only the rating. */
+  hideLowStarText: boolean;
+  /** Stable id of this message (its group and window), for idempotency keys and file names. */
+  messageId: string;
+}
+
+/**
+ * One delivery channel (Slack webhook, SMTP, outbox folder, log). Channels know nothing of rules
+ * or routing; they render (escaping the untrusted text themselves) and say whether the send was
+ * confirmed.
+ */
+export interface Notifier {
+  readonly id: string;
+  readonly type: 'log' | 'slack' | 'email' | 'outbox';
+  /** Resolves once the channel confirmed the message; throws a `DeliveryError` otherwise. */
+  send(message: OutgoingMessage, signal: AbortSignal): Promise<void>;
+  close?(): Promise<void>;
+}
+
+/**
+ * A failed send that carries the decision: retry later (`retryAfterMs` when the channel said how
+ * long, e.g. Slack's 429), or never (`retryable: false`), and whether the channel itself is broken
+ * for good (`disableChannel`: Slack 404 channel_not_found, 410 channel_is_archived).
+ */
+export class DeliveryError extends Error {
+  override readonly name = 'DeliveryError';
+  readonly channelId: string;
+  readonly retryable: boolean;
+  readonly disableChannel: boolean;
+  readonly retryAfterMs: number | undefined;
+  readonly status: number | undefined;
+
+  constructor(
+    message: string,
+    init: {
+      channelId: string;
+      retryable: boolean;
+      disableChannel?: boolean;
+      retryAfterMs?: number;
+      status?: number;
+      cause?: unknown;
+    },
+  ) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.channelId = init.channelId;
+    this.retryable = init.retryable;
+    this.disableChannel = init.disableChannel ?? false;
+    this.retryAfterMs = init.retryAfterMs;
+    this.status = init.status;
+  }
+}

@@ -1,0 +1,235 @@
+import type { AnalyticsClient } from '../api/index.ts';
+import { RateLimitedError, UnauthorizedError } from '../api/index.ts';
+import { BudgetExhaustedError, type RedisRequestBudget } from '../budget/request-budget.ts';
+import type { Alert } from '../model/alert.ts';
+import type { Observation } from '../model/observation.ts';
+import type { Logger } from '../ops/logger.ts';
+import type { RuleConfig } from '../rules/config.ts';
+import { evaluate, evaluateSourceHealth, type RuleState, type SourceHealthState } from '../rules/engine.ts';
+import {
+  SnapshotDecodeError,
+  type SnapshotStore,
+  type StoredTarget,
+  type TargetHealth,
+} from '../snapshot/store.ts';
+import type { Clock } from '../util/clock.ts';
+import { fetchObservation, isEmptyWhereDataExpected } from './fetch.ts';
+import type { WatchTarget } from './targets.ts';
+
+export interface PollJobData {
+  workspace: string;
+  targetId: string;
+}
+
+/** What the poller needs to know of the current config; rebuilt when the config changes. */
+export interface TargetRegistry {
+  target(workspace: string, targetId: string): WatchTarget | undefined;
+  rules(workspace: string): RuleConfig[];
+}
+
+/** Where alerts go: one delivery job per alert and channel, with ids derived from the fingerprint. */
+export interface AlertSink {
+  enqueue(alerts: readonly Alert[]): Promise<void>;
+}
+
+export interface PollDeps {
+  clientFor(workspace: string): AnalyticsClient;
+  store: SnapshotStore;
+  budget: RedisRequestBudget;
+  registry: TargetRegistry;
+  alerts: AlertSink;
+  clock: Clock;
+  logger: Logger;
+  /** After a 401, how long the workspace rests before one request tries the key again. */
+  authRecheckMs?: number;
+}
+
+export interface PollContext {
+  signal: AbortSignal;
+  /**
+   * The poll's identity in time: the scheduled time of the job, stable across retries and re-runs,
+   * so a re-run after a crash evaluates to the same fingerprints.
+   */
+  pollTimeMs: number;
+}
+
+export type PollResult =
+  | { status: 'ok'; alerts: number; requests: number; committed: boolean; baseline: boolean }
+  | { status: 'no_data' | 'error'; alerts: number; requests: number; reason: string }
+  | { status: 'stale' | 'duplicate' };
+
+/**
+ * The poll must wait (budget window, a 429's Retry-After): the worker turns this into a delayed
+ * job. It never costs a job attempt, and nothing about the target changes.
+ */
+export class PollDeferredError extends Error {
+  override readonly name = 'PollDeferredError';
+  constructor(
+    readonly retryAtMs: number,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`poll deferred until ${new Date(retryAtMs).toISOString()}: ${reason}`, options);
+  }
+}
+
+const DEFAULT_AUTH_RECHECK_MS = 15 * 60_000;
+
+function emptyHealth(): TargetHealth {
+  return {
+    consecutiveFailures: 0,
+    lastOutcome: null,
+    lastPollAt: null,
+    lastError: null,
+    costPerPoll: null,
+    sourceHealth: undefined,
+  };
+}
+
+/** Learned requests per poll: a moving average, so one odd page count does not swing the plan. */
+function learnCost(previous: number | null, requests: number): number {
+  return previous === null ? requests : Math.round((previous * 0.7 + requests * 0.3) * 100) / 100;
+}
+
+/**
+ * One poll of one target: fetch, classify the outcome, diff against the stored baseline, raise
+ * alerts, enqueue their deliveries, then commit. Order matters for crash safety: deliveries are
+ * enqueued (with deterministic ids) before the snapshot moves, so a crash in between re-runs into
+ * the same ids and adds nothing.
+ */
+export async function processPoll(deps: PollDeps, data: PollJobData, ctx: PollContext): Promise<PollResult> {
+  const target = deps.registry.target(data.workspace, data.targetId);
+  // removeJobScheduler leaves an already-waiting job behind: it must not poll a target that is gone.
+  if (target === undefined) return { status: 'stale' };
+  const { ref } = target;
+  const { stored, expectedSeq } = await readBaseline(deps, ref);
+  // A deferred job and the scheduler's next one may both reach the same poll time; one is enough.
+  if (stored !== undefined && stored.committedAt >= ctx.pollTimeMs) return { status: 'duplicate' };
+  const health = { ...emptyHealth(), ...(await deps.store.getHealth(ref)) };
+  const rules = deps.registry.rules(data.workspace);
+  const ruleCtx = { workspace: data.workspace, targetId: data.targetId, nowMs: ctx.pollTimeMs };
+
+  let failure: { status: 'no_data' | 'error'; reason: string; requests: number } | undefined;
+  let fetched: Awaited<ReturnType<typeof fetchObservation>> | undefined;
+  try {
+    fetched = await fetchObservation(deps.clientFor(data.workspace), target, {
+      signal: ctx.signal,
+      nowMs: ctx.pollTimeMs,
+    });
+    if (isEmptyWhereDataExpected(fetched, stored?.observation)) {
+      failure = {
+        status: 'no_data',
+        reason: 'the API answered with no items where data was expected',
+        requests: fetched.requests,
+      };
+    }
+  } catch (error) {
+    if (ctx.signal.aborted) throw error;
+    if (error instanceof BudgetExhaustedError) {
+      throw new PollDeferredError(error.retryAtMs, `request budget: ${error.reason}`, { cause: error });
+    }
+    if (error instanceof RateLimitedError) {
+      const until = deps.clock.now() + error.retryAfterMs;
+      await deps.budget.pauseUntil(
+        data.workspace,
+        until,
+        error.scope === 'month' ? 'quota_exceeded' : 'rate_limited',
+      );
+      throw new PollDeferredError(until, `429 ${error.code}`, { cause: error });
+    }
+    if (error instanceof UnauthorizedError) {
+      await deps.budget.pauseUntil(
+        data.workspace,
+        deps.clock.now() + (deps.authRecheckMs ?? DEFAULT_AUTH_RECHECK_MS),
+        'unauthorized',
+      );
+    }
+    failure = { status: 'error', reason: describe(error), requests: 0 };
+  }
+
+  const status = failure === undefined ? 'ok' : failure.status;
+  const healthEval = evaluateSourceHealth(
+    ruleCtx,
+    rules,
+    status,
+    health.sourceHealth as SourceHealthState | undefined,
+    {
+      error: failure?.reason,
+    },
+  );
+  const nextHealth: TargetHealth = {
+    ...health,
+    consecutiveFailures: failure === undefined ? 0 : health.consecutiveFailures + 1,
+    lastOutcome: status,
+    lastPollAt: ctx.pollTimeMs,
+    lastError: failure?.reason ?? null,
+    sourceHealth: healthEval.state,
+  };
+
+  if (failure !== undefined || fetched === undefined) {
+    await deps.alerts.enqueue(healthEval.alerts);
+    await deps.store.setHealth(ref, nextHealth);
+    const reason = failure?.reason ?? 'no observation';
+    deps.logger.warn({ target: ref, status, reason }, 'poll failed; baseline kept');
+    return {
+      status: failure?.status ?? 'error',
+      alerts: healthEval.alerts.length,
+      requests: failure?.requests ?? 0,
+      reason,
+    };
+  }
+
+  const observation: Observation = fetched.observation;
+  const evaluation = evaluate(
+    ruleCtx,
+    rules,
+    stored?.observation,
+    observation,
+    stored?.ruleState as RuleState | undefined,
+  );
+  const alerts = [...healthEval.alerts, ...evaluation.alerts];
+  await deps.alerts.enqueue(alerts);
+  const committed = await deps.store.commit(
+    ref,
+    { observation, ruleState: evaluation.state, committedAt: ctx.pollTimeMs },
+    expectedSeq,
+  );
+  await deps.store.setHealth(ref, {
+    ...nextHealth,
+    costPerPoll: learnCost(health.costPerPoll, fetched.requests),
+  });
+  if (!committed) deps.logger.info({ target: ref }, 'another poll moved the baseline first; kept theirs');
+  return {
+    status: 'ok',
+    alerts: alerts.length,
+    requests: fetched.requests,
+    committed,
+    baseline: stored === undefined,
+  };
+}
+
+/**
+ * The stored baseline, or none. An unreadable record (a format from a future version, corruption)
+ * is logged and replaced by a fresh silent baseline instead of failing every poll of the target.
+ */
+async function readBaseline(
+  deps: PollDeps,
+  ref: WatchTarget['ref'],
+): Promise<{ stored: StoredTarget | undefined; expectedSeq: number }> {
+  try {
+    const stored = await deps.store.get(ref);
+    return { stored, expectedSeq: stored?.pollSeq ?? 0 };
+  } catch (error) {
+    if (!(error instanceof SnapshotDecodeError)) throw error;
+    deps.logger.error({ target: ref, err: error }, 'stored snapshot unreadable; taking a new baseline');
+    if (error.pollSeq !== null) return { stored: undefined, expectedSeq: error.pollSeq };
+    await deps.store.delete(ref);
+    return { stored: undefined, expectedSeq: 0 };
+  }
+}
+
+/** A short, secret-free reason for logs and health alerts (API errors never carry the key). */
+function describe(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`.slice(0, 300);
+  return String(error).slice(0, 300);
+}

@@ -1,0 +1,65 @@
+import { utcBillingMonth } from '../budget/keys.ts';
+import { type Plan, planCadences } from '../budget/planner.ts';
+import type { WorkspaceConfig } from '../config/schema.ts';
+import { type Clock, realDelayMs } from '../util/clock.ts';
+import { type DesiredSchedule, schedulerIdFor } from './reconciler.ts';
+import { estimatedCostPerPoll, MAX_CADENCE_MS, USEFUL_CADENCE_MS, type WatchTarget } from './targets.ts';
+
+/**
+ * The plan for one workspace: each target's learned cost (or a first guess), the useful and slowest
+ * cadences of its kind, config overrides, and what the month has used so far.
+ */
+export function planWorkspace(
+  ws: WorkspaceConfig,
+  targets: readonly WatchTarget[],
+  learnedCost: ReadonlyMap<string, number | null>,
+  usedThisMonth: number,
+  nowMs: number,
+): Plan {
+  const month = utcBillingMonth(nowMs);
+  const overrides: Record<string, number> = {};
+  for (const target of targets) {
+    if (target.overrideCadenceMs !== undefined) overrides[target.ref.id] = target.overrideCadenceMs;
+  }
+  return planCadences({
+    targets: targets.map((target) => ({
+      id: target.ref.id,
+      kind: target.kind,
+      costPerPoll: Math.max(1, learnedCost.get(target.ref.id) ?? estimatedCostPerPoll(target)),
+      usefulCadenceMs: USEFUL_CADENCE_MS[target.kind],
+      maxCadenceMs: MAX_CADENCE_MS[target.kind],
+    })),
+    perMinute: ws.plan.perMinute,
+    perMonth: ws.plan.perMonth,
+    reserveShare: ws.reserve,
+    nowMs,
+    monthStartMs: month.startMs,
+    monthEndMs: month.endMs,
+    usedThisMonth,
+    overrideCadenceMs: overrides,
+  });
+}
+
+/** Spreads schedulers of equal cadence over the interval so they don't all fire in one minute. */
+function offsetFor(schedulerId: string, everyMs: number): number {
+  let hash = 2166136261;
+  for (let i = 0; i < schedulerId.length; i += 1) {
+    hash ^= schedulerId.charCodeAt(i);
+    hash = Math.imul(hash, 16777619);
+  }
+  return (hash >>> 0) % Math.max(1, everyMs);
+}
+
+/** Plan rows → BullMQ job schedulers (cadences translated to real time for accelerated clocks). */
+export function schedulesFromPlan(workspace: string, plan: Plan, clock: Clock): DesiredSchedule[] {
+  return plan.rows.map((row) => {
+    const schedulerId = schedulerIdFor(workspace, row.id);
+    const everyMs = Math.max(1_000, realDelayMs(clock, row.cadenceMs));
+    return {
+      schedulerId,
+      everyMs,
+      offsetMs: offsetFor(schedulerId, everyMs),
+      data: { workspace, targetId: row.id },
+    };
+  });
+}

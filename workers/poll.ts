@@ -1,0 +1,71 @@
+import { DelayedError, type Job, Worker } from 'bullmq';
+import type { Cluster, Redis } from 'ioredis';
+import {
+  PollDeferredError,
+  type PollDeps,
+  type PollJobData,
+  type PollResult,
+  processPoll,
+} from '../src/poll/processor.ts';
+import { type Clock, clockTimeOfReal, realDelayMs } from '../src/util/clock.ts';
+
+export { POLL_QUEUE } from '../src/app/runtime.ts';
+
+import { POLL_QUEUE } from '../src/app/runtime.ts';
+
+export interface PollWorkerOptions {
+  connection: Redis | Cluster;
+  prefix: string;
+  concurrency: number;
+  deps: PollDeps;
+  clock: Clock;
+  /** Aborted on shutdown; combined with BullMQ's own per-job signal. */
+  shutdownSignal: AbortSignal;
+  /**
+   * A deferral longer than this (real ms) drops the poll instead of parking it: the scheduler's
+   * next job comes sooner, and a month of parked polls must not pile up behind an exhausted quota.
+   */
+  maxDeferMs?: number;
+}
+
+export type PollJobResult = PollResult | { status: 'skipped'; retryAtMs: number; reason: string };
+
+/** When this poll was due: the scheduler's planned time, stable across retries of the same job. */
+export function scheduledTimeOf(job: Job<PollJobData>): number {
+  return job.opts.prevMillis ?? job.timestamp;
+}
+
+/** Wires `processPoll` to the poll queue; the logic lives in src/poll/processor.ts. */
+export function startPollWorker(options: PollWorkerOptions): Worker<PollJobData, PollJobResult> {
+  const { deps, clock } = options;
+  const maxDeferMs = options.maxDeferMs ?? 15 * 60_000;
+  return new Worker<PollJobData, PollJobResult>(
+    POLL_QUEUE,
+    async (job, token, jobSignal) => {
+      const signal =
+        jobSignal === undefined
+          ? options.shutdownSignal
+          : AbortSignal.any([jobSignal, options.shutdownSignal]);
+      try {
+        return await processPoll(deps, job.data, {
+          signal,
+          pollTimeMs: clockTimeOfReal(clock, scheduledTimeOf(job)),
+        });
+      } catch (error) {
+        if (!(error instanceof PollDeferredError)) throw error;
+        const delay = realDelayMs(clock, error.retryAtMs - clock.now());
+        if (delay > maxDeferMs)
+          return { status: 'skipped', retryAtMs: error.retryAtMs, reason: error.reason };
+        // Parked, not failed: a deferral never spends one of the job's attempts.
+        await job.moveToDelayed(Date.now() + delay, token);
+        throw new DelayedError();
+      }
+    },
+    {
+      connection: options.connection,
+      prefix: options.prefix,
+      concurrency: options.concurrency,
+      autorun: true,
+    },
+  );
+}
