@@ -1,0 +1,273 @@
+/**
+ * Plain-text pieces every channel shows the same way: sparklines, truncation, one-line summaries,
+ * fact rows and book links. Pure (no I/O, no clock, no locale data). Everything returned here is
+ * plain, unescaped text: each channel escapes for its own markup (Slack mrkdwn, HTML).
+ */
+import type { Alert, AlertKind, Severity } from '../../model/alert.ts';
+// Formatting only (digits, money, ranks): shared so a message reads like the alert's title.
+import { groupDigits, money, rank } from '../../rules/format.ts';
+import { formatDuration } from '../../util/duration.ts';
+
+const BARS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'] as const;
+const TOP = BARS.length - 1;
+export const ELLIPSIS = '…';
+
+export interface SparklineOptions {
+  /**
+   * Draw lower values taller. For ranks, where #1 is best: without it a book climbing from #50 to
+   * #3 would be drawn as a fall. With it, "up" on screen always means "better".
+   */
+  invert?: boolean;
+  /** Scale on log10: BSR is log-like (one sale moves #500,000 to #150,000), so a linear bar hides the top. */
+  log?: boolean;
+  /** Drawn for a missing point (null, not finite, or ≤ 0 on a log scale). */
+  gap?: string;
+}
+
+export function sparkline(values: readonly (number | null)[], options: SparklineOptions = {}): string {
+  const gap = options.gap ?? ' ';
+  const scaled = values.map((v) => {
+    if (v === null || !Number.isFinite(v)) return null;
+    if (options.log !== true) return v;
+    return v > 0 ? Math.log10(v) : null;
+  });
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const v of scaled) {
+    if (v === null) continue;
+    min = Math.min(min, v);
+    max = Math.max(max, v);
+  }
+  const span = max - min;
+  return scaled
+    .map((v) => {
+      if (v === null) return gap;
+      // A flat series is drawn mid-height: "no change", neither best nor worst.
+      let level = span > 0 ? Math.round(((v - min) / span) * TOP) : TOP >> 1;
+      if (options.invert === true && span > 0) level = TOP - level;
+      return BARS[level] ?? gap;
+    })
+    .join('');
+}
+
+let segmenter: Intl.Segmenter | undefined;
+
+/** User-perceived characters (emoji with skin tones and ZWJ sequences stay whole), lazily. */
+function* graphemes(text: string): Generator<string> {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  for (const { segment } of segmenter.segment(text)) yield segment;
+}
+
+/**
+ * Cuts `text` to at most `maxChars` UTF-16 code units (JavaScript's `.length`, the stricter of the
+ * ways a service may count), on a grapheme boundary, ending in "…" when something was cut.
+ */
+export function truncate(text: string, maxChars: number): string {
+  return truncateMapped(text, maxChars, (g) => g);
+}
+
+/**
+ * Truncates and transforms (escapes) in one pass, measuring the transformed output. So the limit
+ * holds for the final string, an escape sequence (`&amp;`) is never cut in half, and the cost of
+ * escaping is counted where it happens. The "…" itself is not transformed: it needs no escaping in
+ * any markup we write.
+ */
+export function truncateMapped(text: string, maxChars: number, map: (grapheme: string) => string): string {
+  if (maxChars <= 0) return '';
+  let out = '';
+  // Length of `out` at the last boundary that still leaves room for the ellipsis.
+  let roomForEllipsis = 0;
+  for (const grapheme of graphemes(text)) {
+    const piece = map(grapheme);
+    if (out.length + piece.length > maxChars) return out.slice(0, roomForEllipsis).trimEnd() + ELLIPSIS;
+    out += piece;
+    if (out.length < maxChars) roomForEllipsis = out.length;
+  }
+  return out;
+}
+
+/** The closing line of a list that was cut short. */
+export function andMore(n: number): string {
+  return `${ELLIPSIS}and ${groupDigits(n)} more`;
+}
+
+const SEVERITY_MARK: Record<Severity, string> = { critical: '🔴', warning: '🟠', info: '🔵' };
+
+export function alertMark(alert: Alert): string {
+  return alert.status === 'resolved' ? '✅' : SEVERITY_MARK[alert.severity];
+}
+
+export const KIND_LABEL: Record<AlertKind, string> = {
+  keyword_rank_drop: 'Keyword rank drop',
+  keyword_rank_recovered: 'Keyword rank recovered',
+  bsr_worsened: 'Best-seller rank worsened',
+  bsr_recovered: 'Best-seller rank recovered',
+  bsr_removed: 'Best-seller rank removed',
+  bsr_restored: 'Best-seller rank restored',
+  review_new: 'New review',
+  review_removed: 'Review removed',
+  review_count_down: 'Review count went down',
+  royalty_change: 'Royalty change',
+  sales_revision: 'Sales revised',
+  source_health: 'Polling is failing',
+  source_recovered: 'Polling works again',
+};
+
+/** One line of plain text (titles may hold untrusted book titles: escape it before use). */
+export function alertLine(alert: Alert): string {
+  return `${alertMark(alert)} ${alert.title.replace(/\s+/g, ' ').trim()}`;
+}
+
+const AMAZON_DOMAIN: Record<string, string> = {
+  US: 'amazon.com',
+  UK: 'amazon.co.uk',
+  DE: 'amazon.de',
+  FR: 'amazon.fr',
+  ES: 'amazon.es',
+  IT: 'amazon.it',
+  NL: 'amazon.nl',
+  JP: 'amazon.co.jp',
+  IN: 'amazon.in',
+  CA: 'amazon.ca',
+  BR: 'amazon.com.br',
+  MX: 'amazon.com.mx',
+  AU: 'amazon.com.au',
+};
+
+/**
+ * The book's product page. Without a marketplace (reviews carry none) the US store is the
+ * reasonable page; an unknown marketplace gets no link rather than a wrong store.
+ */
+export function bookUrl(asin: string, marketplace: string | undefined): string | undefined {
+  const domain = AMAZON_DOMAIN[marketplace ?? 'US'];
+  if (domain === undefined || !/^[A-Z0-9]{10}$/.test(asin)) return undefined;
+  return `https://www.${domain}/dp/${asin}`;
+}
+
+export function amazonDomain(marketplace: string | undefined): string | undefined {
+  return AMAZON_DOMAIN[marketplace ?? 'US'];
+}
+
+/** Rank kinds: their series are ranks (#1 best), drawn inverted; BSR also on a log scale. */
+export function sparklineFor(alert: Alert): string | undefined {
+  const series = alert.series;
+  if (series === undefined || series.length < 2) return undefined;
+  // A long window would crowd the message; the recent end is what the alert is about.
+  const recent = series.slice(-48);
+  const isBsr = alert.kind.startsWith('bsr_');
+  const isRank = isBsr || alert.kind.startsWith('keyword_rank');
+  return sparkline(recent, { invert: isRank, log: isBsr });
+}
+
+export interface FactRow {
+  label: string;
+  /** Plain text; may hold untrusted text (book titles, keywords, error text). */
+  value: string;
+}
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const rankOrNull = (v: unknown): number | null => num(v) ?? null;
+
+/** Details beyond the title, per kind. Review text is not here: see `reviewOf`. */
+export function factRows(alert: Alert): FactRow[] {
+  const f = alert.facts;
+  const rows: FactRow[] = [];
+  const add = (label: string, value: string | undefined): void => {
+    if (value !== undefined) rows.push({ label, value });
+  };
+  const count = (v: unknown): string | undefined => {
+    const n = num(v);
+    return n === undefined ? undefined : groupDigits(n);
+  };
+  const cash = (v: unknown, currency: unknown): string | undefined => {
+    const n = num(v);
+    const c = text(currency);
+    return n === undefined || c === undefined ? undefined : money(n, c);
+  };
+  const provisional = f.provisional === true ? 'provisional: may still be revised for 14 days' : undefined;
+  switch (alert.kind) {
+    case 'keyword_rank_drop':
+    case 'keyword_rank_recovered':
+      add('Keyword', text(f.keyword));
+      add('Rank', `${rank(rankOrNull(f.before))} → ${rank(rankOrNull(f.after))}`);
+      add('Trigger', text(f.trigger));
+      break;
+    case 'bsr_worsened':
+    case 'bsr_recovered':
+    case 'bsr_removed':
+    case 'bsr_restored':
+      add('Book', text(f.bookTitle));
+      add('Category', text(f.category));
+      add('Rank', `${rank(rankOrNull(f.before))} → ${rank(rankOrNull(f.after))}`);
+      break;
+    case 'review_count_down':
+      add('Book', text(f.bookTitle));
+      add('Reviews', `${count(f.before) ?? '?'} → ${count(f.after) ?? '?'}`);
+      add('Average rating', num(f.averageRating)?.toFixed(1));
+      break;
+    case 'royalty_change':
+      add('Royalties', cash(f.royalties, f.currency));
+      add('Units', count(f.units));
+      add('Day before', cash(f.dayBefore, f.currency));
+      add(`${count(f.trailingDaysUsed) ?? '?'}-day average`, cash(f.trailingAverage, f.currency));
+      add('Figures', provisional);
+      break;
+    case 'sales_revision':
+      add('Figures', provisional);
+      break;
+    case 'source_health':
+      add('Target', text(f.targetId));
+      add('Failed polls', count(f.failures));
+      add('Last error', text(f.lastError));
+      break;
+    case 'source_recovered':
+      add('Target', text(f.targetId));
+      add('Failed polls', count(f.failedPolls));
+      add('Down for', num(f.downForMs) === undefined ? undefined : formatDuration(num(f.downForMs) ?? 0));
+      break;
+    case 'review_new':
+    case 'review_removed':
+      break;
+  }
+  return rows;
+}
+
+export interface ReviewView {
+  rating: number | undefined;
+  platform: string | undefined;
+  reviewer: string | undefined;
+  title: string | undefined;
+  body: string | undefined;
+  url: string | undefined;
+  lowStar: boolean;
+}
+
+const PLATFORM: Record<string, string> = { amazon: 'Amazon', audible: 'Audible', goodreads: 'Goodreads' };
+/** For alerts without a `lowStar` fact (review_removed): the rules' default threshold. */
+const DEFAULT_LOW_STAR_AT = 2;
+
+/** The review an alert is about (review_new, review_removed), or undefined for other kinds. */
+export function reviewOf(alert: Alert): ReviewView | undefined {
+  if (alert.kind !== 'review_new' && alert.kind !== 'review_removed') return undefined;
+  const f = alert.facts;
+  const rating = num(f.rating);
+  const platform = text(f.platform);
+  return {
+    rating,
+    platform: platform === undefined ? undefined : (PLATFORM[platform] ?? platform),
+    reviewer: text(f.reviewer),
+    title: text(f.reviewTitle),
+    body: text(f.body),
+    url: text(f.url),
+    // Hiding hurtful text errs on the side of hiding: review_removed carries no lowStar fact.
+    lowStar:
+      typeof f.lowStar === 'boolean' ? f.lowStar : rating !== undefined && rating <= DEFAULT_LOW_STAR_AT,
+  };
+}
+
+/** `4` → `★★★★☆` (ratings are 1–5). */
+export function stars(rating: number): string {
+  const full = Math.max(0, Math.min(5, Math.round(rating)));
+  return '★'.repeat(full) + '☆'.repeat(5 - full);
+}
