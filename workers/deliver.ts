@@ -1,37 +1,57 @@
-import { UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
-import { DELIVER_QUEUE } from '../src/app/runtime.ts';
-import type { DeliveryJobData } from '../src/deliver/enqueue.ts';
+import { DELIVER_QUEUE } from '../src/app/queues.ts';
+import type { DeliverQueueData, DeliveryJobData } from '../src/deliver/enqueue.ts';
 import {
+  type AdmitResult,
   type DeliveryDeps,
-  type DeliveryResult,
+  FlushDeferredError,
+  type FlushJobData,
+  type FlushResult,
   PermanentDeliveryError,
-  processDelivery,
+  processAdmit,
+  processFlush,
 } from '../src/deliver/processor.ts';
+import { type Clock, realDelayMs } from '../src/util/clock.ts';
 
 export interface DeliverWorkerOptions {
   connection: Redis | Cluster;
   prefix: string;
   concurrency: number;
   deps: DeliveryDeps;
+  clock: Clock;
   shutdownSignal: AbortSignal;
 }
 
-/** Wires `processDelivery` to the delivery queue; the logic lives in src/deliver/processor.ts. */
-export function startDeliverWorker(options: DeliverWorkerOptions): Worker<DeliveryJobData, DeliveryResult> {
-  return new Worker<DeliveryJobData, DeliveryResult>(
+/** A flush parked more often than this (a channel answering 429 for hours) fails into the dead letters. */
+const MAX_DEFERRALS = 500;
+
+/** Wires admission and flush jobs to their processors; the logic lives in src/deliver/processor.ts. */
+export function startDeliverWorker(
+  options: DeliverWorkerOptions,
+): Worker<DeliverQueueData, AdmitResult | FlushResult> {
+  const { deps, clock } = options;
+  return new Worker<DeliverQueueData, AdmitResult | FlushResult>(
     DELIVER_QUEUE,
-    async (job, _token, jobSignal) => {
+    async (job, token, jobSignal) => {
+      if (job.name !== 'flush') return processAdmit(deps, job.data as DeliveryJobData);
       const signal =
         jobSignal === undefined
           ? options.shutdownSignal
           : AbortSignal.any([jobSignal, options.shutdownSignal]);
+      const flush = job as Job<FlushJobData & { deferrals?: number }>;
       try {
-        return await processDelivery(options.deps, job.data, signal);
+        return await processFlush(deps, flush.data, signal);
       } catch (error) {
-        // A channel that refuses for good (Slack 404/410, a rejected address) gets no more attempts.
         if (error instanceof PermanentDeliveryError) throw new UnrecoverableError(error.message);
-        throw error;
+        if (!(error instanceof FlushDeferredError)) throw error;
+        const deferrals = (flush.data.deferrals ?? 0) + 1;
+        if (deferrals > MAX_DEFERRALS)
+          throw new UnrecoverableError(`deferred ${MAX_DEFERRALS} times: ${error.reason}`);
+        await flush.updateData({ ...flush.data, deferrals });
+        // Parked, not failed: waiting for a slot or a Retry-After never spends an attempt.
+        await flush.moveToDelayed(Date.now() + realDelayMs(clock, error.untilMs - clock.now()), token);
+        throw new DelayedError();
       }
     },
     { connection: options.connection, prefix: options.prefix, concurrency: options.concurrency },

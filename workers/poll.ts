@@ -1,5 +1,6 @@
 import { DelayedError, type Job, Worker } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
+import { POLL_QUEUE } from '../src/app/queues.ts';
 import {
   PollDeferredError,
   type PollDeps,
@@ -8,10 +9,6 @@ import {
   processPoll,
 } from '../src/poll/processor.ts';
 import { type Clock, clockTimeOfReal, realDelayMs } from '../src/util/clock.ts';
-
-export { POLL_QUEUE } from '../src/app/runtime.ts';
-
-import { POLL_QUEUE } from '../src/app/runtime.ts';
 
 export interface PollWorkerOptions {
   connection: Redis | Cluster;

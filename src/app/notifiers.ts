@@ -1,5 +1,6 @@
 import type { ChannelConfig } from '../config/schema.ts';
 import { createLogNotifier } from '../deliver/channels/log.ts';
+import { createSlackNotifier } from '../deliver/channels/slack.ts';
 import type { Notifier } from '../deliver/notifier.ts';
 import type { Logger } from '../ops/logger.ts';
 
@@ -15,6 +16,9 @@ export function createNotifiers(channels: readonly ChannelConfig[], logger: Logg
     switch (channel.type) {
       case 'log':
         notifiers.set(channel.id, createLogNotifier(channel.id, logger.child({ channel: channel.id })));
+        break;
+      case 'slack':
+        notifiers.set(channel.id, createSlackNotifier({ id: channel.id, webhookUrl: channel.webhookUrl }));
         break;
       default:
         throw new UnsupportedChannelError(

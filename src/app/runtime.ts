@@ -5,10 +5,19 @@ import { type AnalyticsClient, createAnalyticsClient } from '../api/index.ts';
 import type { Plan } from '../budget/planner.ts';
 import { type BudgetLimits, budgetGate, RedisRequestBudget } from '../budget/request-budget.ts';
 import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
+import { ChannelHealth, channelDisabledAlert, channelSettings } from '../deliver/channel-health.ts';
 import { DedupLog } from '../deliver/dedup.ts';
-import { type DeliveryJobData, QueueAlertSink } from '../deliver/enqueue.ts';
+import {
+  DEFAULT_DELIVERY_SETTINGS,
+  type DeliverQueueData,
+  type DeliveryJobSettings,
+  jobRetention,
+  QueueAlertSink,
+} from '../deliver/enqueue.ts';
+import { GroupBuffer } from '../deliver/groups.ts';
 import type { Notifier } from '../deliver/notifier.ts';
-import type { DeliveryDeps } from '../deliver/processor.ts';
+import { ChannelPacer } from '../deliver/pacing.ts';
+import type { ChannelSettings, DeliveryDeps } from '../deliver/processor.ts';
 import { createRouter } from '../deliver/routing.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { PollDeps, PollJobData } from '../poll/processor.ts';
@@ -16,11 +25,11 @@ import { type ReconcileReport, reconcileSchedulers } from '../poll/reconciler.ts
 import { ConfigTargetRegistry } from '../poll/registry.ts';
 import { planWorkspace, schedulesFromPlan } from '../poll/schedule.ts';
 import { RedisSnapshotStore } from '../snapshot/store.ts';
-import { type Clock, systemClock } from '../util/clock.ts';
+import { type Clock, realDelayMs, systemClock } from '../util/clock.ts';
 import { createNotifiers } from './notifiers.ts';
+import { DELIVER_QUEUE, POLL_QUEUE } from './queues.ts';
 
-export const POLL_QUEUE = 'poll';
-export const DELIVER_QUEUE = 'deliver';
+export { DELIVER_QUEUE, POLL_QUEUE } from './queues.ts';
 
 export interface RuntimeOptions {
   config: ShelfwatchConfig;
@@ -29,6 +38,10 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** Replaces the configured channels (tests capture alerts this way). */
   notifiers?: Map<string, Notifier>;
+  /** Attempts and backoff of delivery jobs (tests shorten them). */
+  delivery?: DeliveryJobSettings;
+  /** Replaces the channels' delivery settings (tests shorten group windows). */
+  channelSettings?: Map<string, ChannelSettings>;
   /** For tests: a dispatcher, short timeouts, no retry delay. */
   client?: {
     dispatcher?: Dispatcher;
@@ -52,7 +65,8 @@ export class Runtime {
   readonly store: RedisSnapshotStore;
   readonly registry: ConfigTargetRegistry;
   readonly pollQueue: Queue<PollJobData>;
-  readonly deliverQueue: Queue<DeliveryJobData>;
+  readonly deliverQueue: Queue<DeliverQueueData>;
+  readonly channelHealth: ChannelHealth;
   readonly notifiers: Map<string, Notifier>;
   readonly pollDeps: PollDeps;
   readonly deliveryDeps: DeliveryDeps;
@@ -70,10 +84,13 @@ export class Runtime {
     this.store = new RedisSnapshotStore({ redis: this.redis, prefix: this.prefix });
     this.registry = new ConfigTargetRegistry(config);
     this.pollQueue = new Queue<PollJobData>(POLL_QUEUE, { connection: this.redis, prefix: this.prefix });
-    this.deliverQueue = new Queue<DeliveryJobData>(DELIVER_QUEUE, {
+    this.deliverQueue = new Queue<DeliverQueueData>(DELIVER_QUEUE, {
       connection: this.redis,
       prefix: this.prefix,
     });
+    this.channelHealth = new ChannelHealth(this.redis, this.prefix);
+    const router = createRouter(config);
+    const delivery = options.delivery ?? DEFAULT_DELIVERY_SETTINGS;
     this.notifiers = options.notifiers ?? createNotifiers(config.channels, logger);
     for (const ws of config.workspaces) {
       this.clients.set(
@@ -97,15 +114,36 @@ export class Runtime {
       store: this.store,
       budget: this.budget,
       registry: this.registry,
-      alerts: new QueueAlertSink(this.deliverQueue, createRouter(config)),
+      alerts: new QueueAlertSink(this.deliverQueue, router, delivery),
       clock: this.clock,
       logger: logger.child({ component: 'poll' }),
     };
     this.deliveryDeps = {
       channels: this.notifiers,
+      settings: options.channelSettings ?? channelSettings(config.channels),
+      groups: new GroupBuffer(this.redis, this.prefix),
+      pacer: new ChannelPacer(this.redis, this.prefix),
       dedup: new DedupLog(this.redis, this.prefix),
       clock: this.clock,
       logger: logger.child({ component: 'deliver' }),
+      scheduleFlush: async (jobId, data, runAtMs) => {
+        await this.deliverQueue.add('flush', data, {
+          jobId,
+          delay: realDelayMs(this.clock, runAtMs - this.clock.now()),
+          ...jobRetention(delivery),
+        });
+      },
+      disableChannel: async (channelId, error) => {
+        await this.channelHealth.disable(channelId, error.message.slice(0, 300));
+        const alert = channelDisabledAlert(channelId, error, this.clock.now());
+        // Told through every other channel the alert would reach; never through the broken one.
+        const others = new QueueAlertSink(this.deliverQueue, (a) =>
+          router(a).filter((t) => t.channelId !== channelId),
+        );
+        await others.enqueue([alert]);
+        this.logger.error({ channelId, status: error.status }, 'channel disabled after a permanent refusal');
+      },
+      isDisabled: (channelId) => this.channelHealth.disabledReason(channelId),
     };
   }
 

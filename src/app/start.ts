@@ -26,6 +26,7 @@ export async function startWorkers(
     prefix,
     concurrency: runtime.config.workers.deliverConcurrency,
     deps: runtime.deliveryDeps,
+    clock: runtime.clock,
     shutdownSignal: shutdown.signal,
   });
   const poll = startPollWorker({

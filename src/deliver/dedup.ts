@@ -19,7 +19,11 @@ export class DedupLog {
     return (await this.redis.exists(this.key(fingerprint, channelId))) === 1;
   }
 
-  async recordSent(fingerprint: string, channelId: string, atMs: number): Promise<void> {
-    await this.redis.set(this.key(fingerprint, channelId), String(atMs), 'PX', this.ttlMs);
+  async recordSentMany(fingerprints: readonly string[], channelId: string, atMs: number): Promise<void> {
+    if (fingerprints.length === 0) return;
+    const batch = this.redis.pipeline();
+    for (const fingerprint of fingerprints)
+      batch.set(this.key(fingerprint, channelId), String(atMs), 'PX', this.ttlMs);
+    await batch.exec();
   }
 }

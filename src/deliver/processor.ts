@@ -1,50 +1,164 @@
+import type { Alert } from '../model/alert.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Clock } from '../util/clock.ts';
 import type { DedupLog } from './dedup.ts';
 import type { DeliveryJobData } from './enqueue.ts';
+import { type GroupBuffer, groupHash } from './groups.ts';
 import { DeliveryError, type Notifier } from './notifier.ts';
+import type { ChannelPacer } from './pacing.ts';
+import { type QuietHours, quietHoursEnd } from './quiet-hours.ts';
+
+/** How one channel batches, paces and keeps quiet; read from its config once. */
+export interface ChannelSettings {
+  groupWaitMs: number;
+  groupIntervalMs: number;
+  quietHours?: QuietHours;
+  /** Least time between two messages; channels sharing an endpoint share `paceKey`. */
+  minIntervalMs: number;
+  paceKey: string;
+}
+
+export interface FlushJobData {
+  channelId: string;
+  groupHash: string;
+  /** The group's description, for `dlq list`. */
+  groupKey: string;
+  hideLowStarText: boolean;
+  critical: boolean;
+}
 
 export interface DeliveryDeps {
   channels: ReadonlyMap<string, Notifier>;
+  settings: ReadonlyMap<string, ChannelSettings>;
+  groups: GroupBuffer;
+  pacer: ChannelPacer;
   dedup: DedupLog;
   clock: Clock;
   logger: Logger;
+  /** Adds the flush job of a group (a no-op when that job id exists already). */
+  scheduleFlush(jobId: string, data: FlushJobData, runAtMs: number): Promise<void>;
+  /** Marks a channel broken for good and tells people through the other channels. */
+  disableChannel(channelId: string, error: DeliveryError): Promise<void>;
+  isDisabled(channelId: string): Promise<string | null>;
 }
 
-export type DeliveryResult = { status: 'sent' | 'already_sent' | 'unknown_channel' };
+export type AdmitResult =
+  | { status: 'buffered'; flushAt: number }
+  | { status: 'already_sent' | 'unknown_channel' };
+export type FlushResult = { status: 'sent'; alerts: number } | { status: 'empty' };
 
-/** A delivery that must not be retried (channel gone, payload refused): straight to the dead letters. */
+/** A flush must wait (pacing, a 429, quiet hours): parked as a delayed job, no attempt spent. */
+export class FlushDeferredError extends Error {
+  override readonly name = 'FlushDeferredError';
+  constructor(
+    readonly untilMs: number,
+    readonly reason: string,
+  ) {
+    super(`flush deferred until ${new Date(untilMs).toISOString()}: ${reason}`);
+  }
+}
+
+/** A flush that must not be retried (channel gone, payload refused): straight to the dead letters. */
 export class PermanentDeliveryError extends Error {
   override readonly name = 'PermanentDeliveryError';
 }
 
-export async function processDelivery(
-  deps: DeliveryDeps,
-  data: DeliveryJobData,
-  signal: AbortSignal,
-): Promise<DeliveryResult> {
+/** Alerts of one workspace and kind travel together; critical ones never wait behind quiet hours. */
+export function groupKeyOf(alert: Alert, hideLowStarText: boolean): string {
+  const critical = alert.severity === 'critical' ? 'critical' : 'normal';
+  return `${alert.workspace}|${alert.kind}|${critical}|${hideLowStarText ? 'hide' : 'show'}`;
+}
+
+export function flushJobId(hash: string, dueAt: number): string {
+  return `flush.${hash}.${dueAt}`;
+}
+
+/**
+ * Admission of one alert to one channel: skip it if the dedup log says it was sent, else put it in
+ * its group's buffer and make sure the group's flush job exists.
+ */
+export async function processAdmit(deps: DeliveryDeps, data: DeliveryJobData): Promise<AdmitResult> {
   const { alert, channelId } = data;
-  const channel = deps.channels.get(channelId);
-  if (channel === undefined) {
-    // The channel left the config after the alert was routed to it: nothing to send to.
+  const settings = deps.settings.get(channelId);
+  if (settings === undefined || !deps.channels.has(channelId)) {
     deps.logger.warn(
       { channelId, fingerprint: alert.fingerprint },
-      'delivery for a channel no longer configured',
+      'alert for a channel no longer configured',
     );
     return { status: 'unknown_channel' };
   }
   if (await deps.dedup.wasSent(alert.fingerprint, channelId)) return { status: 'already_sent' };
+  const hide = data.hideLowStarText ?? false;
+  const groupKey = groupKeyOf(alert, hide);
+  const hash = groupHash(channelId, groupKey);
+  const now = deps.clock.now();
+  const critical = alert.severity === 'critical';
+  const quietEnd = critical ? null : quietHoursEnd(now, settings.quietHours);
+  const flushAt = await deps.groups.admit(hash, alert, {
+    nowMs: now,
+    groupWaitMs: settings.groupWaitMs,
+    groupIntervalMs: settings.groupIntervalMs,
+    notBeforeMs: quietEnd ?? 0,
+  });
+  await deps.scheduleFlush(
+    flushJobId(hash, flushAt),
+    { channelId, groupHash: hash, groupKey, hideLowStarText: hide, critical },
+    flushAt,
+  );
+  return { status: 'buffered', flushAt };
+}
+
+/**
+ * Sends one group as one message. Order: quiet hours, pacing, take the buffer (it stays in flight
+ * until confirmed, so a crash or a failed send loses nothing), send, then the dedup log.
+ */
+export async function processFlush(
+  deps: DeliveryDeps,
+  data: FlushJobData,
+  signal: AbortSignal,
+): Promise<FlushResult> {
+  const channel = deps.channels.get(data.channelId);
+  const settings = deps.settings.get(data.channelId);
+  if (channel === undefined || settings === undefined) {
+    throw new PermanentDeliveryError(`channel "${data.channelId}" is no longer configured`);
+  }
+  const disabled = await deps.isDisabled(data.channelId);
+  if (disabled !== null)
+    throw new PermanentDeliveryError(`channel "${data.channelId}" is disabled: ${disabled}`);
+  const now = deps.clock.now();
+  const quietEnd = data.critical ? null : quietHoursEnd(now, settings.quietHours);
+  if (quietEnd !== null) throw new FlushDeferredError(quietEnd, 'quiet hours');
+  const nextSlot = await deps.pacer.acquire(settings.paceKey, now, settings.minIntervalMs);
+  if (nextSlot !== 0) throw new FlushDeferredError(nextSlot, 'channel pacing');
+
+  const alerts = await deps.groups.take(data.groupHash, now);
+  if (alerts.length === 0) return { status: 'empty' };
   try {
     await channel.send(
-      { alerts: [alert], totalCount: 1, hideLowStarText: false, messageId: alert.fingerprint },
+      {
+        alerts,
+        totalCount: alerts.length,
+        hideLowStarText: data.hideLowStarText,
+        messageId: `${data.groupHash}-${alerts[0]?.fingerprint ?? ''}`,
+      },
       signal,
     );
   } catch (error) {
-    if (error instanceof DeliveryError && !error.retryable) {
-      throw new PermanentDeliveryError(error.message, { cause: error });
+    if (!(error instanceof DeliveryError)) throw error;
+    if (error.retryAfterMs !== undefined) {
+      const until = deps.clock.now() + error.retryAfterMs;
+      await deps.pacer.holdUntil(settings.paceKey, until, deps.clock.now());
+      throw new FlushDeferredError(until, `${data.channelId} answered ${error.status ?? 'busy'}`);
     }
+    if (error.disableChannel) await deps.disableChannel(data.channelId, error);
+    if (!error.retryable) throw new PermanentDeliveryError(error.message, { cause: error });
     throw error;
   }
-  await deps.dedup.recordSent(alert.fingerprint, channelId, deps.clock.now());
-  return { status: 'sent' };
+  await deps.dedup.recordSentMany(
+    alerts.map((a) => a.fingerprint),
+    data.channelId,
+    deps.clock.now(),
+  );
+  await deps.groups.confirm(data.groupHash);
+  return { status: 'sent', alerts: alerts.length };
 }

@@ -1,12 +1,13 @@
 import type { RouteConfig, ShelfwatchConfig } from '../config/schema.ts';
 import type { Alert } from '../model/alert.ts';
+import type { RouteTarget } from './enqueue.ts';
 
 /**
  * Picks the channels an alert is pushed to: the union of every matching route's channels. Routes
  * marked `digestOnly` push nothing (their alerts wait for the digest). A route matches when every
  * condition it names holds; one with no conditions matches all.
  */
-export function createRouter(config: ShelfwatchConfig): (alert: Alert) => string[] {
+export function createRouter(config: ShelfwatchConfig): (alert: Alert) => RouteTarget[] {
   const authorOf = new Map<string, string>();
   for (const ws of config.workspaces) {
     for (const book of ws.books)
@@ -26,11 +27,14 @@ export function createRouter(config: ShelfwatchConfig): (alert: Alert) => string
     return true;
   };
   return (alert) => {
-    const channels = new Set<string>();
+    // A channel reached by several routes hides low-star text if any of them asks to.
+    const hideByChannel = new Map<string, boolean>();
     for (const route of config.routes) {
       if (route.digestOnly || !matches(route, alert)) continue;
-      for (const channel of route.channels) channels.add(channel);
+      for (const channel of route.channels) {
+        hideByChannel.set(channel, (hideByChannel.get(channel) ?? false) || route.hideLowStarText);
+      }
     }
-    return [...channels];
+    return [...hideByChannel].map(([channelId, hideLowStarText]) => ({ channelId, hideLowStarText }));
   };
 }

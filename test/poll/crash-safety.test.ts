@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { DeliveryJobData } from '../../src/deliver/enqueue.ts';
+import type { DeliverQueueData } from '../../src/deliver/enqueue.ts';
 import { processPoll } from '../../src/poll/processor.ts';
 import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
 import type { SnapshotStore } from '../../src/snapshot/store.ts';
@@ -13,7 +13,7 @@ const prefix = testPrefix('crash');
 const redis = testRedis(prefix);
 let sim: RunningSimulator;
 let control: SimControl;
-let queue: Queue<DeliveryJobData>;
+let queue: Queue<DeliverQueueData>;
 let harness: Harness;
 let campaignId: string;
 
@@ -28,7 +28,7 @@ beforeAll(async () => {
   const campaign = (await control.world()).campaigns[0];
   if (campaign === undefined) throw new Error('no campaign in the simulator world');
   campaignId = campaign.campaign_id;
-  queue = new Queue<DeliveryJobData>('deliver', { connection: redis, prefix });
+  queue = new Queue<DeliverQueueData>('deliver', { connection: redis, prefix });
   const config = parseOrThrow({
     redis: { prefix },
     workspaces: [{ id: 'ws-crash', baseUrl: sim.url, apiKey: KEY, campaigns: [{ id: campaignId }] }],

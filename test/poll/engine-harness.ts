@@ -6,7 +6,7 @@ import { pollLimits } from '../../src/app/runtime.ts';
 import { budgetGate, RedisRequestBudget } from '../../src/budget/request-budget.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import type { ShelfwatchConfig } from '../../src/config/schema.ts';
-import { type DeliveryJobData, QueueAlertSink } from '../../src/deliver/enqueue.ts';
+import { type DeliverQueueData, QueueAlertSink } from '../../src/deliver/enqueue.ts';
 import type { Alert } from '../../src/model/alert.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { type AlertSink, type PollDeps, type PollResult, processPoll } from '../../src/poll/processor.ts';
@@ -46,7 +46,7 @@ export function createHarness(options: {
   prefix: string;
   config: ShelfwatchConfig;
   sink?: AlertSink;
-  deliveryQueue?: Queue<DeliveryJobData>;
+  deliveryQueue?: Queue<DeliverQueueData>;
 }): Harness {
   const { sim, redis, prefix, config } = options;
   const clock = sim.clock;
@@ -67,7 +67,7 @@ export function createHarness(options: {
     options.sink ??
     (options.deliveryQueue === undefined
       ? new CapturingSink()
-      : new QueueAlertSink(options.deliveryQueue, () => ['log']));
+      : new QueueAlertSink(options.deliveryQueue, () => [{ channelId: 'log', hideLowStarText: false }]));
   const deps: PollDeps = {
     clientFor: () => client,
     store,

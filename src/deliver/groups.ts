@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+import type { Cluster, Redis } from 'ioredis';
+import type { Alert } from '../model/alert.ts';
+
+/**
+ * The group buffer of one channel and group: alerts wait here until their flush job sends them as
+ * one message. Every key of a group derives from the prefix, so a hash-tagged prefix keeps each
+ * script's keys in one Redis Cluster slot.
+ */
+export interface GroupKeys {
+  buffer: string;
+  due: string;
+  inflight: string;
+  last: string;
+}
+
+export function groupHash(channelId: string, groupKey: string): string {
+  return createHash('sha256').update(`${channelId}\u0000${groupKey}`).digest('hex').slice(0, 24);
+}
+
+export function groupKeys(prefix: string, hash: string): GroupKeys {
+  const base = `${prefix}:grp:${hash}`;
+  return { buffer: `${base}:buf`, due: `${base}:due`, inflight: `${base}:inflight`, last: `${base}:last` };
+}
+
+// KEYS: buffer, due, last. ARGV: fingerprint, alert JSON, now, groupWait, groupInterval, notBefore, ttl.
+// Adds the alert (once per fingerprint) and returns the group's flush time, choosing one if the
+// group has none: group_wait after the first alert, but not before group_interval after the last
+// message, nor before `notBefore` (the end of quiet hours).
+const ADMIT = `
+redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[7])
+local due = redis.call('GET', KEYS[2])
+if due then return tonumber(due) end
+local now = tonumber(ARGV[3])
+local at = now + tonumber(ARGV[4])
+local last = redis.call('GET', KEYS[3])
+if last then at = math.max(at, tonumber(last) + tonumber(ARGV[5])) end
+at = math.max(at, tonumber(ARGV[6]))
+redis.call('SET', KEYS[2], at, 'PX', ARGV[7])
+return at
+`;
+
+// KEYS: buffer, due, inflight, last. ARGV: now, ttl. Moves the buffer to the in-flight set once, and
+// hands back what is in flight (the same set again when a failed send is retried).
+const TAKE = `
+if redis.call('EXISTS', KEYS[3]) == 0 then
+  if redis.call('EXISTS', KEYS[1]) == 0 then
+    redis.call('DEL', KEYS[2])
+    return {}
+  end
+  redis.call('RENAME', KEYS[1], KEYS[3])
+  redis.call('PEXPIRE', KEYS[3], ARGV[2])
+  redis.call('DEL', KEYS[2])
+  redis.call('SET', KEYS[4], ARGV[1], 'PX', ARGV[2])
+end
+return redis.call('HVALS', KEYS[3])
+`;
+
+const RETENTION_MS = 30 * 86_400_000;
+
+export class GroupBuffer {
+  constructor(
+    private readonly redis: Redis | Cluster,
+    private readonly prefix: string,
+  ) {}
+
+  keys(hash: string): GroupKeys {
+    return groupKeys(this.prefix, hash);
+  }
+
+  async admit(
+    hash: string,
+    alert: Alert,
+    timing: { nowMs: number; groupWaitMs: number; groupIntervalMs: number; notBeforeMs: number },
+  ): Promise<number> {
+    const k = this.keys(hash);
+    const due = await this.redis.eval(
+      ADMIT,
+      3,
+      k.buffer,
+      k.due,
+      k.last,
+      alert.fingerprint,
+      JSON.stringify(alert),
+      timing.nowMs,
+      timing.groupWaitMs,
+      timing.groupIntervalMs,
+      timing.notBeforeMs,
+      RETENTION_MS,
+    );
+    return Number(due);
+  }
+
+  /** The alerts to send now (possibly none); kept in flight until `confirm`. */
+  async take(hash: string, nowMs: number): Promise<Alert[]> {
+    const k = this.keys(hash);
+    const values = (await this.redis.eval(
+      TAKE,
+      4,
+      k.buffer,
+      k.due,
+      k.inflight,
+      k.last,
+      nowMs,
+      RETENTION_MS,
+    )) as string[];
+    return values.map((value) => JSON.parse(value) as Alert).sort((a, b) => a.observedAt - b.observedAt);
+  }
+
+  /** The in-flight alerts of a group without taking anything: for dead-letter listings. */
+  async inflight(hash: string): Promise<Alert[]> {
+    const values = await this.redis.hvals(this.keys(hash).inflight);
+    return values.map((value) => JSON.parse(value) as Alert);
+  }
+
+  async confirm(hash: string): Promise<void> {
+    await this.redis.del(this.keys(hash).inflight);
+  }
+}

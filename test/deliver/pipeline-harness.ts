@@ -1,0 +1,111 @@
+/** A real delivery pipeline (BullMQ workers on real Redis) with channels a test chooses. */
+import { Runtime } from '../../src/app/runtime.ts';
+import { startWorkers } from '../../src/app/start.ts';
+import type { DeliveryError, Notifier, OutgoingMessage } from '../../src/deliver/notifier.ts';
+import type { ChannelSettings } from '../../src/deliver/processor.ts';
+import type { Alert } from '../../src/model/alert.ts';
+import { silentLogger } from '../../src/ops/logger.ts';
+import { Shutdown } from '../../src/ops/shutdown.ts';
+import type { Clock } from '../../src/util/clock.ts';
+import { redisUrl } from '../helpers/redis.ts';
+import { parseOrThrow } from '../poll/engine-harness.ts';
+
+/** Records every message it is given; can be told to fail. */
+export class CapturingNotifier implements Notifier {
+  readonly type = 'log' as const;
+  readonly messages: { at: number; message: OutgoingMessage }[] = [];
+  private readonly waiters: { count: number; resolve: () => void }[] = [];
+  failWith: ((message: OutgoingMessage) => DeliveryError | undefined) | undefined;
+
+  constructor(readonly id: string) {}
+
+  async send(message: OutgoingMessage): Promise<void> {
+    const error = this.failWith?.(message);
+    if (error !== undefined) throw error;
+    this.messages.push({ at: Date.now(), message });
+    for (const waiter of [...this.waiters]) {
+      if (this.alertCount() >= waiter.count) {
+        waiter.resolve();
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+      }
+    }
+  }
+
+  alertCount(): number {
+    return this.messages.reduce((sum, m) => sum + m.message.alerts.length, 0);
+  }
+
+  fingerprints(): string[] {
+    return this.messages.flatMap((m) => m.message.alerts.map((a) => a.fingerprint));
+  }
+
+  /** Resolves once `count` alerts have arrived in all; rejects at the deadline. */
+  waitForAlerts(count: number, timeoutMs: number): Promise<void> {
+    if (this.alertCount() >= count) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`${this.id}: ${this.alertCount()} of ${count} alerts within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      this.waiters.push({
+        count,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
+    });
+  }
+}
+
+export function settings(overrides: Partial<ChannelSettings> & { paceKey: string }): ChannelSettings {
+  return { groupWaitMs: 200, groupIntervalMs: 200, minIntervalMs: 0, ...overrides };
+}
+
+export function makeAlert(n: number, overrides: Partial<Alert> = {}): Alert {
+  return {
+    fingerprint: `fp${String(n).padStart(6, '0')}${overrides.workspace ?? 'ws'}${overrides.kind ?? ''}`,
+    workspace: 'ws',
+    ruleId: 'rule',
+    kind: 'keyword_rank_drop',
+    severity: 'warning',
+    status: 'firing',
+    subject: { asin: 'B0CJ4XQ2ZK', marketplace: 'US', keyword: `keyword ${n}` },
+    title: `keyword ${n} fell`,
+    facts: {},
+    observedAt: 1_800_000_000_000 + n,
+    ...overrides,
+  };
+}
+
+export async function startPipeline(options: {
+  prefix: string;
+  channels: CapturingNotifier[];
+  settings: Map<string, ChannelSettings>;
+  clock?: Clock;
+  attempts?: number;
+}) {
+  const config = parseOrThrow({
+    redis: { url: redisUrl(), prefix: options.prefix },
+    workspaces: [{ id: 'ws', baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_unused', campaigns: [{ id: 'c' }] }],
+    channels: options.channels.map((c) => ({ id: c.id, type: 'log' })),
+  });
+  const runtime = new Runtime({
+    config,
+    logger: silentLogger(),
+    version: 'test',
+    notifiers: new Map(options.channels.map((c) => [c.id, c])),
+    channelSettings: options.settings,
+    delivery: { attempts: options.attempts ?? 3, backoffMs: 100, keepMs: 3_600_000 },
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
+  await runtime.connect();
+  const shutdown = new Shutdown(silentLogger());
+  shutdown.add('runtime', () => runtime.close());
+  await startWorkers(runtime, shutdown, { reconcile: false });
+  return {
+    runtime,
+    stop: () => shutdown.run(5_000),
+    send: (alerts: Alert[]) => runtime.pollDeps.alerts.enqueue(alerts),
+  };
+}

@@ -1,0 +1,150 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { DeliveryError } from '../../src/deliver/notifier.ts';
+import type { AlertKind } from '../../src/model/alert.ts';
+import { testPrefix, testRedis } from '../helpers/redis.ts';
+import { CapturingNotifier, makeAlert, settings, startPipeline } from './pipeline-harness.ts';
+
+const stops: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const stop of stops.splice(0)) await stop();
+});
+
+async function pipeline(name: string, ...args: Parameters<typeof startPipeline>) {
+  const prefix = testPrefix(name);
+  testRedis(prefix);
+  const started = await startPipeline({ ...args[0], prefix });
+  stops.push(started.stop);
+  return started;
+}
+
+describe('grouping and pacing', () => {
+  it('alerts of one group within the window become one message', async () => {
+    const slack = new CapturingNotifier('slack');
+    const { send } = await pipeline('group', {
+      prefix: '',
+      channels: [slack],
+      settings: new Map([['slack', settings({ paceKey: 'slack', groupWaitMs: 500 })]]),
+    });
+    await send(Array.from({ length: 40 }, (_, i) => makeAlert(i)));
+    await slack.waitForAlerts(40, 10_000);
+    expect(slack.messages).toHaveLength(1);
+    expect(slack.messages[0]?.message.totalCount).toBe(40);
+  });
+
+  it('a storm of 1,000 alerts to one webhook: one message a second at most, every alert once', async () => {
+    const slack = new CapturingNotifier('slack');
+    const { send } = await pipeline('storm', {
+      prefix: '',
+      channels: [slack],
+      settings: new Map([['slack', settings({ paceKey: 'hook-1', minIntervalMs: 1_000, groupWaitMs: 300 })]]),
+    });
+    const kinds: AlertKind[] = [
+      'keyword_rank_drop',
+      'bsr_worsened',
+      'review_new',
+      'royalty_change',
+      'sales_revision',
+    ];
+    const alerts = Array.from({ length: 1_000 }, (_, i) =>
+      makeAlert(i, { kind: kinds[i % kinds.length] ?? 'review_new', workspace: `ws${i % 2}` }),
+    );
+    await send(alerts);
+    await slack.waitForAlerts(1_000, 60_000);
+    // Every alert accounted for: each fingerprint in exactly one message.
+    expect(slack.fingerprints().sort()).toEqual(alerts.map((a) => a.fingerprint).sort());
+    // 5 kinds × 2 workspaces = 10 groups → 10 messages, paced a second apart.
+    expect(slack.messages).toHaveLength(10);
+    const times = slack.messages.map((m) => m.at);
+    for (let i = 1; i < times.length; i += 1)
+      expect((times[i] ?? 0) - (times[i - 1] ?? 0)).toBeGreaterThanOrEqual(990);
+  }, 90_000);
+});
+
+describe('failures', () => {
+  it('a 429 with Retry-After is honoured without spending an attempt', async () => {
+    const slack = new CapturingNotifier('slack');
+    let refused = 0;
+    slack.failWith = () => {
+      if (refused >= 3) return undefined;
+      refused += 1;
+      return new DeliveryError('429', {
+        channelId: 'slack',
+        retryable: true,
+        retryAfterMs: 1_000,
+        status: 429,
+      });
+    };
+    const { send } = await pipeline('ratelimited', {
+      prefix: '',
+      attempts: 1,
+      channels: [slack],
+      settings: new Map([['slack', settings({ paceKey: 'hook-2' })]]),
+    });
+    const started = Date.now();
+    await send([makeAlert(1)]);
+    await slack.waitForAlerts(1, 15_000);
+    // Three refusals each waited out a second; with attempts: 1 a counted retry would have failed.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3_000);
+    expect(refused).toBe(3);
+  });
+
+  it('a channel that keeps failing lands in the dead letters with its last error; others are unaffected', async () => {
+    const broken = new CapturingNotifier('broken');
+    const healthy = new CapturingNotifier('healthy');
+    let tries = 0;
+    broken.failWith = () => {
+      tries += 1;
+      return new DeliveryError(`SMTP 451 try ${tries}`, {
+        channelId: 'broken',
+        retryable: true,
+        status: 451,
+      });
+    };
+    const { send, runtime } = await pipeline('dlq', {
+      prefix: '',
+      attempts: 3,
+      channels: [broken, healthy],
+      settings: new Map([
+        ['broken', settings({ paceKey: 'broken' })],
+        ['healthy', settings({ paceKey: 'healthy' })],
+      ]),
+    });
+    await send([makeAlert(7)]);
+    await healthy.waitForAlerts(1, 10_000);
+    const deadline = Date.now() + 15_000;
+    let failed = await runtime.deliverQueue.getFailed();
+    while (failed.length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      failed = await runtime.deliverQueue.getFailed();
+    }
+    expect(failed).toHaveLength(1);
+    expect(failed[0]?.failedReason).toBe('SMTP 451 try 3');
+    expect(failed[0]?.attemptsMade).toBe(3);
+    expect(healthy.messages).toHaveLength(1);
+  });
+
+  it('a permanent refusal disables the channel and tells the others', async () => {
+    const gone = new CapturingNotifier('gone');
+    const other = new CapturingNotifier('other');
+    gone.failWith = () =>
+      new DeliveryError('Slack answered 404 channel_not_found', {
+        channelId: 'gone',
+        retryable: false,
+        disableChannel: true,
+        status: 404,
+      });
+    const { send, runtime } = await pipeline('disable', {
+      prefix: '',
+      channels: [gone, other],
+      settings: new Map([
+        ['gone', settings({ paceKey: 'gone' })],
+        ['other', settings({ paceKey: 'other' })],
+      ]),
+    });
+    await send([makeAlert(9)]);
+    await other.waitForAlerts(2, 10_000);
+    const kinds = other.messages.flatMap((m) => m.message.alerts.map((a) => a.kind)).sort();
+    expect(kinds).toEqual(['keyword_rank_drop', 'source_health']);
+    expect(await runtime.channelHealth.disabledReason('gone')).toContain('channel_not_found');
+  });
+});

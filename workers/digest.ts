@@ -1,0 +1,119 @@
+import { DelayedError, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
+import type { Cluster, Redis } from 'ioredis';
+import type { Runtime } from '../src/app/runtime.ts';
+import type { SmtpPool } from '../src/deliver/channels/smtp-pool.ts';
+import { DeliveryError } from '../src/deliver/notifier.ts';
+import type { DigestDeps } from '../src/digest/build.ts';
+import { DigestDeferredError } from '../src/digest/gather.ts';
+import { type DigestJobResult, processDigest } from '../src/digest/processor.ts';
+import {
+  DIGEST_QUEUE,
+  type DigestJobData,
+  type DigestReconcileReport,
+  desiredDigestSchedules,
+  reconcileDigestSchedulers,
+} from '../src/digest/schedule.ts';
+import { DigestStateStore } from '../src/digest/state.ts';
+import { type Clock, clockTimeOfReal, realDelayMs } from '../src/util/clock.ts';
+
+export interface DigestWorkerOptions {
+  connection: Redis | Cluster;
+  prefix: string;
+  deps: DigestDeps;
+  clock: Clock;
+  shutdownSignal: AbortSignal;
+  concurrency?: number;
+  /** A deferral longer than this (real ms) gives the day up: a digest hours late is no morning digest. */
+  maxDeferMs?: number;
+}
+
+export type DigestWorkerResult = DigestJobResult | { status: 'skipped'; retryAtMs: number; reason: string };
+
+/** When the digest was due: the scheduler's planned time, stable across retries of the job. */
+function fireTimeOf(job: Job<DigestJobData>): number {
+  return job.opts.prevMillis ?? job.timestamp;
+}
+
+/** Wires `processDigest` to the digest queue; the logic lives in src/digest/processor.ts. */
+export function startDigestWorker(options: DigestWorkerOptions): Worker<DigestJobData, DigestWorkerResult> {
+  const { deps, clock } = options;
+  const maxDeferMs = options.maxDeferMs ?? 6 * 3_600_000;
+  return new Worker<DigestJobData, DigestWorkerResult>(
+    DIGEST_QUEUE,
+    async (job, token, jobSignal) => {
+      const signal =
+        jobSignal === undefined ? options.shutdownSignal : AbortSignal.any([jobSignal, options.shutdownSignal]);
+      try {
+        return await processDigest(deps, job.data, { signal, fireTimeMs: clockTimeOfReal(clock, fireTimeOf(job)) });
+      } catch (error) {
+        if (error instanceof DeliveryError && !error.retryable) throw new UnrecoverableError(error.message);
+        if (!(error instanceof DigestDeferredError)) throw error;
+        const delay = realDelayMs(clock, error.retryAtMs - clock.now());
+        if (delay > maxDeferMs) return { status: 'skipped', retryAtMs: error.retryAtMs, reason: error.reason };
+        // Parked, not failed: waiting for the budget never spends one of the job's attempts.
+        await job.moveToDelayed(Date.now() + delay, token);
+        throw new DelayedError();
+      }
+    },
+    { connection: options.connection, prefix: options.prefix, concurrency: options.concurrency ?? 1 },
+  );
+}
+
+/** The digest's dependencies from a runtime and the process's shared SMTP pool. */
+export function digestDepsOf(runtime: Runtime, smtp: Pick<SmtpPool, 'sendMail'>): DigestDeps {
+  return {
+    config: runtime.config,
+    clientFor: (workspace) => runtime.client(workspace),
+    store: runtime.store,
+    budget: runtime.budget,
+    redis: runtime.redis,
+    prefix: runtime.prefix,
+    state: new DigestStateStore(runtime.redis, runtime.prefix),
+    smtp,
+    clock: runtime.clock,
+    logger: runtime.logger.child({ component: 'digest' }),
+  };
+}
+
+export interface StartedDigest {
+  worker: Worker<DigestJobData, DigestWorkerResult>;
+  queue: Queue<DigestJobData>;
+  /** Makes the digest schedulers match the config (one process at a time; safe to call often). */
+  reconcile(): Promise<DigestReconcileReport>;
+  close(): Promise<void>;
+}
+
+/** Everything `shelfwatch run` needs for the digest: its queue, its worker and its reconciler. */
+export function startDigest(
+  runtime: Runtime,
+  options: { smtp: Pick<SmtpPool, 'sendMail'>; shutdownSignal: AbortSignal },
+): StartedDigest {
+  const queue = new Queue<DigestJobData>(DIGEST_QUEUE, { connection: runtime.redis, prefix: runtime.prefix });
+  const worker = startDigestWorker({
+    connection: runtime.redis,
+    prefix: runtime.prefix,
+    deps: digestDepsOf(runtime, options.smtp),
+    clock: runtime.clock,
+    shutdownSignal: options.shutdownSignal,
+  });
+  worker.on('failed', (job, error) =>
+    runtime.logger.warn({ queue: DIGEST_QUEUE, jobId: job?.id, attempts: job?.attemptsMade, err: error }, 'job failed'),
+  );
+  worker.on('error', (error) => runtime.logger.error({ queue: DIGEST_QUEUE, err: error }, 'worker error'));
+  return {
+    worker,
+    queue,
+    reconcile: () =>
+      reconcileDigestSchedulers({
+        queue,
+        redis: runtime.redis,
+        lockKey: `${runtime.prefix}:digest-reconcile-lock`,
+        desired: desiredDigestSchedules(runtime.config),
+        logger: runtime.logger.child({ component: 'digest-reconciler' }),
+      }),
+    async close() {
+      await worker.close();
+      await queue.close();
+    },
+  };
+}
