@@ -3,7 +3,12 @@ import { Redis } from 'ioredis';
 import type { Dispatcher } from 'undici';
 import { type AnalyticsClient, createAnalyticsClient } from '../api/index.ts';
 import type { Plan } from '../budget/planner.ts';
-import { type BudgetLimits, budgetGate, RedisRequestBudget } from '../budget/request-budget.ts';
+import {
+  BudgetExhaustedError,
+  type BudgetLimits,
+  budgetGate,
+  RedisRequestBudget,
+} from '../budget/request-budget.ts';
 import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
 import { ChannelHealth, channelDisabledAlert, channelSettings } from '../deliver/channel-health.ts';
 import { DedupLog } from '../deliver/dedup.ts';
@@ -71,6 +76,9 @@ export class Runtime {
   readonly pollDeps: PollDeps;
   readonly deliveryDeps: DeliveryDeps;
   private readonly clients = new Map<string, AnalyticsClient>();
+  private readonly extraClients: AnalyticsClient[] = [];
+  private readonly clientOptions: NonNullable<RuntimeOptions['client']>;
+  private readonly version: string;
 
   constructor(options: RuntimeOptions) {
     const { config, logger } = options;
@@ -92,22 +100,10 @@ export class Runtime {
     const router = createRouter(config);
     const delivery = options.delivery ?? DEFAULT_DELIVERY_SETTINGS;
     this.notifiers = options.notifiers ?? createNotifiers(config.channels, logger);
+    this.clientOptions = options.client ?? {};
+    this.version = options.version;
     for (const ws of config.workspaces) {
-      this.clients.set(
-        ws.id,
-        createAnalyticsClient({
-          baseUrl: ws.baseUrl,
-          apiKey: ws.apiKey.reveal(),
-          version: options.version,
-          now: () => this.clock.now(),
-          beforeRequest: budgetGate(this.budget, ws.id, pollLimits(ws)),
-          ...(options.client?.dispatcher === undefined ? {} : { dispatcher: options.client.dispatcher }),
-          ...(options.client?.timeouts === undefined ? {} : { timeouts: options.client.timeouts }),
-          ...(options.client?.transientRetryDelayMs === undefined
-            ? {}
-            : { transientRetryDelayMs: options.client.transientRetryDelayMs }),
-        }),
-      );
+      this.clients.set(ws.id, this.buildClient(ws, budgetGate(this.budget, ws.id, pollLimits(ws))));
     }
     this.pollDeps = {
       clientFor: (workspace) => this.client(workspace),
@@ -164,10 +160,52 @@ export class Runtime {
     }
   }
 
+  /** The workspace's client for background polls: keeps the reserve free. */
   client(workspace: string): AnalyticsClient {
     const client = this.clients.get(workspace);
     if (client === undefined) throw new Error(`no workspace "${workspace}" in the config`);
     return client;
+  }
+
+  /**
+   * A client for interactive commands (keywords, arc invite): it may use the reserve, and instead
+   * of failing when the minute window is full it waits for it (up to `maxWaitMs`).
+   */
+  interactiveClient(workspace: string, maxWaitMs = 5 * 60_000): AnalyticsClient {
+    const ws = this.config.workspaces.find((w) => w.id === workspace);
+    if (ws === undefined) throw new Error(`no workspace "${workspace}" in the config`);
+    const limits: BudgetLimits = { perMinute: ws.plan.perMinute, perMonth: ws.plan.perMonth };
+    const client = this.buildClient(ws, async () => {
+      const deadline = this.clock.now() + maxWaitMs;
+      for (;;) {
+        const decision = await this.budget.tryAcquire(ws.id, limits);
+        if (decision.granted) return;
+        if (decision.reason === 'month' || decision.retryAtMs > deadline) {
+          throw new BudgetExhaustedError(ws.id, decision, this.clock.now());
+        }
+        await new Promise((resolve) =>
+          setTimeout(resolve, realDelayMs(this.clock, decision.retryAtMs - this.clock.now())),
+        );
+      }
+    });
+    this.extraClients.push(client);
+    return client;
+  }
+
+  private buildClient(ws: WorkspaceConfig, beforeRequest: () => Promise<void>): AnalyticsClient {
+    const extra = this.clientOptions;
+    return createAnalyticsClient({
+      baseUrl: ws.baseUrl,
+      apiKey: ws.apiKey.reveal(),
+      version: this.version,
+      now: () => this.clock.now(),
+      beforeRequest,
+      ...(extra.dispatcher === undefined ? {} : { dispatcher: extra.dispatcher }),
+      ...(extra.timeouts === undefined ? {} : { timeouts: extra.timeouts }),
+      ...(extra.transientRetryDelayMs === undefined
+        ? {}
+        : { transientRetryDelayMs: extra.transientRetryDelayMs }),
+    });
   }
 
   /** The current plan of every workspace, from learned costs and this month's use. */
@@ -201,7 +239,7 @@ export class Runtime {
   async close(): Promise<void> {
     await this.pollQueue.close();
     await this.deliverQueue.close();
-    for (const client of this.clients.values()) await client.close();
+    for (const client of [...this.clients.values(), ...this.extraClients]) await client.close();
     for (const notifier of this.notifiers.values()) await notifier.close?.();
     if (this.redis.status !== 'end') await this.redis.quit().catch(() => this.redis.disconnect());
   }
