@@ -1,29 +1,47 @@
 import type { ChannelConfig } from '../config/schema.ts';
+import { createEmailNotifier } from '../deliver/channels/email.ts';
 import { createLogNotifier } from '../deliver/channels/log.ts';
+import { createOutboxNotifier } from '../deliver/channels/outbox.ts';
 import { createSlackNotifier } from '../deliver/channels/slack.ts';
+import type { SmtpPool } from '../deliver/channels/smtp-pool.ts';
 import type { Notifier } from '../deliver/notifier.ts';
 import type { Logger } from '../ops/logger.ts';
+import type { Clock } from '../util/clock.ts';
 
-/** A channel type the config accepts but this build cannot deliver through yet. */
-export class UnsupportedChannelError extends Error {
-  override readonly name = 'UnsupportedChannelError';
-}
-
-/** One notifier per configured channel. Tests pass their own (a capturing one) instead. */
-export function createNotifiers(channels: readonly ChannelConfig[], logger: Logger): Map<string, Notifier> {
+/** One notifier per configured channel. Email channels share the process's one SMTP pool. */
+export function createNotifiers(
+  channels: readonly ChannelConfig[],
+  deps: { logger: Logger; smtp: SmtpPool; clock: Clock },
+): Map<string, Notifier> {
   const notifiers = new Map<string, Notifier>();
   for (const channel of channels) {
+    const logger = deps.logger.child({ channel: channel.id });
     switch (channel.type) {
       case 'log':
-        notifiers.set(channel.id, createLogNotifier(channel.id, logger.child({ channel: channel.id })));
+        notifiers.set(channel.id, createLogNotifier(channel.id, logger));
         break;
       case 'slack':
         notifiers.set(channel.id, createSlackNotifier({ id: channel.id, webhookUrl: channel.webhookUrl }));
         break;
-      default:
-        throw new UnsupportedChannelError(
-          `channels: "${channel.id}" is of type ${channel.type}, which this version does not deliver yet; use type: log`,
+      case 'email':
+        notifiers.set(
+          channel.id,
+          createEmailNotifier({
+            id: channel.id,
+            smtpUrl: channel.smtpUrl,
+            from: channel.from,
+            to: channel.to,
+            pool: deps.smtp,
+            logger,
+          }),
         );
+        break;
+      case 'outbox':
+        notifiers.set(
+          channel.id,
+          createOutboxNotifier({ id: channel.id, dir: channel.dir, clock: deps.clock }),
+        );
+        break;
     }
   }
   return notifiers;

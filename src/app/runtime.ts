@@ -11,6 +11,7 @@ import {
 } from '../budget/request-budget.ts';
 import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
 import { ChannelHealth, channelDisabledAlert, channelSettings } from '../deliver/channel-health.ts';
+import { createSmtpPool, type SmtpPool } from '../deliver/channels/smtp-pool.ts';
 import { DedupLog } from '../deliver/dedup.ts';
 import {
   DEFAULT_DELIVERY_SETTINGS,
@@ -73,6 +74,8 @@ export class Runtime {
   readonly deliverQueue: Queue<DeliverQueueData>;
   readonly channelHealth: ChannelHealth;
   readonly notifiers: Map<string, Notifier>;
+  /** One pooled SMTP transport per URL, shared by email channels and the digest. */
+  readonly smtp: SmtpPool;
   readonly pollDeps: PollDeps;
   readonly deliveryDeps: DeliveryDeps;
   private readonly clients = new Map<string, AnalyticsClient>();
@@ -99,7 +102,9 @@ export class Runtime {
     this.channelHealth = new ChannelHealth(this.redis, this.prefix);
     const router = createRouter(config);
     const delivery = options.delivery ?? DEFAULT_DELIVERY_SETTINGS;
-    this.notifiers = options.notifiers ?? createNotifiers(config.channels, logger);
+    this.smtp = createSmtpPool();
+    this.notifiers =
+      options.notifiers ?? createNotifiers(config.channels, { logger, smtp: this.smtp, clock: this.clock });
     this.clientOptions = options.client ?? {};
     this.version = options.version;
     for (const ws of config.workspaces) {
@@ -241,6 +246,7 @@ export class Runtime {
     await this.deliverQueue.close();
     for (const client of [...this.clients.values(), ...this.extraClients]) await client.close();
     for (const notifier of this.notifiers.values()) await notifier.close?.();
+    await this.smtp.closeAll();
     if (this.redis.status !== 'end') await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }

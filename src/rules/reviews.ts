@@ -37,6 +37,8 @@ function reviewFacts(obs: ReviewsObservation, review: ReviewDetail) {
 }
 
 const stars = (rating: number): string => `${rating}★`;
+/** review_removed has no lowStarAt of its own: it uses review_new's default. */
+const LOW_STAR_DEFAULT = 2;
 
 export function evaluateReviewNew(
   scope: Scope,
@@ -80,7 +82,8 @@ export function evaluateReviewRemoved(
       subject: reviewSubject(next, review),
       observation: review.reviewId,
       title: `A ${stars(review.rating)} ${PLATFORM[review.platform]} review of ${review.asin} was removed (campaign ${next.campaignId})`,
-      facts: reviewFacts(next, review),
+      // Snapshots keep no review text, so there is none to hide; the flag keeps channels consistent.
+      facts: { ...reviewFacts(next, review), lowStar: review.rating <= LOW_STAR_DEFAULT },
       observedAt: next.observedAt,
     });
   }

@@ -1,0 +1,64 @@
+/**
+ * The SMTP channel: renders a message (see `render/email.ts`) and sends it through the shared
+ * pool. `send` resolves once the server accepted the message (its reply to DATA), and fails with
+ * a `DeliveryError` that says whether to retry (see `smtpDeliveryError`).
+ *
+ * Partly accepted sends resolve: when the server takes some recipients and refuses others, the
+ * message is delivered to those it took, and throwing would make the retry send it to them again.
+ * The refused addresses are logged (addresses only, never the SMTP URL). Submission servers
+ * normally accept every recipient and retry deferred ones themselves, so this is rare.
+ */
+import type { Secret } from '../../config/secret.ts';
+import type { Logger } from '../../ops/logger.ts';
+import type { Notifier, OutgoingMessage } from '../notifier.ts';
+import { renderAlertEmail } from '../render/email.ts';
+import { type SmtpPool, smtpDeliveryError } from './smtp-pool.ts';
+
+export interface EmailNotifierOptions {
+  id: string;
+  smtpUrl: Secret;
+  from: string;
+  to: readonly string[];
+  pool: SmtpPool;
+  logger?: Logger;
+}
+
+export function createEmailNotifier(options: EmailNotifierOptions): Notifier {
+  const { id, smtpUrl, from, pool, logger } = options;
+  const to = [...options.to];
+  return {
+    id,
+    type: 'email',
+    async send(message: OutgoingMessage, signal: AbortSignal) {
+      const email = renderAlertEmail(message, { from, to });
+      const { 'Message-ID': messageId, ...headers } = email.headers;
+      let info: Awaited<ReturnType<SmtpPool['sendMail']>>;
+      try {
+        info = await pool.sendMail(smtpUrl, {
+          from,
+          to,
+          subject: email.subject,
+          text: email.text,
+          html: email.html,
+          messageId,
+          headers,
+          signal,
+        });
+      } catch (error) {
+        throw smtpDeliveryError(id, error);
+      }
+      if (info.rejected.length > 0) {
+        logger?.warn(
+          {
+            channelId: id,
+            messageId: message.messageId,
+            rejected: info.rejected,
+            accepted: info.accepted.length,
+          },
+          'email accepted for some recipients only; the refused ones do not get this message',
+        );
+      }
+    },
+    // The pool is shared with other channels: its owner closes it (`SmtpPool.closeAll`).
+  };
+}

@@ -1,0 +1,259 @@
+/**
+ * One pooled nodemailer transport per SMTP URL, shared by every channel (and the digest) that
+ * sends through the same server, so they share its connections and its rate limit. The URL is a
+ * `Secret`: it is revealed here only, to build the transport, and errors leave this module with
+ * the URL, user name and password scrubbed out of their text.
+ */
+import { createHash } from 'node:crypto';
+import nodemailer, {
+  type SendMailOptions,
+  type SMTPPoolOptions,
+  type SMTPPoolSentMessageInfo,
+  type Transporter,
+} from 'nodemailer';
+import type { Secret } from '../../config/secret.ts';
+import { DeliveryError } from '../notifier.ts';
+
+export type PooledTransport = Transporter<SMTPPoolSentMessageInfo, SMTPPoolOptions>;
+export type SmtpSentInfo = SMTPPoolSentMessageInfo;
+
+type Tunable =
+  | 'maxConnections'
+  | 'maxMessages'
+  | 'rateLimit'
+  | 'rateDelta'
+  | 'connectionTimeout'
+  | 'greetingTimeout'
+  | 'socketTimeout'
+  | 'dnsTimeout';
+
+/**
+ * Defaults for every transport of the pool. Parameters in the URL (`?maxConnections=5&rateLimit=10`)
+ * take precedence. nodemailer's own timeouts (2 min to connect, 10 min of socket silence) would
+ * hold a delivery job far past its lock; these fail a dead server fast so the job can retry.
+ */
+export const SMTP_DEFAULTS: Readonly<Pick<SMTPPoolOptions, Tunable>> = {
+  maxConnections: 2,
+  maxMessages: 100,
+  rateLimit: 5,
+  rateDelta: 1_000,
+  connectionTimeout: 15_000,
+  greetingTimeout: 15_000,
+  socketTimeout: 60_000,
+  dnsTimeout: 15_000,
+};
+
+/**
+ * URL parameters the pool ignores: nodemailer's debug logs print SMTP commands (AUTH included),
+ * and the access flags keep message content from reading local files or fetching URLs.
+ */
+const IGNORED_PARAMS = ['logger', 'debug', 'transactionLog', 'disableFileAccess', 'disableUrlAccess'];
+
+/** A failed send, with nodemailer's details kept and every trace of the credentials removed. */
+export class SmtpSendError extends Error {
+  override readonly name = 'SmtpSendError';
+  /** nodemailer's error code: EENVELOPE, EMESSAGE, EAUTH, ECONNECTION, ESOCKET, ETIMEDOUT, EABORT… */
+  readonly code: string | undefined;
+  /** The code beneath nodemailer's own: ECONNREFUSED under ESOCKET, EFILEACCESS under ESTREAM… */
+  readonly originalCode: string | undefined;
+  readonly responseCode: number | undefined;
+  /** The SMTP command the server refused: `MAIL FROM`, `RCPT TO`, `DATA`, `AUTH PLAIN`… */
+  readonly command: string | undefined;
+  /** Set with `responseCode`: true when the server refused for good (5xx except 503). */
+  readonly permanent: boolean | undefined;
+  /** Recipients the server refused. */
+  readonly rejected: readonly string[];
+
+  constructor(
+    message: string,
+    init: {
+      code?: string;
+      originalCode?: string;
+      responseCode?: number;
+      command?: string;
+      permanent?: boolean;
+      rejected?: string[];
+    } = {},
+  ) {
+    super(message);
+    this.code = init.code;
+    this.originalCode = init.originalCode;
+    this.responseCode = init.responseCode;
+    this.command = init.command;
+    this.permanent = init.permanent;
+    this.rejected = init.rejected ?? [];
+  }
+}
+
+/** The texts that must never leave this module: the URL and its credentials, raw and decoded. */
+function secretsOf(raw: string): string[] {
+  const found = new Set<string>([raw]);
+  try {
+    const url = new URL(raw);
+    for (const part of [url.username, url.password]) {
+      found.add(part);
+      found.add(safeDecode(part));
+    }
+  } catch {
+    // Not a URL after all: the whole text is all there is to hide.
+  }
+  return [...found].filter((s) => s !== '').sort((a, b) => b.length - a.length);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) out = out.split(secret).join('[redacted]');
+  return out;
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+
+function toSendError(error: unknown, secrets: readonly string[]): SmtpSendError {
+  if (!(error instanceof Error))
+    return new SmtpSendError(scrub(`SMTP send failed: ${String(error)}`, secrets));
+  const e = error as Error & Record<string, unknown>;
+  const rejected = Array.isArray(e.rejected)
+    ? e.rejected.filter((r): r is string => typeof r === 'string')
+    : [];
+  const permanent = typeof e.permanent === 'boolean' ? e.permanent : undefined;
+  return new SmtpSendError(scrub(error.message, secrets), {
+    code: str(e.code),
+    originalCode: str(e.originalCode),
+    responseCode: num(e.responseCode),
+    command: str(e.command),
+    permanent,
+    rejected,
+  });
+}
+
+function transportUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return raw;
+  }
+  // Rewrite only when needed: re-serialising could change how the credentials are encoded.
+  if (!IGNORED_PARAMS.some((p) => url.searchParams.has(p))) return raw;
+  for (const p of IGNORED_PARAMS) url.searchParams.delete(p);
+  return url.toString();
+}
+
+export interface SmtpPool {
+  /**
+   * Sends any nodemailer message (the digest's HTML with CID images included) through the
+   * transport of `url`. Resolves once the server accepted it for at least one recipient
+   * (`info.rejected` lists the others); rejects with a `SmtpSendError`. File paths and URLs as
+   * content are refused: pass attachments as `content` buffers.
+   */
+  sendMail(url: Secret, mail: SendMailOptions): Promise<SmtpSentInfo>;
+  /** The shared transport of this URL, created on first use. */
+  transportFor(url: Secret): PooledTransport;
+  /** How many transports are open (one per distinct URL). */
+  readonly size: number;
+  /** Closes every transport (messages being transmitted finish first); later sends are refused. */
+  closeAll(): Promise<void>;
+}
+
+export function createSmtpPool(defaults: Partial<Pick<SMTPPoolOptions, Tunable>> = {}): SmtpPool {
+  const transports = new Map<string, PooledTransport>();
+  let closed = false;
+
+  function transportFor(url: Secret): PooledTransport {
+    const raw = url.reveal();
+    // Keyed by a hash: the map holds no readable copy of the URL.
+    const key = createHash('sha256').update(raw).digest('hex');
+    const existing = transports.get(key);
+    if (existing !== undefined) return existing;
+    const transport = nodemailer.createTransport({
+      ...SMTP_DEFAULTS,
+      ...defaults,
+      url: transportUrl(raw),
+      pool: true,
+      logger: false,
+      disableFileAccess: true,
+      disableUrlAccess: true,
+    });
+    // Every failure reaches its caller through sendMail's rejection; an unheard 'error' event
+    // would crash the process instead.
+    transport.on('error', () => {});
+    transports.set(key, transport);
+    return transport;
+  }
+
+  return {
+    transportFor,
+    get size() {
+      return transports.size;
+    },
+    async sendMail(url, mail) {
+      const secrets = secretsOf(url.reveal());
+      if (closed) throw new SmtpSendError('SMTP pool is closed (shutting down)', { code: 'EPOOLCLOSED' });
+      try {
+        return await transportFor(url).sendMail(mail);
+      } catch (error) {
+        throw toSendError(error, secrets);
+      }
+    },
+    async closeAll() {
+      closed = true;
+      for (const transport of transports.values()) transport.close();
+      transports.clear();
+    },
+  };
+}
+
+/**
+ * Codes without an SMTP reply that say retrying the same message cannot help. ESTREAM is the
+ * message's own content failing to build (a refused file path, say), not the network.
+ */
+const FINAL_WITHOUT_REPLY = new Set([
+  'EMESSAGE',
+  'EMAXRECIPIENTS',
+  'ESTREAM',
+  'EFILEACCESS',
+  'EURLACCESS',
+  'EOTP',
+]);
+/** …and those that say the channel's own settings are wrong (credentials, addresses, options). */
+const BROKEN_WITHOUT_REPLY = new Set(['EAUTH', 'ENOAUTH', 'ECONFIG', 'EENVELOPE']);
+
+/**
+ * The delivery decision for a failed SMTP send:
+ * - a permanent reply (5xx but 503) is final (`retryable: false`); it also disables the channel when
+ *   the refusal is about the channel rather than the message: the configured sender (`MAIL FROM`),
+ *   every configured recipient (`RCPT TO`: nodemailer fails the envelope only when none was accepted,
+ *   and reports a temporary refusal if any recipient got one), or the credentials (`EAUTH`, 535).
+ *   A 5xx to `DATA` (content refused, message too big) is final for this message only;
+ * - a temporary reply (4xx, 503), a refused or dropped connection, a timeout, an abort: retryable;
+ * - errors raised before talking to the server: final, and disabling when they are about settings.
+ * Anything unrecognised is retried: the queue's attempt limit bounds it.
+ */
+export function smtpDeliveryError(channelId: string, error: unknown): DeliveryError {
+  const e = error instanceof SmtpSendError ? error : toSendError(error, []);
+  const message = `email channel "${channelId}": ${e.message}`;
+  const base = { channelId, cause: e, ...(e.responseCode === undefined ? {} : { status: e.responseCode }) };
+  if (e.responseCode !== undefined) {
+    const permanent =
+      e.permanent ?? (e.responseCode >= 500 && e.responseCode < 600 && e.responseCode !== 503);
+    if (!permanent) return new DeliveryError(message, { ...base, retryable: true });
+    const aboutChannel = e.command === 'MAIL FROM' || e.command === 'RCPT TO' || e.code === 'EAUTH';
+    return new DeliveryError(message, { ...base, retryable: false, disableChannel: aboutChannel });
+  }
+  if (e.code !== undefined && BROKEN_WITHOUT_REPLY.has(e.code)) {
+    return new DeliveryError(message, { ...base, retryable: false, disableChannel: true });
+  }
+  if (e.code !== undefined && FINAL_WITHOUT_REPLY.has(e.code)) {
+    return new DeliveryError(message, { ...base, retryable: false });
+  }
+  return new DeliveryError(message, { ...base, retryable: true });
+}

@@ -1,0 +1,256 @@
+/**
+ * Renders a group of alerts as an email (subject, plain text, HTML, headers). Pure: the SMTP
+ * channel and the outbox render the same way. Facts are untrusted where they come from the public
+ * (review text, reviewer, book titles, keywords): the text part keeps them as they are (only
+ * truncated), the HTML part escapes every one of them and isolates its direction (`<bdi>`), so a
+ * right-to-left review cannot reorder the layout around it.
+ */
+import { createHash } from 'node:crypto';
+import type { Marketplace } from '../../api/schemas.ts';
+import type { Alert, AlertKind } from '../../model/alert.ts';
+import type { OutgoingMessage } from '../notifier.ts';
+import { type Facts, KIND_ROWS, MAX, show, time, truncateText } from './email-facts.ts';
+
+export { truncateText } from './email-facts.ts';
+
+export interface RenderedEmail {
+  subject: string;
+  text: string;
+  html: string;
+  headers: Record<string, string>;
+}
+
+/** Listed alerts per message: beyond this an email gets hard to read and slow to open. */
+export const MAX_LISTED_ALERTS = 200;
+const SUBJECT_MAX = 120;
+
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+}
+
+const AMAZON_DOMAIN: Readonly<Record<Marketplace, string>> = {
+  US: 'amazon.com',
+  UK: 'amazon.co.uk',
+  DE: 'amazon.de',
+  FR: 'amazon.fr',
+  ES: 'amazon.es',
+  IT: 'amazon.it',
+  NL: 'amazon.nl',
+  JP: 'amazon.co.jp',
+  IN: 'amazon.in',
+  CA: 'amazon.ca',
+  BR: 'amazon.com.br',
+  MX: 'amazon.com.mx',
+  AU: 'amazon.com.au',
+};
+const DOMAINS = new Map<string, string>(Object.entries(AMAZON_DOMAIN));
+
+/** Product page on the alert's own marketplace; none when the marketplace is unknown (reviews). */
+export function amazonProductUrl(asin: unknown, marketplace: unknown): string | undefined {
+  if (typeof asin !== 'string' || !/^[A-Z0-9]{10}$/.test(asin) || typeof marketplace !== 'string') return;
+  const domain = DOMAINS.get(marketplace);
+  return domain === undefined ? undefined : `https://www.${domain}/dp/${asin}`;
+}
+
+/** Only http(s) URLs become links: `javascript:`, `data:` and the like stay visible text. */
+export function safeHttpUrl(value: unknown): string | undefined {
+  if (typeof value !== 'string') return;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined;
+  } catch {
+    return;
+  }
+}
+
+/** A token safe in a Message-ID and a file name; ids that need changing get a hash so they stay unique. */
+export function messageToken(messageId: string): string {
+  if (/^[A-Za-z0-9_-]{1,128}$/.test(messageId)) return messageId;
+  const hash = createHash('sha256').update(messageId).digest('hex').slice(0, 16);
+  return `${messageId.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 80)}-${hash}`;
+}
+
+const KIND_NOUN: Readonly<Record<AlertKind, readonly [string, string]>> = {
+  keyword_rank_drop: ['keyword rank drop', 'keyword rank drops'],
+  keyword_rank_recovered: ['keyword rank recovery', 'keyword rank recoveries'],
+  bsr_worsened: ['best-seller rank drop', 'best-seller rank drops'],
+  bsr_recovered: ['best-seller rank recovery', 'best-seller rank recoveries'],
+  bsr_removed: ['best-seller rank removed', 'best-seller ranks removed'],
+  bsr_restored: ['best-seller rank restored', 'best-seller ranks restored'],
+  review_new: ['new review', 'new reviews'],
+  review_removed: ['removed review', 'removed reviews'],
+  review_count_down: ['review count drop', 'review count drops'],
+  royalty_change: ['royalty change', 'royalty changes'],
+  sales_revision: ['sales revision', 'sales revisions'],
+  source_health: ['polling failure', 'polling failures'],
+  source_recovered: ['polling recovery', 'polling recoveries'],
+};
+
+/** Titles and facts may carry line breaks or control characters; a header must not. */
+const oneLine = (text: string): string =>
+  text
+    .replace(/\p{Cc}+/gu, ' ')
+    .replace(/ {2,}/g, ' ')
+    .trim();
+
+function workspaces(alerts: readonly Alert[]): string[] {
+  return [...new Set(alerts.map((a) => a.workspace))];
+}
+
+export function emailSubject(message: OutgoingMessage): string {
+  const { alerts, totalCount } = message;
+  const first = alerts[0];
+  if (first === undefined) return 'shelfwatch: no alerts';
+  if (alerts.length === 1 && totalCount <= 1) return truncateText(oneLine(first.title), SUBJECT_MAX);
+  const counts = new Map<AlertKind, number>();
+  for (const alert of alerts) counts.set(alert.kind, (counts.get(alert.kind) ?? 0) + 1);
+  const parts = [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([kind, n]) => `${n} ${KIND_NOUN[kind][n === 1 ? 0 : 1]}`);
+  const unlisted = Math.max(0, totalCount - alerts.length);
+  if (unlisted > 0) parts.push(`${unlisted} more`);
+  const total = Math.max(totalCount, alerts.length);
+  const spaces = workspaces(alerts);
+  const where = spaces.length === 1 ? `workspace ${spaces[0]}` : `workspaces ${spaces.join(', ')}`;
+  return truncateText(oneLine(`${total} alerts: ${parts.join(', ')} (${where})`), SUBJECT_MAX);
+}
+
+type Row = readonly [label: string, value: string];
+type Link = { label: string; href: string };
+interface AlertView {
+  alert: Alert;
+  rows: Row[];
+  review?: { title: string; body: string } | 'hidden';
+  links: Link[];
+}
+
+function view(alert: Alert, hideLowStarText: boolean): AlertView {
+  const f: Facts = (key) => alert.facts[key];
+  const rows: Row[] = [];
+  if (typeof f('bookTitle') === 'string') rows.push(['Book', show(f('bookTitle'))]);
+  if (typeof f('author') === 'string') rows.push(['Author', show(f('author'))]);
+  const asin = f('asin') ?? alert.subject.asin;
+  const marketplace = f('marketplace') ?? alert.subject.marketplace;
+  if (typeof asin === 'string')
+    rows.push(['ASIN', typeof marketplace === 'string' ? `${asin} (${marketplace})` : asin]);
+  for (const [label, format] of KIND_ROWS[alert.kind]) rows.push([label, format(f)]);
+  rows.push(['Observed', time(alert.observedAt)]);
+  const links: Link[] = [];
+  const product = amazonProductUrl(asin, marketplace);
+  if (product !== undefined)
+    links.push({ label: `View on ${new URL(product).hostname.slice(4)}`, href: product });
+  const out: AlertView = { alert, rows, links };
+  if (alert.kind === 'review_new' || alert.kind === 'review_removed') {
+    const url = f('url');
+    const href = safeHttpUrl(url);
+    if (href !== undefined) links.push({ label: 'Read the review', href });
+    else if (typeof url === 'string' && url !== '') rows.push(['Review URL', show(url)]);
+    out.review =
+      hideLowStarText && f('lowStar') === true
+        ? 'hidden'
+        : {
+            title: truncateText(String(f('reviewTitle') ?? ''), MAX.reviewTitle),
+            body: truncateText(String(f('body') ?? ''), MAX.body),
+          };
+  }
+  return out;
+}
+
+const HIDDEN_NOTE = 'Text hidden: low-star review (the rating is shown above).';
+
+function textOf(v: AlertView): string {
+  const { alert } = v;
+  const lines = [
+    `[${alert.severity.toUpperCase()}${alert.status === 'resolved' ? ', resolved' : ''}] ${truncateText(alert.title, MAX.title)}`,
+  ];
+  for (const [label, value] of v.rows) lines.push(`  ${label}: ${value}`);
+  if (v.review === 'hidden') lines.push(`  ${HIDDEN_NOTE}`);
+  else if (v.review !== undefined) {
+    if (v.review.title !== '') lines.push(`  Review title: ${v.review.title}`);
+    if (v.review.body !== '') lines.push('  Review:', v.review.body);
+  }
+  for (const link of v.links) lines.push(`  ${link.label}: ${link.href}`);
+  return lines.join('\n');
+}
+
+const COLOR = { critical: '#b42318', warning: '#b54708', info: '#175cd3', resolved: '#067647' } as const;
+const isolate = (text: string) => `<bdi>${escapeHtml(text).replace(/\r?\n/g, '<br>')}</bdi>`;
+
+function htmlOf(v: AlertView): string {
+  const { alert } = v;
+  const color = alert.status === 'resolved' ? COLOR.resolved : COLOR[alert.severity];
+  const label = `${alert.severity}${alert.status === 'resolved' ? ' · resolved' : ''}`;
+  const rows = v.rows
+    .map(
+      ([k, value]) =>
+        `<tr><td style="padding:2px 12px 2px 0;color:#656d76;vertical-align:top;white-space:nowrap;">${escapeHtml(k)}</td><td style="padding:2px 0;">${isolate(value)}</td></tr>`,
+    )
+    .join('');
+  let review = '';
+  if (v.review === 'hidden')
+    review = `<p style="margin:8px 0 0;color:#656d76;font-style:italic;">${HIDDEN_NOTE}</p>`;
+  else if (v.review !== undefined && (v.review.title !== '' || v.review.body !== '')) {
+    const title =
+      v.review.title === ''
+        ? ''
+        : `<p style="margin:0 0 4px;font-weight:600;">${isolate(v.review.title)}</p>`;
+    review = `<blockquote style="margin:8px 0 0;padding:8px 12px;background:#f6f8fa;border-left:3px solid #d0d7de;">${title}<div dir="auto">${isolate(v.review.body)}</div></blockquote>`;
+  }
+  const links =
+    v.links.length === 0
+      ? ''
+      : `<p style="margin:8px 0 0;">${v.links.map((l) => `<a href="${escapeHtml(l.href)}" style="color:#0969da;">${escapeHtml(l.label)}</a>`).join(' · ')}</p>`;
+  return (
+    `<div style="background:#ffffff;border:1px solid #d0d7de;border-left:4px solid ${color};border-radius:6px;padding:12px 16px;margin:0 0 12px;">` +
+    `<p style="margin:0 0 4px;font-size:12px;color:${color};text-transform:uppercase;letter-spacing:0.04em;">${escapeHtml(label)}</p>` +
+    `<p style="margin:0 0 8px;font-size:15px;font-weight:600;">${isolate(truncateText(alert.title, MAX.title))}</p>` +
+    `<table role="presentation" style="border-collapse:collapse;font-size:14px;">${rows}</table>${review}${links}</div>`
+  );
+}
+
+/** Message headers: a stable Message-ID makes a re-sent message recognisable as the same one. */
+export function emailHeaders(message: OutgoingMessage): Record<string, string> {
+  return {
+    'Message-ID': `<${messageToken(message.messageId)}@shelfwatch>`,
+    'X-Shelfwatch-Message-Id': oneLine(message.messageId),
+    'X-Shelfwatch-Workspace': workspaces(message.alerts).join(', '),
+    'Auto-Submitted': 'auto-generated',
+    // Keeps Exchange/Outlook out-of-office replies from answering an alert.
+    'X-Auto-Response-Suppress': 'All',
+  };
+}
+
+export function renderAlertEmail(
+  message: OutgoingMessage,
+  opts: { from: string; to: readonly string[] },
+): RenderedEmail {
+  const subject = emailSubject(message);
+  const listed = message.alerts.slice(0, MAX_LISTED_ALERTS);
+  const more =
+    message.alerts.length - listed.length + Math.max(0, message.totalCount - message.alerts.length);
+  const views = listed.map((alert) => view(alert, message.hideLowStarText));
+  const moreLine = more > 0 ? `…and ${more} more ${more === 1 ? 'alert' : 'alerts'}.` : '';
+  const footer = `Sent by shelfwatch from ${opts.from} to ${opts.to.join(', ')}.`;
+  const moreText = moreLine === '' ? '' : `\n${moreLine}\n`;
+  const text = `${subject}\n\n${views.map(textOf).join('\n\n')}\n${moreText}\n-- \n${footer}\n`;
+  const html =
+    '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">' +
+    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+    `<title>${escapeHtml(subject)}</title></head>` +
+    '<body style="margin:0;padding:16px;background:#f6f7f9;color:#1f2328;font-family:-apple-system,BlinkMacSystemFont,\'Segoe UI\',Roboto,Helvetica,Arial,sans-serif;line-height:1.45;">' +
+    '<div style="max-width:640px;margin:0 auto;">' +
+    `<h1 style="font-size:18px;margin:0 0 12px;">${isolate(subject)}</h1>` +
+    views.map(htmlOf).join('') +
+    (moreLine ? `<p style="margin:0 0 12px;font-weight:600;">${escapeHtml(moreLine)}</p>` : '') +
+    `<p style="margin:16px 0 0;font-size:12px;color:#656d76;">${escapeHtml(footer)}</p>` +
+    '</div></body></html>';
+  return { subject, text, html, headers: emailHeaders(message) };
+}
