@@ -1,5 +1,4 @@
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import type { Dispatcher } from 'undici';
 import { type AnalyticsClient, createAnalyticsClient } from '../api/index.ts';
 import type { Plan } from '../budget/planner.ts';
@@ -34,6 +33,7 @@ import { RedisSnapshotStore } from '../snapshot/store.ts';
 import { type Clock, realDelayMs, systemClock } from '../util/clock.ts';
 import { createNotifiers } from './notifiers.ts';
 import { DELIVER_QUEUE, POLL_QUEUE } from './queues.ts';
+import { createRedisConnection, type RedisConnection } from './redis-connection.ts';
 
 export { DELIVER_QUEUE, POLL_QUEUE } from './queues.ts';
 
@@ -65,7 +65,7 @@ export class Runtime {
   readonly config: ShelfwatchConfig;
   readonly logger: Logger;
   readonly clock: Clock;
-  readonly redis: Redis;
+  readonly redis: RedisConnection;
   readonly prefix: string;
   readonly budget: RedisRequestBudget;
   readonly store: RedisSnapshotStore;
@@ -90,7 +90,7 @@ export class Runtime {
     this.clock = options.clock ?? systemClock;
     this.prefix = config.redis.prefix;
     // BullMQ's blocking connections need maxRetriesPerRequest: null; one setting for all is simpler.
-    this.redis = new Redis(config.redis.url, { maxRetriesPerRequest: null, lazyConnect: true });
+    this.redis = createRedisConnection(config.redis);
     this.budget = new RedisRequestBudget({ redis: this.redis, prefix: this.prefix, clock: this.clock });
     this.store = new RedisSnapshotStore({ redis: this.redis, prefix: this.prefix });
     this.registry = new ConfigTargetRegistry(config);

@@ -7,23 +7,32 @@
 import { z } from 'zod';
 import { defaultRules, rulesSchema } from '../rules/config.ts';
 import { channelSchema, DEFAULT_CHANNELS, digestSchema, routeSchema } from './channels.ts';
-import { intField, urlField } from './fields.ts';
+import { boolField, intField, urlField } from './fields.ts';
 import { suggest } from './suggest.ts';
 import { workspaceSchema } from './workspace.ts';
 
-const redisSchema = z.strictObject({
-  url: urlField(['redis', 'rediss'], 'redis://127.0.0.1:6379')
-    .default('redis://127.0.0.1:6379')
-    .meta({ description: 'redis:// or rediss:// URL, e.g. ${REDIS_URL}.' }),
-  prefix: z
-    .string()
-    .regex(/^[^:\s]\S*$/, 'expected a key prefix without spaces that does not start with ":"')
-    .refine((prefix) => !prefix.includes('{') || /\{[^{}]+\}/.test(prefix), {
-      message: 'expected a Redis Cluster hash tag to enclose some text, such as "{shelfwatch}"',
-    })
-    .default('{shelfwatch}')
-    .meta({ description: 'Key prefix; a {hash tag} keeps each queue in one Redis Cluster slot.' }),
-});
+const redisSchema = z
+  .strictObject({
+    url: urlField(['redis', 'rediss'], 'redis://127.0.0.1:6379')
+      .default('redis://127.0.0.1:6379')
+      .meta({ description: 'redis:// or rediss:// URL, e.g. ${REDIS_URL}.' }),
+    prefix: z
+      .string()
+      .regex(/^[^:\s]\S*$/, 'expected a key prefix without spaces that does not start with ":"')
+      .refine((prefix) => !prefix.includes('{') || /\{[^{}]+\}/.test(prefix), {
+        message: 'expected a Redis Cluster hash tag to enclose some text, such as "{shelfwatch}"',
+      })
+      .default('{shelfwatch}')
+      .meta({ description: 'Key prefix; a {hash tag} keeps each queue in one Redis Cluster slot.' }),
+    cluster: boolField()
+      .prefault(false)
+      .meta({ description: 'Redis Cluster: url names one seed node; the prefix must carry a {hash tag}.' }),
+  })
+  .refine((redis) => !redis.cluster || /\{[^{}]+\}/.test(redis.prefix), {
+    message: 'expected a prefix with a {hash tag} on Redis Cluster, such as "{shelfwatch}"',
+    path: ['prefix'],
+    params: { hint: "BullMQ's and shelfwatch's multi-key scripts need their keys in one slot" },
+  });
 
 const serverSchema = z.strictObject({
   host: z.string().trim().min(1, 'expected a host name or address').default('127.0.0.1'),

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { Observation, TargetRef } from '../model/observation.ts';
 import { SnapshotDecodeError } from './errors.ts';
 import { SnapshotKeys } from './keys.ts';
@@ -17,7 +17,7 @@ import type { SnapshotStore, StoredTarget, TargetHealth } from './store.ts';
 
 export interface RedisSnapshotStoreOptions {
   /** Not configured with ioredis `keyPrefix`: keys are built from `prefix` here (and scripts need whole keys). */
-  redis: Redis;
+  redis: Redis | Cluster;
   /** Key prefix; on Redis Cluster it must contain a hash tag, e.g. `{shelfwatch}`. */
   prefix: string;
   /** Expiry of snapshots, dictionaries, indexes and health after their last write. Default 45 days. */
@@ -67,7 +67,7 @@ const COMMIT_SHA = createHash('sha1').update(COMMIT_LUA).digest('hex');
 type DictionaryMode = 'none' | 'ref' | 'put';
 
 export class RedisSnapshotStore implements SnapshotStore {
-  private readonly redis: Redis;
+  private readonly redis: Redis | Cluster;
   private readonly keys: SnapshotKeys;
   private readonly ttlMs: number;
   /** Keyed by the dictionary's Redis key: an entry also means "recently seen in Redis". */

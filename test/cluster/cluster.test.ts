@@ -1,0 +1,101 @@
+import type { Cluster } from 'ioredis';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Runtime } from '../../src/app/runtime.ts';
+import { startWorkers } from '../../src/app/start.ts';
+import { silentLogger } from '../../src/ops/logger.ts';
+import { Shutdown } from '../../src/ops/shutdown.ts';
+import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
+import { SimControl } from '../api/helpers.ts';
+import { CapturingNotifier, settings } from '../deliver/pipeline-harness.ts';
+import { type PrivateCluster, startPrivateCluster } from '../helpers/redis-cluster.ts';
+import { parseOrThrow } from '../poll/engine-harness.ts';
+
+const KEY = 'sk_cluster_test_0123456789';
+const PREFIX = '{swcluster}';
+let cluster: PrivateCluster;
+let sim: RunningSimulator;
+let control: SimControl;
+let runtime: Runtime;
+let shutdown: Shutdown;
+let campaignId = '';
+const capture = new CapturingNotifier('capture');
+
+beforeAll(async () => {
+  cluster = await startPrivateCluster(3);
+  sim = await startSimulator({
+    port: 0,
+    seed: 9,
+    books: 2,
+    keys: [{ key: KEY, workspace: 'ws', plan: parsePlan('custom:600:100000') }],
+  });
+  control = new SimControl(sim);
+  const campaign = (await control.world()).campaigns[0];
+  if (campaign === undefined) throw new Error('no campaign');
+  campaignId = campaign.campaign_id;
+  const config = parseOrThrow({
+    redis: { url: cluster.url, prefix: PREFIX, cluster: true },
+    workspaces: [
+      {
+        id: 'ws',
+        baseUrl: sim.url,
+        apiKey: KEY,
+        plan: 'custom:600:100000',
+        campaigns: [{ id: campaignId }],
+        sales: false,
+        cadence: { reviews: '1s' },
+      },
+    ],
+    rules: [{ id: 'new-review', kind: 'review_new' }],
+    channels: [{ id: 'capture', type: 'log' }],
+  });
+  runtime = new Runtime({
+    config,
+    logger: silentLogger(),
+    version: 'test',
+    notifiers: new Map([['capture', capture]]),
+    channelSettings: new Map([['capture', settings({ paceKey: 'capture' })]]),
+  });
+  await runtime.connect(10_000);
+  shutdown = new Shutdown(silentLogger());
+  shutdown.add('runtime', () => runtime.close());
+  await startWorkers(runtime, shutdown);
+}, 60_000);
+
+afterAll(async () => {
+  await shutdown?.run(5_000);
+  await control?.close();
+  await sim?.close();
+  await cluster?.stop();
+});
+
+it('the normal scenario runs on a 3-master Redis Cluster with a hash-tagged prefix', async () => {
+  const ref = { workspace: 'ws', kind: 'reviews' as const, id: `reviews/${campaignId}` };
+  const deadline = Date.now() + 20_000;
+  while ((await runtime.store.get(ref)) === undefined) {
+    if (Date.now() > deadline) throw new Error('no baseline poll on the cluster');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await control.call('POST', '/_sim/events', {
+    type: 'review',
+    campaign_id: campaignId,
+    platform: 'audible',
+    rating: 4,
+    body: 'Loved it',
+    reviewer: 'Cluster Reader',
+  });
+  await capture.waitForAlerts(1, 20_000);
+  expect(capture.messages[0]?.message.alerts[0]?.kind).toBe('review_new');
+
+  // Every key of the prefix — BullMQ's, the budget's, snapshots, groups, dedup — sits in one slot.
+  const redis = runtime.redis as Cluster;
+  const slots = new Set<number>();
+  for (const node of redis.nodes('master')) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', `${PREFIX}*`, 'COUNT', 500);
+      cursor = next;
+      for (const key of keys) slots.add(Number(await node.call('CLUSTER', 'KEYSLOT', key)));
+    } while (cursor !== '0');
+  }
+  expect(slots.size).toBe(1);
+}, 60_000);
