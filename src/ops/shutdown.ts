@@ -14,7 +14,7 @@ export class Shutdown {
 
   constructor(private readonly logger: Logger) {}
 
-  /** Aborted when shutdown starts: pass it into every fetch and wait. */
+  /** Aborted when a release overruns its time (and at the very end): pass it into every fetch and wait. */
   get signal(): AbortSignal {
     return this.controller.signal;
   }
@@ -43,22 +43,44 @@ export class Shutdown {
     process.once('SIGINT', handler);
   }
 
+  /**
+   * Releases run one by one, each given `timeoutMs` to finish on its own (a worker's close waits
+   * for its active jobs: graceful). Only when one overruns is the shared signal aborted, which ends
+   * in-flight fetches so the release can complete; after a short grace it is left behind.
+   */
   private async runReleases(timeoutMs: number): Promise<void> {
-    this.controller.abort(new Error('shutting down'));
     for (const { name, release } of [...this.releases].reverse()) {
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), timeoutMs);
-      });
-      try {
-        const result = await Promise.race([Promise.resolve().then(release), timedOut]);
-        if (result === 'timeout')
-          this.logger.warn({ release: name, timeoutMs }, 'release timed out; moving on');
-      } catch (error) {
-        this.logger.error({ release: name, err: error }, 'release failed');
-      } finally {
-        clearTimeout(timer);
+      const done = Promise.resolve()
+        .then(release)
+        .then(
+          () => 'done' as const,
+          (error: unknown) => {
+            this.logger.error({ release: name, err: error }, 'release failed');
+            return 'done' as const;
+          },
+        );
+      if ((await withTimeout(done, timeoutMs)) === 'done') continue;
+      this.logger.warn({ release: name, timeoutMs }, 'release overran its time; aborting in-flight work');
+      this.controller.abort(new Error('shutdown timed out'));
+      if ((await withTimeout(done, ABORT_GRACE_MS)) === 'timeout') {
+        this.logger.warn({ release: name }, 'release still running after abort; moving on');
       }
     }
+    this.controller.abort(new Error('shut down'));
+  }
+}
+
+/** After aborting, how long a release may take to notice before shutdown moves on without it. */
+const ABORT_GRACE_MS = 2_000;
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }

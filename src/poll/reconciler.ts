@@ -8,8 +8,8 @@ import type { PollJobData } from './processor.ts';
 export interface DesiredSchedule {
   schedulerId: string;
   everyMs: number;
-  /** Where in each interval it fires, so equal cadences are spread out instead of aligned. */
-  offsetMs?: number;
+  /** Delay of a new scheduler's first run; later runs keep that phase, spreading equal cadences. */
+  firstRunDelayMs?: number;
   data: PollJobData;
 }
 
@@ -62,7 +62,10 @@ export async function reconcileSchedulers(options: {
       }
       await queue.upsertJobScheduler(
         want.schedulerId,
-        { every: want.everyMs, ...(want.offsetMs === undefined ? {} : { offset: want.offsetMs }) },
+        {
+          every: want.everyMs,
+          ...(want.firstRunDelayMs === undefined ? {} : { startDate: Date.now() + want.firstRunDelayMs }),
+        },
         {
           name: 'poll',
           data: want.data,

@@ -40,7 +40,9 @@ export function planWorkspace(
   });
 }
 
-/** Spreads schedulers of equal cadence over the interval so they don't all fire in one minute. */
+const FIRST_RUN_SPREAD_MS = 5 * 60_000;
+
+/** A stable pseudo-random phase for a scheduler within `everyMs`. */
 function offsetFor(schedulerId: string, everyMs: number): number {
   let hash = 2166136261;
   for (let i = 0; i < schedulerId.length; i += 1) {
@@ -58,7 +60,9 @@ export function schedulesFromPlan(workspace: string, plan: Plan, clock: Clock): 
     return {
       schedulerId,
       everyMs,
-      offsetMs: offsetFor(schedulerId, everyMs),
+      // The first poll (a silent baseline) comes within a few minutes, not a whole cadence later;
+      // the phase it sets keeps targets of one cadence from all firing in the same minute.
+      firstRunDelayMs: offsetFor(schedulerId, Math.min(everyMs, FIRST_RUN_SPREAD_MS)),
       data: { workspace, targetId: row.id },
     };
   });
