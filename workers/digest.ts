@@ -42,14 +42,20 @@ export function startDigestWorker(options: DigestWorkerOptions): Worker<DigestJo
     DIGEST_QUEUE,
     async (job, token, jobSignal) => {
       const signal =
-        jobSignal === undefined ? options.shutdownSignal : AbortSignal.any([jobSignal, options.shutdownSignal]);
+        jobSignal === undefined
+          ? options.shutdownSignal
+          : AbortSignal.any([jobSignal, options.shutdownSignal]);
       try {
-        return await processDigest(deps, job.data, { signal, fireTimeMs: clockTimeOfReal(clock, fireTimeOf(job)) });
+        return await processDigest(deps, job.data, {
+          signal,
+          fireTimeMs: clockTimeOfReal(clock, fireTimeOf(job)),
+        });
       } catch (error) {
         if (error instanceof DeliveryError && !error.retryable) throw new UnrecoverableError(error.message);
         if (!(error instanceof DigestDeferredError)) throw error;
         const delay = realDelayMs(clock, error.retryAtMs - clock.now());
-        if (delay > maxDeferMs) return { status: 'skipped', retryAtMs: error.retryAtMs, reason: error.reason };
+        if (delay > maxDeferMs)
+          return { status: 'skipped', retryAtMs: error.retryAtMs, reason: error.reason };
         // Parked, not failed: waiting for the budget never spends one of the job's attempts.
         await job.moveToDelayed(Date.now() + delay, token);
         throw new DelayedError();
@@ -97,7 +103,10 @@ export function startDigest(
     shutdownSignal: options.shutdownSignal,
   });
   worker.on('failed', (job, error) =>
-    runtime.logger.warn({ queue: DIGEST_QUEUE, jobId: job?.id, attempts: job?.attemptsMade, err: error }, 'job failed'),
+    runtime.logger.warn(
+      { queue: DIGEST_QUEUE, jobId: job?.id, attempts: job?.attemptsMade, err: error },
+      'job failed',
+    ),
   );
   worker.on('error', (error) => runtime.logger.error({ queue: DIGEST_QUEUE, err: error }, 'worker error'));
   return {

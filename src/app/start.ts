@@ -1,5 +1,6 @@
 import type { Worker } from 'bullmq';
 import { startDeliverWorker } from '../../workers/deliver.ts';
+import { startDigest } from '../../workers/digest.ts';
 import { startPollWorker } from '../../workers/poll.ts';
 import type { Shutdown } from '../ops/shutdown.ts';
 import type { Runtime } from './runtime.ts';
@@ -50,7 +51,9 @@ export async function startWorkers(
     worker.on('error', (error) => runtime.logger.error({ queue: name, err: error }, 'worker error'));
   }
   // Released in reverse: poll stops taking jobs first, then deliveries finish what polls enqueued.
+  const digest = startDigest(runtime, { smtp: runtime.smtp, shutdownSignal: shutdown.signal });
   shutdown.add('deliver worker', () => deliver.close());
+  shutdown.add('digest worker', () => digest.close());
   shutdown.add('poll worker', () => poll.close());
   if (options.reconcile !== false) {
     await runtime.reconcile();

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { registerDigestCommand } from './digest.ts';
 import { CliError } from './errors.ts';
 import { registerPlanCommand } from './plan.ts';
 import { registerRunCommand } from './run.ts';
@@ -17,6 +18,7 @@ function buildProgram(): Command {
   registerRunCommand(program);
   registerSimCommand(program);
   registerPlanCommand(program);
+  registerDigestCommand(program);
   registerValidateCommand(program);
   registerSchemaCommand(program);
   return program;

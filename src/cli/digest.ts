@@ -1,0 +1,147 @@
+import { basename, dirname, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { digestDepsOf } from '../../workers/digest.ts';
+import { Runtime } from '../app/runtime.ts';
+import type { ShelfwatchConfig } from '../config/schema.ts';
+import { createSmtpPool } from '../deliver/channels/smtp-pool.ts';
+import { DeliveryError } from '../deliver/notifier.ts';
+import { buildDigest, type DigestRecipient } from '../digest/build.ts';
+import { DigestDeferredError } from '../digest/gather.ts';
+import { deliverDigest, inlineImagesAsDataUris, writeAtomically } from '../digest/send.ts';
+import { createLogger } from '../ops/logger.ts';
+import { CliError, usageError } from './errors.ts';
+import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
+import { connectRuntime } from './run.ts';
+import { VERSION } from './version.ts';
+
+interface DigestFlags {
+  now?: boolean;
+  workspace?: string;
+  out?: string;
+  config?: string;
+  logLevel: string;
+}
+
+const EXAMPLES = `
+Examples:
+  $ shelfwatch digest --now                          send today's digest to every configured recipient
+  $ shelfwatch digest --now --workspace acme         only the recipients of workspace acme
+  $ shelfwatch digest --now --out digest.html        write it to a file (charts inlined), send nothing
+
+The digest reports the recipient's local yesterday. Scheduled digests are sent by "shelfwatch run"
+at digest.time in each recipient's time zone; a digest sent with --now does not replace that one,
+but the next digest lists revisions and moves since it. Sales are fetched fresh (a few requests
+from the workspace's budget); ranks and reviews come from the poller's snapshots.`;
+
+function recipientsFor(config: ShelfwatchConfig, workspace: string | undefined): DigestRecipient[] {
+  return config.digest.recipients.filter((r) => workspace === undefined || r.workspace === workspace);
+}
+
+function checkWorkspace(config: ShelfwatchConfig, workspace: string | undefined): void {
+  if (workspace === undefined || config.workspaces.some((w) => w.id === workspace)) return;
+  throw usageError(
+    `--workspace: no workspace "${workspace}" in the config (known: ${config.workspaces.map((w) => w.id).join(', ')})`,
+  );
+}
+
+/** The recipient whose time zone and last digest a file preview uses: the workspace's first, if any. */
+function previewRecipient(config: ShelfwatchConfig, workspace: string | undefined): DigestRecipient {
+  const id = workspace ?? config.workspaces[0]?.id;
+  if (workspace === undefined && config.workspaces.length > 1) {
+    throw usageError(
+      `--out writes one workspace's digest: add --workspace (one of ${config.workspaces.map((w) => w.id).join(', ')})`,
+    );
+  }
+  const ws = config.workspaces.find((w) => w.id === id);
+  if (ws === undefined) throw usageError('the config has no workspace');
+  return recipientsFor(config, ws.id)[0] ?? { workspace: ws.id, channel: 'preview', timeZone: ws.timeZone };
+}
+
+function explain(error: unknown): never {
+  if (error instanceof DigestDeferredError) {
+    throw new CliError(
+      `the digest cannot fetch sales now (${error.reason}); try again after ${new Date(error.retryAtMs).toISOString()}`,
+      { cause: error },
+    );
+  }
+  if (error instanceof DeliveryError) throw new CliError(error.message, { cause: error });
+  throw error;
+}
+
+async function runDigest(flags: DigestFlags, write: (line: string) => void): Promise<void> {
+  if (flags.now !== true) {
+    throw usageError(
+      'digest: pass --now to build a digest now (scheduled digests are sent by "shelfwatch run")',
+    );
+  }
+  const config = loadConfigOrThrow({
+    env: process.env,
+    ...(flags.config === undefined ? {} : { configPath: flags.config }),
+  });
+  checkWorkspace(config, flags.workspace);
+  const out = flags.out === undefined ? undefined : resolve(flags.out);
+  const preview = out === undefined ? undefined : previewRecipient(config, flags.workspace);
+  const recipients = recipientsFor(config, flags.workspace);
+  if (out === undefined && recipients.length === 0) {
+    const which = flags.workspace === undefined ? '' : ` for workspace "${flags.workspace}"`;
+    throw usageError(`no digest recipients${which} in the config: add digest.recipients, or use --out FILE`);
+  }
+  const logger = createLogger({ level: flags.logLevel });
+  const runtime = new Runtime({ config, logger, version: VERSION });
+  await connectRuntime(runtime);
+  const smtp = runtime.smtp;
+  try {
+    const deps = digestDepsOf(runtime, smtp);
+    if (out !== undefined && preview !== undefined) {
+      const built = await buildDigest(deps, {
+        workspace: preview.workspace,
+        recipient: preview,
+        nowMs: runtime.clock.now(),
+      }).catch(explain);
+      const html = inlineImagesAsDataUris(built.html, built.attachments);
+      const file = await writeAtomically(dirname(out), basename(out), html).catch((cause: unknown) => {
+        throw new CliError(`--out: cannot write ${out}: ${(cause as Error).message}`, { cause });
+      });
+      write(`wrote ${file}: ${built.subject}`);
+      return;
+    }
+    const failed: string[] = [];
+    for (const recipient of recipients) {
+      try {
+        const { built, result } = await deliverDigest(deps, {
+          recipient,
+          nowMs: runtime.clock.now(),
+          scheduledDate: null,
+        });
+        const where = result.kind === 'email' ? `email to ${result.accepted.join(', ')}` : result.files[0];
+        write(`sent to ${recipient.channel} (${where}): ${built.subject}`);
+      } catch (error) {
+        // A refused address must not keep the other recipients from their digest.
+        if (!(error instanceof DeliveryError)) explain(error);
+        failed.push(`${recipient.workspace}/${recipient.channel}: ${error.message}`);
+      }
+    }
+    if (failed.length > 0)
+      throw new CliError(`digest not sent to ${failed.length} recipient(s):\n  ${failed.join('\n  ')}`);
+  } finally {
+    await runtime.close();
+  }
+}
+
+export function registerDigestCommand(
+  program: Command,
+  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): void {
+  program
+    .command('digest')
+    .description('build the daily digest now: send it to the configured recipients, or write it to a file')
+    .option('--now', 'build one digest now (required: scheduled digests are sent by "shelfwatch run")')
+    .option('-w, --workspace <id>', 'only this workspace (needed with --out when there are several)')
+    .option('-o, --out <file.html>', 'write the HTML, charts inlined, to this file instead of sending')
+    .option('-c, --config <file>', CONFIG_OPTION_HELP)
+    .option('--log-level <level>', 'pino log level', 'warn')
+    .addHelpText('after', EXAMPLES)
+    .action(async (_options: unknown, command: Command) => {
+      await runDigest(command.opts<DigestFlags>(), write);
+    });
+}

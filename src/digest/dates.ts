@@ -1,0 +1,102 @@
+/**
+ * Calendar dates in a recipient's IANA time zone. A local day is not always 24 hours (23 or 25
+ * around daylight-saving changes), so nothing here adds or subtracts 24 h from a local midnight:
+ * local dates come from Intl, day boundaries are searched for, and date arithmetic works on the
+ * `YYYY-MM-DD` labels themselves (calendar days, which are zone-free).
+ */
+
+const DAY_MS = 86_400_000;
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (formatter === undefined) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
+function parts(ms: number, timeZone: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of formatterFor(timeZone).formatToParts(new Date(ms))) out[part.type] = part.value;
+  return out;
+}
+
+/** The local calendar date (`YYYY-MM-DD`) at an instant. */
+export function localDate(ms: number, timeZone: string): string {
+  const p = parts(ms, timeZone);
+  return `${p.year}-${p.month}-${p.day}`;
+}
+
+/** The local wall-clock time (`HH:MM`) at an instant. */
+export function localTime(ms: number, timeZone: string): string {
+  const p = parts(ms, timeZone);
+  return `${p.hour}:${p.minute}`;
+}
+
+/** Whether a zone name is one Intl knows. */
+export function isTimeZone(timeZone: string): boolean {
+  try {
+    formatterFor(timeZone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Calendar arithmetic on a date label: `2026-10-25` + 1 → `2026-10-26` (never through local time). */
+export function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** The dates from `from` to `to` inclusive, oldest first. */
+export function dateRange(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let date = from; date <= to; date = addDays(date, 1)) out.push(date);
+  return out;
+}
+
+/** The digest's day: the recipient's local "yesterday" at `nowMs`. */
+export function digestDay(nowMs: number, timeZone: string): string {
+  return addDays(localDate(nowMs, timeZone), -1);
+}
+
+/**
+ * The first instant (ms) whose local date is `date` or later. Local dates never go backwards as
+ * time goes on, so a binary search over ±16 h around UTC midnight finds it, whatever the offset
+ * and even where a zone skips midnight itself.
+ */
+export function localDayStart(date: string, timeZone: string): number {
+  const utcMidnight = Date.parse(`${date}T00:00:00Z`);
+  let lo = utcMidnight - 16 * 3_600_000;
+  let hi = utcMidnight + 16 * 3_600_000;
+  while (hi - lo > 1) {
+    const mid = lo + Math.floor((hi - lo) / 2);
+    if (localDate(mid, timeZone) >= date) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+/** `[startMs, endMs)` of a local calendar day: 23, 24 or 25 hours long. */
+export function localDayBounds(date: string, timeZone: string): { startMs: number; endMs: number } {
+  return { startMs: localDayStart(date, timeZone), endMs: localDayStart(addDays(date, 1), timeZone) };
+}
+
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** `2026-11-21` → `Sat 21 Nov`, without locale data so subjects are stable everywhere. */
+export function dayLabel(date: string): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  return `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}`;
+}

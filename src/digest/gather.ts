@@ -1,0 +1,170 @@
+/**
+ * Everything one digest reads. Sales are fetched fresh (the digest day and the 7 days before,
+ * through the workspace's budgeted client, so the digest spends from the same request budget as
+ * the polls); books, keywords and reviews come from the poller's snapshots, at no request cost.
+ */
+import { type AnalyticsClient, collectAll, RateLimitedError, UnauthorizedError } from '../api/index.ts';
+import type { Marketplace } from '../api/schemas.ts';
+import { BudgetExhaustedError, type RedisRequestBudget } from '../budget/request-budget.ts';
+import type { WorkspaceConfig } from '../config/schema.ts';
+import type { BookObservation, KeywordsObservation, SalesDay, TargetRef } from '../model/observation.ts';
+import { targetsOfWorkspace } from '../poll/registry.ts';
+import { SnapshotDecodeError, type SnapshotStore, type StoredTarget } from '../snapshot/store.ts';
+import type { Clock } from '../util/clock.ts';
+import { toMinor } from '../util/money.ts';
+import { readInvites } from './arc-invites.ts';
+import { addDays } from './dates.ts';
+import type { CampaignInput, DigestInputs, LastDigest, PairRef, SalesFetch } from './types.ts';
+
+/** Sales fetched per digest: the 7-day week ending on the digest day, plus the day before it. */
+export const SALES_FETCH_DAYS = 8;
+/** A sales walk longer than this is a protocol fault, not a reason to spend the month's budget. */
+const MAX_SALES_PAGES = 50;
+
+/**
+ * The digest must wait for the request budget (or a 429's Retry-After). The worker turns this
+ * into a delayed job; it costs no attempt and nothing is sent or stored.
+ */
+export class DigestDeferredError extends Error {
+  override readonly name = 'DigestDeferredError';
+  constructor(
+    readonly retryAtMs: number,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`digest deferred until ${new Date(retryAtMs).toISOString()}: ${reason}`, options);
+  }
+}
+
+export interface GatherDeps {
+  client: AnalyticsClient;
+  store: SnapshotStore;
+  budget: RedisRequestBudget;
+  redis: Parameters<typeof readInvites>[0];
+  prefix: string;
+  clock: Clock;
+}
+
+export interface GatherRequest {
+  workspace: WorkspaceConfig;
+  timeZone: string;
+  day: string;
+  nowMs: number;
+  previous: LastDigest | null;
+  signal: AbortSignal;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof UnauthorizedError) return 'the API refused the key (401)';
+  if (error instanceof Error) return `${error.name}: ${error.message}`.slice(0, 200);
+  return String(error).slice(0, 200);
+}
+
+/** The API's rows → integer minor units; the API's own day labels are kept as they are. */
+function toSalesDay(r: {
+  asin: string;
+  marketplace: string;
+  date: string;
+  units: number;
+  royalties: { amount: string; currency: string };
+  ad_spend: { amount: string; currency: string };
+}): SalesDay {
+  return {
+    asin: r.asin,
+    marketplace: r.marketplace,
+    date: r.date,
+    units: r.units,
+    royalties: { minor: toMinor(r.royalties.amount, r.royalties.currency), currency: r.royalties.currency },
+    adSpend: { minor: toMinor(r.ad_spend.amount, r.ad_spend.currency), currency: r.ad_spend.currency },
+  };
+}
+
+/**
+ * One walk per watched marketplace (the API answers one marketplace unless told otherwise).
+ * A budget refusal or a 429 defers the whole digest; any other failure makes sales
+ * "unavailable (reason)", so the digest never shows zeros for figures it does not have.
+ */
+export async function fetchDigestSales(
+  deps: GatherDeps,
+  ws: WorkspaceConfig,
+  day: string,
+  signal: AbortSignal,
+): Promise<SalesFetch> {
+  if (ws.sales === false) return { status: 'off' };
+  const from = addDays(day, -(SALES_FETCH_DAYS - 1));
+  const rows: SalesDay[] = [];
+  let requests = 0;
+  try {
+    for (const marketplace of ws.sales.marketplaces) {
+      const pages = deps.client.listSales(
+        { from, to: day, marketplace: marketplace as Marketplace, limit: 100 },
+        { signal },
+      );
+      const result = await collectAll(pages, { maxPages: MAX_SALES_PAGES });
+      requests += result.requests;
+      if (result.truncated)
+        return { status: 'unavailable', reason: `the sales list ran past ${MAX_SALES_PAGES} pages` };
+      rows.push(...result.items.map(toSalesDay));
+    }
+  } catch (error) {
+    if (signal.aborted) throw error;
+    if (error instanceof BudgetExhaustedError) {
+      throw new DigestDeferredError(error.retryAtMs, `request budget: ${error.reason}`, { cause: error });
+    }
+    if (error instanceof RateLimitedError) {
+      const until = deps.clock.now() + error.retryAfterMs;
+      await deps.budget.pauseUntil(ws.id, until, error.scope === 'month' ? 'quota_exceeded' : 'rate_limited');
+      throw new DigestDeferredError(until, `429 ${error.code}`, { cause: error });
+    }
+    return { status: 'unavailable', reason: describe(error) };
+  }
+  return { status: 'ok', rows, from, to: day, requests };
+}
+
+/** A snapshot, or none when there is none or it cannot be read (the poller replaces it). */
+async function snapshot(store: SnapshotStore, ref: TargetRef): Promise<StoredTarget | undefined> {
+  try {
+    return await store.get(ref);
+  } catch (error) {
+    if (error instanceof SnapshotDecodeError) return undefined;
+    throw error;
+  }
+}
+
+export async function gatherInputs(deps: GatherDeps, req: GatherRequest): Promise<DigestInputs> {
+  const ws = req.workspace;
+  const sales = await fetchDigestSales(deps, ws, req.day, req.signal);
+  const books: BookObservation[] = [];
+  const keywords: KeywordsObservation[] = [];
+  const campaigns: CampaignInput[] = [];
+  for (const target of targetsOfWorkspace(ws)) {
+    if (target.kind === 'sales') continue;
+    const observation = (await snapshot(deps.store, target.ref))?.observation;
+    if (target.kind === 'reviews') {
+      campaigns.push({
+        campaignId: target.campaignId,
+        invites: await readInvites(deps.redis, deps.prefix, ws.id, target.campaignId),
+        reviews: observation?.kind === 'reviews' ? observation : null,
+      });
+    } else if (observation?.kind === 'book') books.push(observation);
+    else if (observation?.kind === 'keywords') keywords.push(observation);
+  }
+  const salesMarkets = new Set<string>(ws.sales === false ? [] : ws.sales.marketplaces);
+  const expectedPairs: PairRef[] = ws.books.flatMap((book) =>
+    book.marketplaces
+      .filter((m) => salesMarkets.has(m))
+      .map((marketplace) => ({ asin: book.asin, marketplace })),
+  );
+  return {
+    workspace: ws.id,
+    timeZone: req.timeZone,
+    day: req.day,
+    nowMs: req.nowMs,
+    sales,
+    expectedPairs,
+    books,
+    keywords,
+    campaigns,
+    previous: req.previous,
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * One BullMQ job scheduler per digest recipient on the `digest` queue: a cron pattern from
+ * `digest.time` in the recipient's IANA time zone. Daylight saving is cron-parser's job (through
+ * BullMQ): 08:00 stays 08:00 local on both sides of a change.
+ */
+import { randomBytes } from 'node:crypto';
+import { getNextMillis, type Queue } from 'bullmq';
+import type { Cluster, Redis } from 'ioredis';
+import type { ShelfwatchConfig } from '../config/schema.ts';
+import type { Logger } from '../ops/logger.ts';
+
+export { DIGEST_QUEUE } from '../app/queues.ts';
+
+/** Ids only: BullMQ stores job data in plain text, so no address, URL or secret goes here. */
+export interface DigestJobData {
+  workspace: string;
+  channel: string;
+}
+
+export interface DesiredDigestSchedule {
+  schedulerId: string;
+  pattern: string;
+  tz: string;
+  data: DigestJobData;
+}
+
+export interface DigestReconcileReport {
+  created: number;
+  updated: number;
+  removed: number;
+  unchanged: number;
+  ranHere: boolean;
+}
+
+/** `08:30` → `30 8 * * *`. */
+export function digestPattern(time: string): string {
+  const match = /^([01]?\d|2[0-3]):([0-5]\d)$/.exec(time);
+  if (match === null) throw new RangeError(`digest time must be HH:MM, got "${time}"`);
+  return `${Number(match[2])} ${Number(match[1])} * * *`;
+}
+
+/** Workspace and channel ids are `[a-z0-9-]`, so this never holds a ":" (BullMQ forbids it). */
+export function digestSchedulerId(workspace: string, channel: string): string {
+  return `digest.${workspace}.${channel}`.replaceAll(':', '_');
+}
+
+/** One schedule per (workspace, channel) recipient while the digest is enabled; none otherwise. */
+export function desiredDigestSchedules(config: ShelfwatchConfig): DesiredDigestSchedule[] {
+  if (!config.digest.enabled) return [];
+  const pattern = digestPattern(config.digest.time);
+  const byId = new Map<string, DesiredDigestSchedule>();
+  for (const r of config.digest.recipients) {
+    const schedulerId = digestSchedulerId(r.workspace, r.channel);
+    // The same workspace and channel listed twice would send twice a day: the first one wins.
+    if (!byId.has(schedulerId))
+      byId.set(schedulerId, {
+        schedulerId,
+        pattern,
+        tz: r.timeZone,
+        data: { workspace: r.workspace, channel: r.channel },
+      });
+  }
+  return [...byId.values()];
+}
+
+/** The next `count` fire times after `fromMs`, computed the way BullMQ computes them. */
+export function nextFireTimes(
+  schedule: Pick<DesiredDigestSchedule, 'pattern' | 'tz'>,
+  fromMs: number,
+  count: number,
+): number[] {
+  const out: number[] = [];
+  let at = fromMs;
+  for (let i = 0; i < count; i++) {
+    const next = getNextMillis(at, { pattern: schedule.pattern, tz: schedule.tz });
+    if (next === undefined) break;
+    out.push(next);
+    at = next;
+  }
+  return out;
+}
+
+/** Completed digest jobs are kept a while for `status`; failed ones longer, to look into. */
+export const DIGEST_JOB_OPTIONS = {
+  attempts: 6,
+  backoff: { type: 'exponential', delay: 60_000 },
+  removeOnComplete: { age: 14 * 86_400, count: 1_000 },
+  removeOnFail: { age: 30 * 86_400, count: 5_000 },
+} as const;
+
+const RELEASE_LOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+
+/**
+ * Makes the digest queue's schedulers match the config, from one process at a time (a Redis
+ * lock), by diffing `getJobSchedulers()`: new recipients get one, a changed time or zone is
+ * upserted, and recipients that left the config lose theirs.
+ */
+export async function reconcileDigestSchedulers(options: {
+  queue: Queue<DigestJobData>;
+  redis: Redis | Cluster;
+  lockKey: string;
+  desired: readonly DesiredDigestSchedule[];
+  logger: Logger;
+  lockTtlMs?: number;
+}): Promise<DigestReconcileReport> {
+  const { queue, redis, lockKey, desired, logger } = options;
+  const token = randomBytes(8).toString('hex');
+  const locked = await redis.set(lockKey, token, 'PX', options.lockTtlMs ?? 60_000, 'NX');
+  if (locked !== 'OK') return { created: 0, updated: 0, removed: 0, unchanged: 0, ranHere: false };
+  try {
+    const existing = new Map((await queue.getJobSchedulers(0, -1)).map((s) => [s.key, s]));
+    const report: DigestReconcileReport = { created: 0, updated: 0, removed: 0, unchanged: 0, ranHere: true };
+    for (const want of desired) {
+      const have = existing.get(want.schedulerId);
+      existing.delete(want.schedulerId);
+      const data = have?.template?.data;
+      const same =
+        have !== undefined &&
+        have.pattern === want.pattern &&
+        have.tz === want.tz &&
+        data?.workspace === want.data.workspace &&
+        data?.channel === want.data.channel;
+      if (same) {
+        report.unchanged += 1;
+        continue;
+      }
+      await queue.upsertJobScheduler(
+        want.schedulerId,
+        { pattern: want.pattern, tz: want.tz },
+        { name: 'digest', data: want.data, opts: { ...DIGEST_JOB_OPTIONS } },
+      );
+      if (have === undefined) report.created += 1;
+      else report.updated += 1;
+    }
+    for (const stale of existing.keys()) {
+      await queue.removeJobScheduler(stale);
+      report.removed += 1;
+    }
+    logger.info({ ...report }, 'digest schedulers reconciled');
+    return report;
+  } finally {
+    await redis.eval(RELEASE_LOCK, 1, lockKey, token);
+  }
+}

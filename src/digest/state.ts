@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import type { Cluster, Redis } from 'ioredis';
+import { z } from 'zod';
+import type { LastDigest } from './types.ts';
+
+/**
+ * What the digest keeps in Redis, per workspace and recipient channel: the last digest sent (the
+ * next one lists revisions and moves against it) and a record per local date of digests sent, so a
+ * re-run after a crash sends nothing twice. Both are written together, only after the channel
+ * confirmed the send (at-least-once: a process dying between the two can still send twice).
+ * Figures and ids only: nothing here is a secret or public free text.
+ */
+const DEFAULT_TTL_MS = 40 * 86_400_000;
+
+const money = z.object({ minor: z.number().int(), currency: z.string() });
+const lastDigestSchema = z.object({
+  version: z.literal(1),
+  day: z.string(),
+  builtAtMs: z.number(),
+  salesFrom: z.string().nullable(),
+  salesTo: z.string().nullable(),
+  sales: z.array(
+    z.object({
+      asin: z.string(),
+      marketplace: z.string(),
+      date: z.string(),
+      units: z.number().int(),
+      royalties: money,
+      adSpend: money,
+    }),
+  ),
+  keywordRanks: z.array(
+    z.object({ asin: z.string(), marketplace: z.string(), keyword: z.string(), rank: z.number().nullable() }),
+  ),
+  reviewIds: z.array(z.string()),
+});
+
+const RELEASE_LOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+
+export class DigestStateStore {
+  constructor(
+    private readonly redis: Redis | Cluster,
+    private readonly prefix: string,
+    private readonly ttlMs = DEFAULT_TTL_MS,
+  ) {}
+
+  private key(kind: 'last' | 'sent' | 'lock', workspace: string, channel: string, date?: string): string {
+    const base = `${this.prefix}:digest:${kind}:${workspace}:${channel}`;
+    return date === undefined ? base : `${base}:${date}`;
+  }
+
+  /** The last digest sent to this recipient, or null (none yet, or a record this version cannot read). */
+  async getLast(workspace: string, channel: string): Promise<LastDigest | null> {
+    const raw = await this.redis.get(this.key('last', workspace, channel));
+    if (raw === null) return null;
+    try {
+      const parsed = lastDigestSchema.safeParse(JSON.parse(raw));
+      return parsed.success ? parsed.data : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async wasSent(workspace: string, channel: string, date: string): Promise<boolean> {
+    return (await this.redis.exists(this.key('sent', workspace, channel, date))) === 1;
+  }
+
+  /**
+   * After a confirmed send: stores the digest as the last one and, for a scheduled digest, marks
+   * its local date as sent. One MULTI, so the two never disagree.
+   */
+  async recordSent(
+    workspace: string,
+    channel: string,
+    options: { last: LastDigest; atMs: number; localDate: string | null },
+  ): Promise<void> {
+    const multi = this.redis.multi();
+    multi.set(this.key('last', workspace, channel), JSON.stringify(options.last), 'PX', this.ttlMs);
+    if (options.localDate !== null)
+      multi.set(
+        this.key('sent', workspace, channel, options.localDate),
+        String(options.atMs),
+        'PX',
+        this.ttlMs,
+      );
+    const results = await multi.exec();
+    const failed = results?.find(([error]) => error !== null);
+    if (results === null || failed !== undefined) {
+      throw new Error(`storing the digest record failed: ${failed?.[0]?.message ?? 'transaction aborted'}`);
+    }
+  }
+
+  /**
+   * Keeps two processes (a retried job and a stalled one, or `digest --now` at the same moment)
+   * from building and sending the same recipient's digest at once. Returns a release function, or
+   * undefined when another holder has it.
+   */
+  async lock(workspace: string, channel: string, ttlMs: number): Promise<(() => Promise<void>) | undefined> {
+    const key = this.key('lock', workspace, channel);
+    const token = randomBytes(8).toString('hex');
+    const ok = await this.redis.set(key, token, 'PX', ttlMs, 'NX');
+    if (ok !== 'OK') return undefined;
+    return async () => {
+      await this.redis.eval(RELEASE_LOCK, 1, key, token);
+    };
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * The HTML part: inline CSS only (mail clients drop <style> blocks), every string escaped — titles,
+ * keywords and campaign ids come from the API and the public — and images by `cid:` with alt text.
+ */
+import type { DigestChart, DigestCharts } from './charts.ts';
+import {
+  amountsText,
+  dayNote,
+  FOOTNOTES,
+  factor,
+  keywordMoveText,
+  pairName,
+  plural,
+  QUIET_LINE,
+  rank,
+  rating,
+  reviewWhen,
+  revisionSummary,
+  revisionText,
+  salesMoverText,
+  stars,
+} from './format.ts';
+import { LIST_LIMIT } from './template-text.ts';
+import type { DigestFigures } from './types.ts';
+
+const HTML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c);
+}
+
+const S = {
+  body: 'margin:0;padding:16px;background:#f5f5f4;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;color:#1c1917;font-size:14px;line-height:1.45',
+  card: 'max-width:680px;margin:0 auto;background:#ffffff;border-radius:8px;padding:20px',
+  h1: 'font-size:18px;margin:0 0 4px 0',
+  h2: 'font-size:15px;margin:20px 0 6px 0;border-bottom:1px solid #e7e5e4;padding-bottom:4px',
+  muted: 'color:#78716c;font-size:12px',
+  quiet: 'background:#ecfdf5;color:#065f46;padding:10px;border-radius:6px;margin:12px 0',
+  warn: 'background:#fef3c7;color:#92400e;padding:10px;border-radius:6px;margin:8px 0',
+  table: 'border-collapse:collapse;width:100%;font-size:13px',
+  th: 'text-align:left;padding:4px 6px;border-bottom:1px solid #e7e5e4;color:#57534e;font-weight:600',
+  td: 'padding:4px 6px;border-bottom:1px solid #f5f5f4;vertical-align:top',
+  num: 'padding:4px 6px;border-bottom:1px solid #f5f5f4;text-align:right;white-space:nowrap',
+  li: 'margin:2px 0',
+};
+
+const esc = escapeHtml;
+
+function img(chart: DigestChart | undefined): string {
+  if (chart === undefined) return '';
+  return `<img src="cid:${esc(chart.cid)}" alt="${esc(chart.alt)}" width="240" height="48" style="display:block;border:0">`;
+}
+
+function list<T>(items: readonly T[], text: (item: T) => string, limit = LIST_LIMIT): string {
+  const rows = items.slice(0, limit).map((item) => `<li style="${S.li}">${esc(text(item))}</li>`);
+  if (items.length > limit) rows.push(`<li style="${S.li}">… and ${items.length - limit} more</li>`);
+  return `<ul style="margin:4px 0;padding-left:20px">${rows.join('')}</ul>`;
+}
+
+function cells(values: readonly string[], style = S.td): string {
+  return values.map((v) => `<td style="${style}">${esc(v)}</td>`).join('');
+}
+
+function salesHtml(f: DigestFigures, charts: DigestCharts): string {
+  const s = f.sales;
+  if (s.status === 'off') return '';
+  let out = `<h2 style="${S.h2}">Sales — ${esc(f.dayLabel)}</h2>`;
+  if (s.status === 'unavailable') {
+    return `${out}<p style="${S.warn}">Sales data unavailable (${esc(s.reason)}). No figures are shown rather than zeros.</p>`;
+  }
+  if (s.totals.length === 0)
+    out += `<p style="${S.warn}">No data: the API returned no sales figures for ${esc(s.dates[0] ?? '')} to ${esc(f.day)}.</p>`;
+  for (const t of s.totals) {
+    const y =
+      t.yesterday === null
+        ? 'no data'
+        : `${t.yesterday.provisional ? '* ' : ''}${amountsText(t.yesterday, t.currency)}`;
+    const w =
+      t.week === null ? 'no data' : `${t.week.provisional ? '* ' : ''}${amountsText(t.week, t.currency)}`;
+    out += `<table style="${S.table};margin-top:8px"><tr><th style="${S.th}" colspan="2">${esc(t.currency)}</th></tr>`;
+    out += `<tr>${cells([f.dayLabel, y])}</tr><tr>${cells(['7 days', w])}</tr>`;
+    out += `<tr><td style="${S.td}" colspan="2">${img(charts.royalties.get(t.currency))}</td></tr></table>`;
+  }
+  if (s.missingYesterday.length > 0) {
+    out += `<p style="${S.warn}">No data for ${esc(f.dayLabel)} (not 0 — the API returned no figures): ${esc(s.missingYesterday.map((p) => `${p.asin} ${p.marketplace}`).join(', '))}</p>`;
+  }
+  const head = ['Title', f.dayLabel, '7 days'].map((h) => `<th style="${S.th}">${esc(h)}</th>`).join('');
+  const rows = s.pairs.map((p) => {
+    const y =
+      p.yesterday === null
+        ? 'no data'
+        : `${p.yesterday.provisional ? '* ' : ''}${amountsText(p.yesterday, p.currency)}`;
+    const days =
+      p.week !== null && p.week.daysWithData < 7 ? ` (${p.week.daysWithData} of 7 days with data)` : '';
+    const w =
+      p.week === null
+        ? 'no data'
+        : `${p.week.provisional ? '* ' : ''}${amountsText(p.week, p.currency)}${days}`;
+    return `<tr>${cells([pairName(p, p.title), y, w])}</tr>`;
+  });
+  out += `<table style="${S.table};margin-top:12px"><tr>${head}</tr>${rows.join('')}</table>`;
+  if (s.movers.length > 0)
+    out += `<p style="margin:10px 0 0 0"><b>Sales movers</b> (vs the daily average of the 7 days before)</p>${list(s.movers, salesMoverText)}`;
+  if (s.revisions.length > 0) {
+    out += `<p style="margin:10px 0 0 0"><b>Revisions since the last digest</b><br>${esc(revisionSummary(s.revisionTotals))}</p>`;
+    out += list(s.revisions, revisionText, 30);
+  }
+  return out;
+}
+
+function ranksHtml(f: DigestFigures, charts: DigestCharts): string {
+  let out = '';
+  if (f.bsr.books.length > 0) {
+    out += `<h2 style="${S.h2}">Best-seller rank</h2><p style="${S.muted}">Median of the local day vs the day before; charts: two days hourly, up is better.</p>`;
+    if (f.bsr.movers.length === 0) out += '<p>No BSR moves of ×1.25 or more.</p>';
+    else
+      out += list(
+        f.bsr.movers,
+        (l) =>
+          `${pairName(l, l.title)}: ${rank(l.dayBeforeMedian)} → ${rank(l.yesterdayMedian)} (${factor(l.change ?? 0)})`,
+      );
+    const rows = f.bsr.books
+      .filter((l) => charts.bsr.has(`${l.asin}|${l.marketplace}`))
+      .map(
+        (l) =>
+          `<tr>${cells([pairName(l, l.title), rank(l.yesterdayMedian)])}<td style="${S.td}">${img(charts.bsr.get(`${l.asin}|${l.marketplace}`))}</td></tr>`,
+      );
+    if (rows.length > 0) out += `<table style="${S.table}">${rows.join('')}</table>`;
+  }
+  const k = f.keywords;
+  if (k.tracked > 0) {
+    out += `<h2 style="${S.h2}">Keyword ranks</h2><p style="${S.muted}">${esc(plural(k.tracked, 'tracked keyword'))}, compared with the last digest.</p>`;
+    if (k.baseline) out += '<p>First digest: ranks recorded; moves are reported from the next digest on.</p>';
+    else if (k.movers.length + k.entered.length + k.left.length === 0)
+      out += '<p>No keyword moves worth reporting.</p>';
+    if (k.movers.length > 0)
+      out += `<p style="margin:6px 0 0 0"><b>Moved</b></p>${list(k.movers, keywordMoveText)}`;
+    if (k.entered.length > 0)
+      out += `<p style="margin:6px 0 0 0"><b>Now ranked</b></p>${list(k.entered, keywordMoveText, 5)}`;
+    if (k.left.length > 0)
+      out += `<p style="margin:6px 0 0 0"><b>No longer ranked</b></p>${list(k.left, keywordMoveText, 5)}`;
+  }
+  return out;
+}
+
+function reviewsHtml(f: DigestFigures): string {
+  if (f.arc.length === 0) return '';
+  const r = f.reviews;
+  const since = r.since === 'last_digest' ? 'since the last digest' : `published ${f.dayLabel}`;
+  let out = `<h2 style="${S.h2}">New reviews ${esc(since)}: ${r.items.length}${r.items.length > 0 ? `, average ${esc(rating(r.averageRating))}` : ''}</h2>`;
+  if (r.items.length > 0) {
+    out += list(r.items, (item) => {
+      const book = item.title === null ? item.asin : `“${item.title}” (${item.asin})`;
+      return `${stars(item.rating)} ${item.rating}/5 on ${item.platform} — ${book}, ${item.campaignId}, ${reviewWhen(item.publishedAt, f.timeZone)}`;
+    });
+  }
+  if (r.unpolled.length > 0) out += `<p style="${S.muted}">Not polled yet: ${esc(r.unpolled.join(', '))}</p>`;
+  const head = ['Campaign', 'Invited', 'Reviews', 'Rate', 'Average']
+    .map((h) => `<th style="${S.th}">${h}</th>`)
+    .join('');
+  const rows = f.arc.map((c) => {
+    const name = c.asin === null ? c.campaignId : `${c.campaignId} (${c.asin})`;
+    return `<tr>${cells([name])}${cells(
+      [
+        c.invites === null ? 'not recorded' : String(c.invites),
+        c.reviews === null ? 'no data yet' : String(c.reviews),
+        c.ratePct === null ? '—' : `${Math.round(c.ratePct)}%`,
+        rating(c.averageRating),
+      ],
+      S.num,
+    )}</tr>`;
+  });
+  return `${out}<h2 style="${S.h2}">ARC campaigns: invites vs reviews</h2><table style="${S.table}"><tr>${head}</tr>${rows.join('')}</table>`;
+}
+
+export function renderHtml(f: DigestFigures, charts: DigestCharts, subject: string): string {
+  const quiet = f.quiet ? `<p style="${S.quiet}">${esc(QUIET_LINE)}</p>` : '';
+  const notes = FOOTNOTES.map((n) => `<p style="${S.muted};margin:4px 0">${esc(n)}</p>`).join('');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${esc(subject)}</title></head><body style="${S.body}"><div style="${S.card}"><h1 style="${S.h1}">Daily digest for ${esc(f.workspace)}</h1><p style="${S.muted};margin:0">${esc(`${f.dayLabel} ${f.day.slice(0, 4)} · ${f.timeZone}${dayNote(f)}`)}</p>${quiet}${salesHtml(f, charts)}${ranksHtml(f, charts)}${reviewsHtml(f)}<hr style="border:0;border-top:1px solid #e7e5e4;margin:20px 0 8px 0">${notes}</div></body></html>`;
+}

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import {
+  digestCharts,
+  downsample,
+  renderPng,
+  sparklineSvg,
+  unicodeSparkline,
+} from '../../src/digest/charts.ts';
+import { computeFigures } from '../../src/digest/figures.ts';
+import { escapeHtml, renderDigest } from '../../src/digest/template.ts';
+import { A, book, campaign, HOUR, hourly, inputs, keywordObs, lastDigest, review, row } from './fixtures.ts';
+
+const DAY = '2026-11-21';
+const NOW = Date.UTC(2026, 10, 22, 7);
+
+function pngSize(png: Buffer): { width: number; height: number } {
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}
+
+describe('digest charts', () => {
+  it('draws unicode sparklines with gaps for no data, ranks inverted (up is better)', () => {
+    expect(unicodeSparkline([1, 2, null, 8])).toBe('▁▂·█');
+    expect(unicodeSparkline([10, 100, 1000], { log: true, invert: true })).toBe('█▅▁');
+    expect(unicodeSparkline([null, null])).toBe('··');
+    expect(unicodeSparkline([5, 5])).toBe('▅▅');
+    expect(downsample([1, 2, 3, 4, null, null], 3)).toEqual([1.5, 3.5, null]);
+  });
+
+  it('renders small PNGs from the SVG, splitting the line at gaps', () => {
+    const svg = sparklineSvg([3, 1, null, 2, 5], { invert: true });
+    expect(svg.match(/<polyline/g)).toHaveLength(2);
+    const png = renderPng(svg);
+    expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    expect(pngSize(png)).toEqual({ width: 240, height: 48 });
+    expect(png.length).toBeLessThan(4_000);
+    // Inverted: the best (lowest) value is drawn at the top (small y).
+    const [first, second] = /points="([^"]+)"/.exec(svg)?.[1]?.split(' ') ?? [];
+    expect(Number(first?.split(',')[1])).toBeGreaterThan(Number(second?.split(',')[1]));
+  });
+
+  it('makes one royalty chart per currency and BSR charts with alt text and a text fallback', () => {
+    const rows = [
+      row(A, 'US', DAY, 1, '3.00'),
+      row(A, 'UK', DAY, 1, '2.00'),
+      row(A, 'US', '2026-11-19', 1, '1.00'),
+    ];
+    const figures = computeFigures(
+      inputs({
+        day: DAY,
+        nowMs: NOW,
+        sales: { status: 'ok', rows, from: '2026-11-14', to: DAY, requests: 1 },
+        books: [book(A, 'US', hourly(Date.UTC(2026, 10, 20), [900, 800, 700, null, 600]))],
+      }),
+    );
+    const charts = digestCharts(figures);
+    expect([...charts.royalties.keys()]).toEqual(['GBP', 'USD']);
+    const usd = charts.royalties.get('USD');
+    expect(usd?.alt).toBe(
+      'Daily royalties in USD, 2026-11-15 to 2026-11-21 (2 of 7 days with data): no data, no data, no data, no data, 1.00, no data, 3.00',
+    );
+    expect(usd?.text).toBe('····▁·█');
+    const bsr = charts.bsr.get(`${A}|US`);
+    expect(bsr?.cid).toBe(`bsr-${A}-US@shelfwatch`);
+    expect(bsr?.alt).toContain('higher is better: #900 to #600');
+    expect(bsr?.text).toBe('▁▃▅·█');
+  });
+});
+
+describe('digest templates', () => {
+  it('escapes every untrusted string in the HTML and references each image by cid with alt text', () => {
+    const evil = '<img src=x onerror=alert(1)> & "Co"';
+    const figures = computeFigures(
+      inputs({
+        day: DAY,
+        nowMs: NOW,
+        sales: {
+          status: 'ok',
+          rows: [row(A, 'US', DAY, 1, '3.00')],
+          from: '2026-11-14',
+          to: DAY,
+          requests: 1,
+        },
+        books: [book(A, 'US', hourly(Date.UTC(2026, 10, 20), Array(48).fill(100)), evil)],
+        keywords: [keywordObs(A, { '<b>bold</b>': 9 })],
+        campaigns: [
+          {
+            campaignId: 'arc<script>',
+            invites: 1,
+            reviews: campaign('arc<script>', [review('r9', A, 1, NOW - HOUR)]),
+          },
+        ],
+        previous: lastDigest({
+          keywordRanks: [{ asin: A, marketplace: 'US', keyword: '<b>bold</b>', rank: 40 }],
+        }),
+      }),
+    );
+    const { html, text } = renderDigest(figures, digestCharts(figures));
+    expect(html).not.toContain('<img src=x');
+    expect(html).not.toContain('<b>bold</b>');
+    expect(html).not.toContain('arc<script>');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt; &amp; &quot;Co&quot;');
+    expect(html).toContain('&lt;b&gt;bold&lt;/b&gt;');
+    const cids = [...html.matchAll(/<img src="cid:([^"]+)" alt="([^"]+)"/g)];
+    expect(cids.map((m) => m[1]).sort()).toEqual([`bsr-${A}-US@shelfwatch`, 'royalties-USD@shelfwatch']);
+    expect(cids.every((m) => (m[2] ?? '').length > 20)).toBe(true);
+    // The text part carries the same untrusted text, unescaped (it is not HTML).
+    expect(text).toContain(evil);
+    expect(escapeHtml(`'`)).toBe('&#39;');
+  });
+});
