@@ -12,6 +12,7 @@ import {
   processAdmit,
   processFlush,
 } from '../src/deliver/processor.ts';
+import type { DeliveryOutcome, Metrics } from '../src/ops/metrics.ts';
 import { type Clock, realDelayMs } from '../src/util/clock.ts';
 
 export interface DeliverWorkerOptions {
@@ -21,6 +22,7 @@ export interface DeliverWorkerOptions {
   deps: DeliveryDeps;
   clock: Clock;
   shutdownSignal: AbortSignal;
+  metrics?: Metrics;
 }
 
 /** A flush parked more often than this (a channel answering 429 for hours) fails into the dead letters. */
@@ -40,14 +42,27 @@ export function startDeliverWorker(
           ? options.shutdownSignal
           : AbortSignal.any([jobSignal, options.shutdownSignal]);
       const flush = job as Job<FlushJobData & { deferrals?: number }>;
+      const count = (outcome: DeliveryOutcome, alerts = 0) =>
+        options.metrics?.delivery(flush.data.channelId, outcome, alerts);
       try {
-        return await processFlush(deps, flush.data, signal);
+        const result = await processFlush(deps, flush.data, signal);
+        count(result.status, result.status === 'sent' ? result.alerts : 0);
+        return result;
       } catch (error) {
-        if (error instanceof PermanentDeliveryError) throw new UnrecoverableError(error.message);
-        if (!(error instanceof FlushDeferredError)) throw error;
+        if (error instanceof PermanentDeliveryError) {
+          count('rejected');
+          throw new UnrecoverableError(error.message);
+        }
+        if (!(error instanceof FlushDeferredError)) {
+          count('failed');
+          throw error;
+        }
         const deferrals = (flush.data.deferrals ?? 0) + 1;
-        if (deferrals > MAX_DEFERRALS)
+        if (deferrals > MAX_DEFERRALS) {
+          count('rejected');
           throw new UnrecoverableError(`deferred ${MAX_DEFERRALS} times: ${error.reason}`);
+        }
+        count('deferred');
         await flush.updateData({ ...flush.data, deferrals });
         // Parked, not failed: waiting for a slot or a Retry-After never spends an attempt.
         await flush.moveToDelayed(Date.now() + realDelayMs(clock, error.untilMs - clock.now()), token);

@@ -1,6 +1,7 @@
 import { DelayedError, type Job, Worker } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import { POLL_QUEUE } from '../src/app/queues.ts';
+import type { Metrics, PollOutcome } from '../src/ops/metrics.ts';
 import {
   PollDeferredError,
   type PollDeps,
@@ -23,6 +24,7 @@ export interface PollWorkerOptions {
    * next job comes sooner, and a month of parked polls must not pile up behind an exhausted quota.
    */
   maxDeferMs?: number;
+  metrics?: Metrics;
 }
 
 export type PollJobResult = PollResult | { status: 'skipped'; retryAtMs: number; reason: string };
@@ -43,16 +45,27 @@ export function startPollWorker(options: PollWorkerOptions): Worker<PollJobData,
         jobSignal === undefined
           ? options.shutdownSignal
           : AbortSignal.any([jobSignal, options.shutdownSignal]);
+      const kind = deps.registry.target(job.data.workspace, job.data.targetId)?.kind ?? 'unknown';
+      const count = (outcome: PollOutcome) => options.metrics?.poll(job.data.workspace, kind, outcome);
+      options.metrics?.pollLag((Date.now() - scheduledTimeOf(job)) / 1_000);
       try {
-        return await processPoll(deps, job.data, {
+        const result = await processPoll(deps, job.data, {
           signal,
           pollTimeMs: clockTimeOfReal(clock, scheduledTimeOf(job)),
         });
+        count(result.status);
+        return result;
       } catch (error) {
-        if (!(error instanceof PollDeferredError)) throw error;
+        if (!(error instanceof PollDeferredError)) {
+          count('failed');
+          throw error;
+        }
         const delay = realDelayMs(clock, error.retryAtMs - clock.now());
-        if (delay > maxDeferMs)
+        if (delay > maxDeferMs) {
+          count('skipped');
           return { status: 'skipped', retryAtMs: error.retryAtMs, reason: error.reason };
+        }
+        count('deferred');
         // Parked, not failed: a deferral never spends one of the job's attempts.
         await job.moveToDelayed(Date.now() + delay, token);
         throw new DelayedError();

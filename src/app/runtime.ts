@@ -1,4 +1,4 @@
-import { Queue } from 'bullmq';
+import { Queue, type Worker } from 'bullmq';
 import type { Dispatcher } from 'undici';
 import { type AnalyticsClient, createAnalyticsClient } from '../api/index.ts';
 import type { Plan } from '../budget/planner.ts';
@@ -25,7 +25,8 @@ import { ChannelPacer } from '../deliver/pacing.ts';
 import type { ChannelSettings, DeliveryDeps } from '../deliver/processor.ts';
 import { createRouter } from '../deliver/routing.ts';
 import type { Logger } from '../ops/logger.ts';
-import type { PollDeps, PollJobData } from '../poll/processor.ts';
+import { budgetSource, channelSource, Metrics, queueSource, whenReady } from '../ops/metrics.ts';
+import type { AlertSink, PollDeps, PollJobData } from '../poll/processor.ts';
 import { type ReconcileReport, reconcileSchedulers } from '../poll/reconciler.ts';
 import { ConfigTargetRegistry } from '../poll/registry.ts';
 import { planWorkspace, schedulesFromPlan } from '../poll/schedule.ts';
@@ -76,6 +77,11 @@ export class Runtime {
   readonly notifiers: Map<string, Notifier>;
   /** One pooled SMTP transport per URL, shared by email channels and the digest. */
   readonly smtp: SmtpPool;
+  readonly metrics: Metrics;
+  /** Workers started in this process (for readiness and metrics). */
+  readonly workers: Worker[] = [];
+  /** Queues whose depths /metrics reports; the digest queue joins when its worker starts. */
+  readonly metricQueues: Record<string, Queue> = {};
   readonly pollDeps: PollDeps;
   readonly deliveryDeps: DeliveryDeps;
   private readonly clients = new Map<string, AnalyticsClient>();
@@ -100,6 +106,31 @@ export class Runtime {
       prefix: this.prefix,
     });
     this.channelHealth = new ChannelHealth(this.redis, this.prefix);
+    this.metricQueues[POLL_QUEUE] = this.pollQueue;
+    this.metricQueues[DELIVER_QUEUE] = this.deliverQueue;
+    // Scrapes during a Redis outage must not pile up commands behind the reconnect.
+    const up = () => this.redis.status === 'ready';
+    this.metrics = new Metrics({
+      version: options.version,
+      sources: {
+        budget: whenReady(
+          up,
+          budgetSource(
+            this.budget,
+            config.workspaces.map((ws) => ({ id: ws.id, limits: pollLimits(ws) })),
+          ),
+        ),
+        queues: whenReady(up, queueSource(this.metricQueues)),
+        channels: whenReady(
+          up,
+          channelSource(
+            config.channels.map((c) => c.id),
+            (id) => this.channelHealth.disabledReason(id),
+          ),
+        ),
+        workersRunning: () => this.workers.filter((w) => w.isRunning() && !w.isPaused()).length,
+      },
+    });
     const router = createRouter(config);
     const delivery = options.delivery ?? DEFAULT_DELIVERY_SETTINGS;
     this.smtp = createSmtpPool();
@@ -115,7 +146,7 @@ export class Runtime {
       store: this.store,
       budget: this.budget,
       registry: this.registry,
-      alerts: new QueueAlertSink(this.deliverQueue, router, delivery),
+      alerts: countingSink(new QueueAlertSink(this.deliverQueue, router, delivery), this.metrics),
       clock: this.clock,
       logger: logger.child({ component: 'poll' }),
     };
@@ -205,6 +236,16 @@ export class Runtime {
       version: this.version,
       now: () => this.clock.now(),
       beforeRequest,
+      onResponse: (res) => {
+        this.metrics.apiRequest(ws.id, res.endpoint, res.status, res.durationMs);
+        // The API's own count wins when ours is lower (Redis lost its data, another tool shares the key).
+        const { quotaLimit, quotaRemaining } = res.rateLimit;
+        if (quotaLimit !== undefined && quotaRemaining !== undefined && quotaLimit >= quotaRemaining) {
+          this.budget.syncMonthUsed(ws.id, quotaLimit - quotaRemaining).catch((error: unknown) => {
+            this.logger.warn({ workspace: ws.id, err: error }, 'could not sync the month count with the API');
+          });
+        }
+      },
       ...(extra.dispatcher === undefined ? {} : { dispatcher: extra.dispatcher }),
       ...(extra.timeouts === undefined ? {} : { timeouts: extra.timeouts }),
       ...(extra.transientRetryDelayMs === undefined
@@ -257,5 +298,17 @@ export function pollLimits(ws: WorkspaceConfig): BudgetLimits {
     perMinute: ws.plan.perMinute,
     perMonth: ws.plan.perMonth,
     monthCeiling: Math.floor(ws.plan.perMonth * (1 - ws.reserve)),
+  };
+}
+
+/** Counts alerts by kind as they are handed to delivery. */
+function countingSink(sink: AlertSink, metrics: Metrics): AlertSink {
+  return {
+    async enqueue(alerts) {
+      await sink.enqueue(alerts);
+      const byKind = new Map<string, number>();
+      for (const alert of alerts) byKind.set(alert.kind, (byKind.get(alert.kind) ?? 0) + 1);
+      for (const [kind, count] of byKind) metrics.alerts(kind, count);
+    },
   };
 }

@@ -29,6 +29,7 @@ export async function startWorkers(
     deps: runtime.deliveryDeps,
     clock: runtime.clock,
     shutdownSignal: shutdown.signal,
+    metrics: runtime.metrics,
   });
   const poll = startPollWorker({
     connection,
@@ -37,6 +38,7 @@ export async function startWorkers(
     deps: runtime.pollDeps,
     clock: runtime.clock,
     shutdownSignal: shutdown.signal,
+    metrics: runtime.metrics,
   });
   for (const [name, worker] of [
     ['deliver', deliver],
@@ -52,6 +54,8 @@ export async function startWorkers(
   }
   // Released in reverse: poll stops taking jobs first, then deliveries finish what polls enqueued.
   const digest = startDigest(runtime, { smtp: runtime.smtp, shutdownSignal: shutdown.signal });
+  runtime.workers.push(poll, deliver, digest.worker);
+  runtime.metricQueues.digest = digest.queue;
   shutdown.add('deliver worker', () => deliver.close());
   shutdown.add('digest worker', () => digest.close());
   shutdown.add('poll worker', () => poll.close());

@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import { Runtime } from '../app/runtime.ts';
 import { startWorkers } from '../app/start.ts';
-import { createLogger } from '../ops/logger.ts';
+import { readinessChecks, startOpsServer } from '../ops/http-server.ts';
+import { createLogger, type Logger } from '../ops/logger.ts';
 import { Shutdown } from '../ops/shutdown.ts';
+import { checkRedis } from '../ops/startup-checks.ts';
 import { CliError } from './errors.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { VERSION } from './version.ts';
@@ -31,6 +33,17 @@ export async function connectRuntime(runtime: Runtime): Promise<void> {
   }
 }
 
+/** Redis too old stops start-up; a risky eviction policy only warns. */
+async function checkRedisOrThrow(runtime: Runtime, logger: Logger): Promise<void> {
+  const report = await checkRedis(runtime.redis);
+  for (const problem of report.problems) logger[problem.level]({ redis: report.found }, problem.message);
+  if (!report.ok) {
+    await runtime.close();
+    const errors = report.problems.filter((p) => p.level === 'error').map((p) => p.message);
+    throw new CliError(errors.join('; '));
+  }
+}
+
 export function registerRunCommand(program: Command): void {
   program
     .command('run')
@@ -56,8 +69,38 @@ at a time reconciles the poll schedulers.`,
       const logger = createLogger({ level: options.logLevel, pretty: process.stdout.isTTY === true });
       const runtime = new Runtime({ config, logger, version: VERSION });
       await connectRuntime(runtime);
+      await checkRedisOrThrow(runtime, logger);
       const shutdown = new Shutdown(logger);
       shutdown.add('runtime', () => runtime.close());
+      const server = await startOpsServer({
+        host: config.server.host,
+        port: config.server.port,
+        metrics: runtime.metrics,
+        readiness: readinessChecks({
+          redis: async () => {
+            if (runtime.redis.status !== 'ready') throw new Error(`connection ${runtime.redis.status}`);
+            await runtime.redis.ping();
+          },
+          workers: () => {
+            const running = runtime.workers.filter((w) => w.isRunning() && !w.isPaused()).length;
+            if (running === 0 || running < runtime.workers.length) {
+              throw new Error(`${running} of ${runtime.workers.length} workers running`);
+            }
+          },
+        }),
+      }).catch((cause: unknown) => {
+        // Several workers on one host would clash on the port: the worker still runs, and the
+        // missing endpoint is said loudly (set server.port per process, or 0 for any free port).
+        logger.error(
+          { host: config.server.host, port: config.server.port, err: cause },
+          'health and metrics server not started; set server.port',
+        );
+        return undefined;
+      });
+      if (server !== undefined) {
+        logger.info({ url: server.url }, 'health and metrics listening');
+        shutdown.add('ops server', () => server.close());
+      }
       shutdown.onSignals();
       await startWorkers(runtime, shutdown);
       logger.info(

@@ -1,0 +1,279 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { BudgetLimits, BudgetUsage } from '../budget/request-budget.ts';
+import { withTimeout } from './startup-checks.ts';
+
+/** A poll job's end: the processor's statuses, plus `deferred` (parked) and `failed` (threw). */
+export type PollOutcome =
+  | 'ok'
+  | 'no_data'
+  | 'error'
+  | 'stale'
+  | 'duplicate'
+  | 'skipped'
+  | 'deferred'
+  | 'failed';
+/** A flush job's end: `failed` is retried while attempts remain; `rejected` is a dead letter at once. */
+export type DeliveryOutcome = 'sent' | 'empty' | 'deferred' | 'failed' | 'rejected';
+export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
+export type QueueState = (typeof QUEUE_STATES)[number];
+
+export interface BudgetSample {
+  workspace: string;
+  minuteUsed: number;
+  monthUsed: number;
+  /** Left under the background ceiling (quota minus reserve); absent when unknown. */
+  monthRemaining?: number;
+  paused: boolean;
+}
+export interface QueueSample {
+  queue: string;
+  counts: Partial<Record<QueueState, number>>;
+}
+export interface ChannelSample {
+  channel: string;
+  disabled: boolean;
+}
+
+export type Source<T> = () => T | Promise<T>;
+
+/** Read at every scrape; each one is optional and may fail on its own. */
+export interface MetricsSources {
+  budget?: Source<readonly BudgetSample[]>;
+  queues?: Source<readonly QueueSample[]>;
+  channels?: Source<readonly ChannelSample[]>;
+  workersRunning?: Source<number>;
+}
+
+export interface MetricsOptions {
+  sources?: MetricsSources;
+  /** A source slower than this is skipped for that scrape (Redis down must not hang /metrics). */
+  collectTimeoutMs?: number;
+  /** Process metrics (CPU, memory, event loop, GC); tests may turn them off. Default true. */
+  defaultMetrics?: boolean;
+  /** Exported as `shelfwatch_build_info{version}` so mixed versions show during an upgrade. */
+  version?: string;
+}
+
+const PREFIX = 'shelfwatch_';
+
+function families(registry: Registry) {
+  const registers = [registry];
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Counter({ name: PREFIX + name, help, labelNames, registers });
+  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Gauge({ name: PREFIX + name, help, labelNames, registers });
+  return {
+    apiRequests: counter('api_requests_total', 'Responses of the Publishing Analytics API.', [
+      'workspace',
+      'endpoint',
+      'status',
+    ]),
+    apiDuration: new Histogram({
+      name: `${PREFIX}api_request_duration_seconds`,
+      help: 'Time from sending an API request to its response.',
+      labelNames: ['workspace', 'endpoint'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    polls: counter('polls_total', 'Poll jobs by outcome.', ['workspace', 'kind', 'outcome']),
+    pollLag: new Histogram({
+      name: `${PREFIX}poll_lag_seconds`,
+      help: 'Start of a poll job minus its scheduled time.',
+      // Up to hours: a poll deferred by the budget waits for the next window, or the next month.
+      buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600, 14_400],
+      registers,
+    }),
+    alerts: counter('alerts_total', 'Alerts raised by the rules.', ['kind']),
+    deliveries: counter('deliveries_total', 'Flush jobs (one message each) by outcome.', [
+      'channel',
+      'outcome',
+    ]),
+    deliveredAlerts: counter('delivered_alerts_total', 'Alerts in messages a channel confirmed.', [
+      'channel',
+    ]),
+    budgetMinuteUsed: gauge('budget_minute_used', 'Requests in the sliding minute window.', ['workspace']),
+    budgetMonthUsed: gauge('budget_month_used', 'Requests counted this UTC month.', ['workspace']),
+    budgetMonthRemaining: gauge('budget_month_remaining', 'Left this month for polls.', ['workspace']),
+    budgetPaused: gauge('budget_paused', '1 while the workspace is paused.', ['workspace']),
+    queueJobs: gauge('queue_jobs', 'Jobs in each queue by state.', ['queue', 'state']),
+    channelDisabled: gauge('channel_disabled', '1 when a channel was disabled for good.', ['channel']),
+    workersRunning: gauge('workers_running', 'BullMQ workers of this process taking jobs.', []),
+    buildInfo: gauge('build_info', 'Always 1; the label tells which release runs.', ['version']),
+  };
+}
+
+/**
+ * The process's Prometheus metrics, in a registry of its own so that tests (and library users)
+ * never share or collide on prom-client's global one. Recording methods never throw: a metric must
+ * not be able to fail a poll or a delivery.
+ */
+export class Metrics {
+  private readonly registry = new Registry();
+  private readonly m = families(this.registry);
+  private readonly sources: MetricsSources;
+  private readonly collectTimeoutMs: number;
+
+  constructor(options: MetricsOptions = {}) {
+    this.sources = options.sources ?? {};
+    this.collectTimeoutMs = options.collectTimeoutMs ?? 2_000;
+    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
+    if (options.version !== undefined) this.m.buildInfo.set({ version: options.version }, 1);
+    // A gauge without labels starts at 0; until its source answers it must show nothing, not 0.
+    this.m.workersRunning.remove();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** One API response: `endpoint` is the template (`GET /v1/books/{asin}`), never the path. */
+  apiRequest(workspace: string, endpoint: string, status: number | string, durationMs?: number): void {
+    this.m.apiRequests.inc({ workspace, endpoint, status: String(status) });
+    if (durationMs !== undefined && Number.isFinite(durationMs) && durationMs >= 0) {
+      this.m.apiDuration.observe({ workspace, endpoint }, durationMs / 1000);
+    }
+  }
+
+  poll(workspace: string, kind: string, outcome: PollOutcome): void {
+    this.m.polls.inc({ workspace, kind, outcome });
+  }
+
+  pollLag(seconds: number): void {
+    // Hosts' clocks disagree a little; a negative lag is that, not a job run early.
+    if (Number.isFinite(seconds)) this.m.pollLag.observe(Math.max(0, seconds));
+  }
+
+  alerts(kind: string, count: number): void {
+    if (Number.isFinite(count) && count > 0) this.m.alerts.inc({ kind }, count);
+  }
+
+  /** `alerts` counts only when the channel confirmed the message (`sent`). */
+  delivery(channel: string, outcome: DeliveryOutcome, alerts = 0): void {
+    this.m.deliveries.inc({ channel, outcome });
+    if (outcome === 'sent' && Number.isFinite(alerts) && alerts > 0) {
+      this.m.deliveredAlerts.inc({ channel }, alerts);
+    }
+  }
+
+  /** The exposition text; reads every source first. */
+  async text(): Promise<string> {
+    const [budget, queues, channels, workers] = await Promise.all([
+      this.read(this.sources.budget),
+      this.read(this.sources.queues),
+      this.read(this.sources.channels),
+      this.read(this.sources.workersRunning),
+    ]);
+    const m = this.m;
+    // From here to metrics() nothing awaits, so a concurrent scrape cannot interleave its values.
+    const budgetGauges = [m.budgetMinuteUsed, m.budgetMonthUsed, m.budgetMonthRemaining, m.budgetPaused];
+    this.fill(budgetGauges, budget, (rows) => {
+      for (const row of rows) {
+        const labels = { workspace: row.workspace };
+        m.budgetMinuteUsed.set(labels, row.minuteUsed);
+        m.budgetMonthUsed.set(labels, row.monthUsed);
+        if (row.monthRemaining !== undefined) m.budgetMonthRemaining.set(labels, row.monthRemaining);
+        m.budgetPaused.set(labels, row.paused ? 1 : 0);
+      }
+    });
+    this.fill([m.queueJobs], queues, (rows) => {
+      for (const row of rows) {
+        for (const state of QUEUE_STATES) {
+          const count = row.counts[state];
+          if (count !== undefined) m.queueJobs.set({ queue: row.queue, state }, count);
+        }
+      }
+    });
+    this.fill([m.channelDisabled], channels, (rows) => {
+      for (const row of rows) m.channelDisabled.set({ channel: row.channel }, row.disabled ? 1 : 0);
+    });
+    this.fill([m.workersRunning], workers, (count) => m.workersRunning.set(count));
+    return this.registry.metrics();
+  }
+
+  private async read<T>(source: Source<T> | undefined): Promise<{ value: T } | undefined> {
+    if (source === undefined) return undefined;
+    try {
+      const value = await withTimeout(
+        Promise.resolve().then(source),
+        this.collectTimeoutMs,
+        'metrics source',
+      );
+      return { value };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Replaces the gauges' values; a source that failed leaves them empty rather than stale. */
+  private fill<T>(gauges: readonly Gauge[], read: { value: T } | undefined, apply: (value: T) => void): void {
+    const clear = () => {
+      for (const gauge of gauges) {
+        gauge.reset();
+        // reset() gives a label-less gauge a 0 sample again; "unknown" must not read as 0 workers.
+        if (gauge === this.m.workersRunning) gauge.remove();
+      }
+    };
+    clear();
+    if (read === undefined) return;
+    try {
+      apply(read.value);
+    } catch {
+      clear();
+    }
+  }
+}
+
+/** Budget source: `usage()` of each workspace, with the limits its background polls use. */
+export function budgetSource(
+  budget: { usage(workspace: string, limits?: BudgetLimits): Promise<BudgetUsage> },
+  workspaces: readonly { id: string; limits: BudgetLimits }[],
+): Source<BudgetSample[]> {
+  return () =>
+    Promise.all(
+      workspaces.map(async ({ id, limits }) => {
+        const usage = await budget.usage(id, limits);
+        return {
+          workspace: id,
+          minuteUsed: usage.minuteUsed,
+          monthUsed: usage.monthUsed,
+          ...(usage.monthRemaining === undefined ? {} : { monthRemaining: usage.monthRemaining }),
+          paused: usage.pausedUntilMs !== null,
+        };
+      }),
+    );
+}
+
+/** Queue source: BullMQ's `getJobCounts` of each named queue. */
+export function queueSource(
+  queues: Readonly<Record<string, { getJobCounts(...types: QueueState[]): Promise<Record<string, number>> }>>,
+): Source<QueueSample[]> {
+  return () =>
+    Promise.all(
+      Object.entries(queues).map(async ([queue, q]) => ({
+        queue,
+        counts: await q.getJobCounts(...QUEUE_STATES),
+      })),
+    );
+}
+
+/** Channel source: every configured channel, so a healthy one shows 0 rather than nothing. */
+export function channelSource(
+  channelIds: readonly string[],
+  disabledReason: (channelId: string) => Promise<string | null>,
+): Source<ChannelSample[]> {
+  return () =>
+    Promise.all(
+      channelIds.map(async (channel) => ({ channel, disabled: (await disabledReason(channel)) !== null })),
+    );
+}
+
+/**
+ * Skips a Redis-backed source while the connection is down: its commands would queue until Redis
+ * returns (maxRetriesPerRequest: null), one batch more at every scrape.
+ */
+export function whenReady<T>(isReady: () => boolean, source: Source<T>): Source<T> {
+  return () => {
+    if (!isReady()) throw new Error('not connected');
+    return source();
+  };
+}

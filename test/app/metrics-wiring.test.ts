@@ -1,0 +1,89 @@
+import { afterAll, expect, it } from 'vitest';
+import { Runtime } from '../../src/app/runtime.ts';
+import { startWorkers } from '../../src/app/start.ts';
+import { silentLogger } from '../../src/ops/logger.ts';
+import { Shutdown } from '../../src/ops/shutdown.ts';
+import { parsePlan, startSimulator } from '../../src/sim/index.ts';
+import { SimControl } from '../api/helpers.ts';
+import { CapturingNotifier, settings } from '../deliver/pipeline-harness.ts';
+import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { parseOrThrow } from '../poll/engine-harness.ts';
+
+const prefix = testPrefix('metrics');
+testRedis(prefix);
+const releases: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const release of releases.reverse()) await release();
+});
+
+it('a running process counts API requests, polls, alerts and deliveries in /metrics', async () => {
+  const sim = await startSimulator({
+    port: 0,
+    seed: 12,
+    books: 1,
+    keys: [{ key: 'sk_metrics_0123456789', workspace: 'ws', plan: parsePlan('custom:600:100000') }],
+  });
+  releases.push(() => sim.close());
+  const control = new SimControl(sim);
+  releases.push(() => control.close());
+  const campaign = (await control.world()).campaigns[0];
+  const config = parseOrThrow({
+    redis: { url: redisUrl(), prefix },
+    workspaces: [
+      {
+        id: 'ws',
+        baseUrl: sim.url,
+        apiKey: 'sk_metrics_0123456789',
+        campaigns: [{ id: campaign?.campaign_id ?? '' }],
+        sales: false,
+        cadence: { reviews: '1s' },
+      },
+    ],
+    rules: [{ id: 'new-review', kind: 'review_new' }],
+    channels: [{ id: 'capture', type: 'log' }],
+  });
+  const capture = new CapturingNotifier('capture');
+  const runtime = new Runtime({
+    config,
+    logger: silentLogger(),
+    version: 'test',
+    notifiers: new Map([['capture', capture]]),
+    channelSettings: new Map([['capture', settings({ paceKey: 'capture' })]]),
+  });
+  await runtime.connect();
+  const shutdown = new Shutdown(silentLogger());
+  shutdown.add('runtime', () => runtime.close());
+  releases.push(() => shutdown.run(5_000));
+  await startWorkers(runtime, shutdown);
+
+  const deadline = Date.now() + 20_000;
+  while (!(await runtime.metrics.text()).includes('outcome="ok"')) {
+    if (Date.now() > deadline) throw new Error('no ok poll counted');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await control.call('POST', '/_sim/events', {
+    type: 'review',
+    campaign_id: campaign?.campaign_id,
+    platform: 'amazon',
+    rating: 5,
+    body: 'Great',
+    reviewer: 'R',
+  });
+  await capture.waitForAlerts(1, 20_000);
+  // The delivery is counted once the flush job returns, just after the channel confirmed.
+  let text = await runtime.metrics.text();
+  while (!text.includes('outcome="sent"')) {
+    if (Date.now() > deadline) throw new Error('no delivery counted');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    text = await runtime.metrics.text();
+  }
+  expect(text).toMatch(
+    /shelfwatch_api_requests_total\{[^}]*endpoint="GET \/v1\/arc\/reviews"[^}]*status="200"[^}]*\} [1-9]/,
+  );
+  expect(text).toMatch(/shelfwatch_polls_total\{[^}]*kind="reviews"[^}]*outcome="ok"[^}]*\} [1-9]/);
+  expect(text).toMatch(/shelfwatch_alerts_total\{kind="review_new"\} 1/);
+  expect(text).toMatch(/shelfwatch_deliveries_total\{channel="capture",outcome="sent"\} [1-9]/);
+  expect(text).toMatch(/shelfwatch_budget_month_used\{workspace="ws"\} [1-9]/);
+  expect(text).toMatch(/shelfwatch_workers_running 3/);
+  expect(text).toContain('shelfwatch_queue_jobs{queue="poll"');
+}, 40_000);
