@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { registerDemoCommand } from './demo.ts';
 import { registerDigestCommand } from './digest.ts';
 import { CliError } from './errors.ts';
 import { registerPlanCommand } from './plan.ts';
@@ -17,6 +18,7 @@ function buildProgram(): Command {
     .configureOutput({ outputError: () => {} });
   registerRunCommand(program);
   registerSimCommand(program);
+  registerDemoCommand(program);
   registerPlanCommand(program);
   registerDigestCommand(program);
   registerValidateCommand(program);
