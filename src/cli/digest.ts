@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import { digestDepsOf } from '../../workers/digest.ts';
 import { Runtime } from '../app/runtime.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
-import { createSmtpPool } from '../deliver/channels/smtp-pool.ts';
 import { DeliveryError } from '../deliver/notifier.ts';
 import { buildDigest, type DigestRecipient } from '../digest/build.ts';
 import { DigestDeferredError } from '../digest/gather.ts';
