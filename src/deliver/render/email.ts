@@ -10,6 +10,7 @@ import type { Marketplace } from '../../api/schemas.ts';
 import type { Alert, AlertKind } from '../../model/alert.ts';
 import type { OutgoingMessage } from '../notifier.ts';
 import { type Facts, KIND_ROWS, MAX, show, time, truncateText } from './email-facts.ts';
+import { bookUrl } from './text.ts';
 
 export { truncateText } from './email-facts.ts';
 
@@ -36,28 +37,10 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 }
 
-const AMAZON_DOMAIN: Readonly<Record<Marketplace, string>> = {
-  US: 'amazon.com',
-  UK: 'amazon.co.uk',
-  DE: 'amazon.de',
-  FR: 'amazon.fr',
-  ES: 'amazon.es',
-  IT: 'amazon.it',
-  NL: 'amazon.nl',
-  JP: 'amazon.co.jp',
-  IN: 'amazon.in',
-  CA: 'amazon.ca',
-  BR: 'amazon.com.br',
-  MX: 'amazon.com.mx',
-  AU: 'amazon.com.au',
-};
-const DOMAINS = new Map<string, string>(Object.entries(AMAZON_DOMAIN));
-
 /** Product page on the alert's own marketplace; none when the marketplace is unknown (reviews). */
 export function amazonProductUrl(asin: unknown, marketplace: unknown): string | undefined {
-  if (typeof asin !== 'string' || !/^[A-Z0-9]{10}$/.test(asin) || typeof marketplace !== 'string') return;
-  const domain = DOMAINS.get(marketplace);
-  return domain === undefined ? undefined : `https://www.${domain}/dp/${asin}`;
+  if (typeof asin !== 'string' || typeof marketplace !== 'string') return;
+  return bookUrl(asin, marketplace);
 }
 
 /** Only http(s) URLs become links: `javascript:`, `data:` and the like stay visible text. */
