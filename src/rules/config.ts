@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { asinSchema, marketplaceSchema } from '../api/schemas.ts';
 import { parseDuration } from '../util/duration.ts';
 
 /**
@@ -27,22 +28,6 @@ export const duration = z
 export const positiveDuration = duration.refine((ms) => ms > 0, { message: 'the duration must be above 0' });
 
 export const severitySchema = z.enum(['info', 'warning', 'critical']);
-const marketplaceSchema = z.enum([
-  'US',
-  'UK',
-  'DE',
-  'FR',
-  'ES',
-  'IT',
-  'NL',
-  'JP',
-  'IN',
-  'CA',
-  'BR',
-  'MX',
-  'AU',
-]);
-const asinSchema = z.string().regex(/^[A-Z0-9]{10}$/, 'an ASIN is 10 characters A-Z and 0-9');
 
 /** Rule ids go into state keys (`ruleId|subject`) and fingerprints, so they may not contain `|`. */
 const ruleIdSchema = z
