@@ -27,7 +27,7 @@ import { createRouter } from '../deliver/routing.ts';
 import type { Logger } from '../ops/logger.ts';
 import { budgetSource, channelSource, Metrics, queueSource, whenReady } from '../ops/metrics.ts';
 import type { AlertSink, PollDeps, PollJobData } from '../poll/processor.ts';
-import { type ReconcileReport, reconcileSchedulers } from '../poll/reconciler.ts';
+import { type ReconcileReport, reconcilePollSchedulers } from '../poll/reconciler.ts';
 import { ConfigTargetRegistry } from '../poll/registry.ts';
 import { planWorkspace, schedulesFromPlan } from '../poll/schedule.ts';
 import { RedisSnapshotStore } from '../snapshot/store.ts';
@@ -273,7 +273,7 @@ export class Runtime {
   async reconcile(): Promise<ReconcileReport> {
     const plans = await this.plans();
     const desired = [...plans].flatMap(([workspace, plan]) => schedulesFromPlan(workspace, plan, this.clock));
-    return reconcileSchedulers({
+    return reconcilePollSchedulers({
       queue: this.pollQueue,
       redis: this.redis,
       lockKey: `${this.prefix}:reconcile-lock`,

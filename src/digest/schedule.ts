@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { getNextMillis, type Queue } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
+import { type ReconcileReport, reconcileSchedulers } from '../app/schedulers.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
 import type { Logger } from '../ops/logger.ts';
 
@@ -24,13 +25,7 @@ export interface DesiredDigestSchedule {
   data: DigestJobData;
 }
 
-export interface DigestReconcileReport {
-  created: number;
-  updated: number;
-  removed: number;
-  unchanged: number;
-  ranHere: boolean;
-}
+export type DigestReconcileReport = ReconcileReport;
 
 /** `08:30` → `30 8 * * *`. */
 export function digestPattern(time: string): string {
@@ -88,14 +83,12 @@ export const DIGEST_JOB_OPTIONS = {
   removeOnFail: { age: 30 * 86_400, count: 5_000 },
 } as const;
 
-const RELEASE_LOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
-
 /**
- * Makes the digest queue's schedulers match the config, from one process at a time (a Redis
- * lock), by diffing `getJobSchedulers()`: new recipients get one, a changed time or zone is
- * upserted, and recipients that left the config lose theirs.
+ * Makes the digest queue's schedulers match the config (one process at a time, see
+ * `reconcileSchedulers`): new recipients get one, a changed time or zone is upserted, and
+ * recipients that left the config lose theirs.
  */
-export async function reconcileDigestSchedulers(options: {
+export function reconcileDigestSchedulers(options: {
   queue: Queue<DigestJobData>;
   redis: Redis | Cluster;
   lockKey: string;
@@ -103,42 +96,14 @@ export async function reconcileDigestSchedulers(options: {
   logger: Logger;
   lockTtlMs?: number;
 }): Promise<DigestReconcileReport> {
-  const { queue, redis, lockKey, desired, logger } = options;
-  const token = randomBytes(8).toString('hex');
-  const locked = await redis.set(lockKey, token, 'PX', options.lockTtlMs ?? 60_000, 'NX');
-  if (locked !== 'OK') return { created: 0, updated: 0, removed: 0, unchanged: 0, ranHere: false };
-  try {
-    const existing = new Map((await queue.getJobSchedulers(0, -1)).map((s) => [s.key, s]));
-    const report: DigestReconcileReport = { created: 0, updated: 0, removed: 0, unchanged: 0, ranHere: true };
-    for (const want of desired) {
-      const have = existing.get(want.schedulerId);
-      existing.delete(want.schedulerId);
-      const data = have?.template?.data;
-      const same =
-        have !== undefined &&
-        have.pattern === want.pattern &&
-        have.tz === want.tz &&
-        data?.workspace === want.data.workspace &&
-        data?.channel === want.data.channel;
-      if (same) {
-        report.unchanged += 1;
-        continue;
-      }
-      await queue.upsertJobScheduler(
-        want.schedulerId,
-        { pattern: want.pattern, tz: want.tz },
-        { name: 'digest', data: want.data, opts: { ...DIGEST_JOB_OPTIONS } },
-      );
-      if (have === undefined) report.created += 1;
-      else report.updated += 1;
-    }
-    for (const stale of existing.keys()) {
-      await queue.removeJobScheduler(stale);
-      report.removed += 1;
-    }
-    logger.info({ ...report }, 'digest schedulers reconciled');
-    return report;
-  } finally {
-    await redis.eval(RELEASE_LOCK, 1, lockKey, token);
-  }
+  return reconcileSchedulers<DigestJobData>({
+    ...options,
+    desired: options.desired.map((want) => ({
+      schedulerId: want.schedulerId,
+      repeat: { pattern: want.pattern, tz: want.tz },
+      data: want.data,
+    })),
+    jobName: 'digest',
+    jobOptions: DIGEST_JOB_OPTIONS,
+  });
 }
