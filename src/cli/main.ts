@@ -1,11 +1,16 @@
 import { Command, CommanderError } from 'commander';
+import { registerArcCommand } from './arc.ts';
 import { registerDemoCommand } from './demo.ts';
 import { registerDigestCommand } from './digest.ts';
+import { registerDlqCommand } from './dlq.ts';
 import { CliError } from './errors.ts';
+import { registerKeywordsCommand } from './keywords.ts';
 import { registerPlanCommand } from './plan.ts';
 import { registerRunCommand } from './run.ts';
 import { registerSchemaCommand } from './schema.ts';
 import { registerSimCommand } from './sim.ts';
+import { registerStatusCommand } from './status.ts';
+import { registerTestAlertCommand } from './test-alert.ts';
 import { registerValidateCommand } from './validate.ts';
 import { VERSION } from './version.ts';
 
@@ -23,6 +28,11 @@ function buildProgram(): Command {
   registerDigestCommand(program);
   registerValidateCommand(program);
   registerSchemaCommand(program);
+  registerStatusCommand(program);
+  registerTestAlertCommand(program);
+  registerKeywordsCommand(program);
+  registerArcCommand(program);
+  registerDlqCommand(program);
   return program;
 }
 

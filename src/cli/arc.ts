@@ -1,0 +1,202 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { Runtime } from '../app/runtime.ts';
+import { CsvFormatError, dryRun, type InviteRun, planInvites, sendInvites } from '../arc/invite.ts';
+import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
+import { silentLogger } from '../ops/logger.ts';
+import { CliError, usageError } from './errors.ts';
+import { cell, formatTable, groupDigits, pickWorkspace, plural, printJson } from './format.ts';
+import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
+import { connectRuntime } from './run.ts';
+import { VERSION } from './version.ts';
+
+interface InviteFlags {
+  campaign: string;
+  csv: string;
+  workspace?: string;
+  message?: string;
+  dryRun?: boolean;
+  json?: boolean;
+  config?: string;
+}
+
+const EXAMPLES = `
+The CSV needs a header row with "email" and "name" columns (any order; other columns are ignored).
+Quoted fields, a BOM, CRLF line ends and ";" or tab delimiters are read. Rows with a bad email, no
+name, or an email listed before are reported and skipped, never sent.
+
+Readers go out in batches of 100. Each batch's Idempotency-Key is a hash of the campaign and its
+emails, so running the same file again invites nobody twice: the API repeats its first answer, or
+says already_invited. If the month's request budget runs out, the batches not sent are listed:
+run the same command again next month.
+
+Exit status: 0 when every valid row was sent, 1 when some were not (budget, API), 2 for bad flags
+or a file that cannot be read.
+
+Examples:
+  $ shelfwatch arc invite --campaign camp-123 --csv readers.csv --dry-run
+  $ shelfwatch arc invite --campaign camp-123 --csv readers.csv --message "Thanks for reading!"
+  $ shelfwatch arc invite --campaign camp-123 --csv readers.csv --workspace acme --json`;
+
+function readCsv(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : String(code);
+    throw usageError(`--csv: cannot read ${path}: ${why}`);
+  }
+}
+
+function checkFlags(flags: InviteFlags): void {
+  if (flags.campaign.trim() === '' || flags.campaign.length > 200) {
+    throw usageError('--campaign expects a campaign id of 1 to 200 characters');
+  }
+  if (flags.message !== undefined && flags.message.trim() === '') {
+    throw usageError('--message is empty: leave it out to send the campaign without a message');
+  }
+}
+
+function batchTable(run: InviteRun): string {
+  const sentBy = new Map(run.outcomes.map((o) => [o.batch.number, o.status]));
+  const rows = run.batches.map((batch) => [
+    String(batch.number),
+    String(batch.readers.length),
+    `${batch.readers[0]?.email ?? ''} … ${batch.readers.at(-1)?.email ?? ''}`,
+    run.dryRun ? 'dry run' : (sentBy.get(batch.number) ?? 'not_sent'),
+    batch.idempotencyKey,
+  ]);
+  return formatTable(['batch', 'readers', 'emails', 'status', 'idempotency key'], rows, ['right', 'right']);
+}
+
+function summaryLine(run: InviteRun): string {
+  const s = run.summary;
+  if (run.dryRun) {
+    return `dry run: ${plural(s.notSent, 'valid reader')} in ${plural(s.batches, 'batch', 'batches')} (${plural(s.batches, 'request')}), ${plural(s.invalid, 'invalid row')}; nothing was sent`;
+  }
+  return `${groupDigits(s.invited)} invited, ${groupDigits(s.alreadyInvited)} already invited, ${groupDigits(s.invalid)} invalid, ${groupDigits(s.notSent)} not sent — ${s.batchesSent} of ${plural(s.batches, 'batch', 'batches')} sent`;
+}
+
+export function formatInviteRun(run: InviteRun, workspace: string): string {
+  const rows = run.rows.map((r) => [
+    String(r.row),
+    r.email,
+    r.status,
+    r.inviteId ?? '',
+    r.reason === undefined ? '' : cell(r.reason, 160),
+  ]);
+  const out = [
+    `campaign ${run.campaignId}, workspace ${workspace}`,
+    '',
+    batchTable(run),
+    '',
+    formatTable(['row', 'email', 'status', 'invite id', 'reason'], rows, ['right']),
+    '',
+  ];
+  if (run.stoppedBecause !== null) {
+    const unsent = run.outcomes.filter((o) => o.status === 'not_sent').map((o) => o.batch.number);
+    out.push(`stopped: ${run.stoppedBecause}`);
+    out.push(
+      `not sent: ${plural(unsent.length, 'batch', 'batches')} (${unsent.join(', ')}); run the same command again to send them`,
+    );
+  }
+  out.push(summaryLine(run));
+  return `${out.join('\n')}\n`;
+}
+
+function runAsJson(run: InviteRun, workspace: string) {
+  const status = new Map(run.outcomes.map((o) => [o.batch.number, o]));
+  return {
+    workspace,
+    campaign: run.campaignId,
+    dryRun: run.dryRun,
+    batches: run.batches.map((batch) => {
+      const outcome = status.get(batch.number);
+      return {
+        number: batch.number,
+        idempotencyKey: batch.idempotencyKey,
+        readers: batch.readers.length,
+        status: run.dryRun ? 'dry_run' : (outcome?.status ?? 'not_sent'),
+        ...(outcome?.status === 'not_sent' ? { reason: outcome.reason } : {}),
+      };
+    }),
+    rows: run.rows,
+    stoppedBecause: run.stoppedBecause,
+    summary: run.summary,
+  };
+}
+
+function warnUnwatched(ws: WorkspaceConfig, campaign: string): void {
+  if (ws.campaigns.some((c) => c.id === campaign)) return;
+  process.stderr.write(
+    `shelfwatch: note: campaign "${campaign}" is not in workspace "${ws.id}"'s campaigns, so its reviews are not watched\n`,
+  );
+}
+
+async function invite(config: ShelfwatchConfig, flags: InviteFlags): Promise<void> {
+  checkFlags(flags);
+  const ws = pickWorkspace(config, flags.workspace);
+  const text = readCsv(flags.csv);
+  let plan: ReturnType<typeof planInvites>;
+  try {
+    plan = planInvites(flags.campaign, text);
+  } catch (error) {
+    if (error instanceof CsvFormatError)
+      throw usageError(`${flags.csv}: line ${error.line}: ${error.message}`);
+    throw error;
+  }
+  warnUnwatched(ws, flags.campaign);
+  let run: InviteRun;
+  if (flags.dryRun === true || plan.batches.length === 0) {
+    run = { ...dryRun(plan), dryRun: flags.dryRun === true };
+  } else {
+    // Sends nothing through channels: no notifiers are built.
+    const runtime = new Runtime({ config, logger: silentLogger(), version: VERSION, notifiers: new Map() });
+    await connectRuntime(runtime);
+    try {
+      run = await sendInvites(plan, {
+        client: runtime.interactiveClient(ws.id),
+        redis: runtime.redis,
+        prefix: runtime.prefix,
+        workspace: ws.id,
+        ...(flags.message === undefined ? {} : { message: flags.message }),
+      });
+    } finally {
+      await runtime.close();
+    }
+  }
+  if (flags.json === true) printJson(runAsJson(run, ws.id));
+  else process.stdout.write(formatInviteRun(run, ws.id));
+  if (plan.batches.length === 0) throw new CliError(`${flags.csv}: no valid readers; nothing to send`);
+  if (!run.dryRun && run.summary.notSent > 0) {
+    const why = run.stoppedBecause ?? 'see the reasons above';
+    throw new CliError(`${run.summary.notSent} readers not sent: ${why}`);
+  }
+}
+
+export function registerArcCommand(program: Command): void {
+  const arc = program
+    .command('arc')
+    .description('ARC (advance reader copy) campaigns')
+    .action(() => {
+      throw usageError('arc: name what to do: invite');
+    });
+  arc
+    .command('invite')
+    .description('invite the readers of a CSV file to an ARC campaign, idempotently, in batches of 100')
+    .requiredOption('--campaign <id>', 'the ARC campaign id')
+    .requiredOption('--csv <file>', 'CSV with a header row naming "email" and "name" columns')
+    .option('-w, --workspace <id>', 'the workspace whose API key sends (needed when the config has several)')
+    .option('--message <text>', 'a message to the readers, sent with the invitation')
+    .option('--dry-run', 'check the file and show the batches; send nothing')
+    .option('--json', 'print the result as JSON')
+    .option('-c, --config <file>', CONFIG_OPTION_HELP)
+    .addHelpText('after', EXAMPLES)
+    .action(async (flags: InviteFlags) => {
+      const config = loadConfigOrThrow({
+        env: process.env,
+        ...(flags.config === undefined ? {} : { configPath: flags.config }),
+      });
+      await invite(config, flags);
+    });
+}

@@ -1,0 +1,126 @@
+import type { Command } from 'commander';
+import { Runtime } from '../app/runtime.ts';
+import { silentLogger } from '../ops/logger.ts';
+import { gatherStatus, type StatusReport, type WorkspaceStatus } from '../ops/status.ts';
+import { formatDuration } from '../util/duration.ts';
+import { cell, formatTable, groupDigits, isoSecond, printJson, whenText } from './format.ts';
+import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
+import { connectRuntime } from './run.ts';
+import { VERSION } from './version.ts';
+
+const EXAMPLES = `
+Examples:
+  $ shelfwatch status --config shelfwatch.yaml
+  $ shelfwatch status --json | jq '.workspaces[].month'
+
+Reads Redis only: it spends no API request. Times are UTC. "next poll" is when the target's
+poll scheduler fires next; "not scheduled" means no "shelfwatch run" has reconciled it yet.`;
+
+function budgetLines(ws: WorkspaceStatus, now: number): string[] {
+  const { minute, month } = ws;
+  const pause =
+    ws.pause === null
+      ? 'no'
+      : `YES (${ws.pause.reason ?? 'unknown reason'}) ${ws.pause.untilMs === null ? 'until resumed' : `until ${whenText(ws.pause.untilMs, now)}`}`;
+  const rows: [string, string][] = [
+    [
+      'this minute',
+      `${groupDigits(minute.used)} used, ${groupDigits(minute.left)} left of ${groupDigits(minute.limit)}`,
+    ],
+    [
+      `this month (${month.label})`,
+      `${groupDigits(month.used)} used, ${groupDigits(month.left)} left of ${groupDigits(month.limit)}; polls stop at ${groupDigits(month.pollCeiling)}; resets ${isoSecond(month.resetsAtMs)}`,
+    ],
+    [
+      'projected month end',
+      `${groupDigits(ws.projectedMonthEnd)} requests${ws.planFits ? '' : ' (the plan does NOT fit the month: see "shelfwatch plan")'}`,
+    ],
+    ['paused', pause],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  return rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`);
+}
+
+function targetTable(ws: WorkspaceStatus, now: number): string {
+  if (ws.targets.length === 0) return '  (no targets)';
+  const rows = ws.targets.map((t) => [
+    t.id,
+    t.kind,
+    t.nextPollAtMs === null ? 'not scheduled' : whenText(t.nextPollAtMs, now),
+    t.everyMs === null ? '—' : formatDuration(t.everyMs),
+    t.lastOutcome ?? 'never polled',
+    whenText(t.lastPollAtMs, now),
+    String(t.consecutiveFailures),
+    t.lastError === null ? '' : cell(t.lastError, 80),
+  ]);
+  return formatTable(
+    ['target', 'kind', 'next poll', 'every', 'last outcome', 'last poll', 'failures', 'last error'],
+    rows,
+    ['left', 'left', 'left', 'left', 'left', 'left', 'right', 'left'],
+  )
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+}
+
+function countsText(counts: Record<string, number>): string {
+  return Object.entries(counts)
+    .map(([state, n]) => `${state} ${groupDigits(n)}`)
+    .join(', ');
+}
+
+/** The human-readable form of a status report. */
+export function formatStatus(report: StatusReport): string {
+  const now = report.generatedAtMs;
+  const out: string[] = [`shelfwatch status at ${isoSecond(now)}`, ''];
+  for (const ws of report.workspaces) {
+    const plan = `${ws.plan.name}: ${groupDigits(ws.plan.perMinute)}/min, ${groupDigits(ws.plan.perMonth)}/month`;
+    out.push(`workspace ${ws.id} — plan ${plan}, reserve ${Math.round(ws.reserve * 100)}%`);
+    out.push(...budgetLines(ws, now), '', targetTable(ws, now), '');
+  }
+  const channels = report.channels.map((c) => [
+    c.id,
+    c.type,
+    c.disabledReason === null
+      ? c.deadLetters > 0
+        ? 'FAILING'
+        : 'ok'
+      : `DISABLED: ${cell(c.disabledReason, 100)}`,
+    String(c.deadLetters),
+  ]);
+  out.push(
+    'channels',
+    formatTable(['channel', 'type', 'state', 'dead letters'], channels, ['left', 'left', 'left', 'right']),
+  );
+  out.push('');
+  const hint = report.deadLetters > 0 ? ' (see "shelfwatch dlq list")' : '';
+  out.push(`dead letters: ${groupDigits(report.deadLetters)}${hint}`);
+  out.push(`queue poll:    ${countsText(report.queues.poll)}`);
+  out.push(`queue deliver: ${countsText(report.queues.deliver)}`);
+  return `${out.join('\n')}\n`;
+}
+
+export function registerStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description('show budgets, poll schedules and outcomes, channel health, dead letters and queue depths')
+    .option('-c, --config <file>', CONFIG_OPTION_HELP)
+    .option('--json', 'print the same data as JSON (times in ms since the epoch)')
+    .addHelpText('after', EXAMPLES)
+    .action(async (options: { config?: string; json?: boolean }) => {
+      const config = loadConfigOrThrow({
+        env: process.env,
+        ...(options.config === undefined ? {} : { configPath: options.config }),
+      });
+      // Status sends nothing: no channel notifiers are built.
+      const runtime = new Runtime({ config, logger: silentLogger(), version: VERSION, notifiers: new Map() });
+      await connectRuntime(runtime);
+      try {
+        const report = await gatherStatus(runtime);
+        if (options.json === true) printJson(report);
+        else process.stdout.write(formatStatus(report));
+      } finally {
+        await runtime.close();
+      }
+    });
+}

@@ -1,0 +1,159 @@
+/**
+ * What `shelfwatch status` shows, gathered from Redis only (no API request is spent): budgets and
+ * the plan's projection, poll schedules and outcomes, channel health, dead letters, queue depths.
+ * Times are ms in the runtime's clock (BullMQ's real times are translated).
+ */
+import type { JobType } from 'bullmq';
+import { pollLimits, type Runtime } from '../app/runtime.ts';
+import type { PauseReason } from '../budget/request-budget.ts';
+import { countDeadLetters } from '../deliver/dead-letters.ts';
+import type { TargetKind } from '../model/observation.ts';
+import type { TargetHealth } from '../snapshot/store.ts';
+import { clockTimeOfReal } from '../util/clock.ts';
+
+export interface TargetStatus {
+  id: string;
+  kind: TargetKind;
+  /** When its scheduler runs next; null when no scheduler exists (`shelfwatch run` has not reconciled). */
+  nextPollAtMs: number | null;
+  everyMs: number | null;
+  lastOutcome: TargetHealth['lastOutcome'];
+  lastPollAtMs: number | null;
+  consecutiveFailures: number;
+  lastError: string | null;
+}
+
+export interface WorkspaceStatus {
+  id: string;
+  plan: { name: string; perMinute: number; perMonth: number };
+  reserve: number;
+  minute: { used: number; limit: number; left: number };
+  month: {
+    /** `YYYY-MM`, UTC. */
+    label: string;
+    used: number;
+    limit: number;
+    left: number;
+    /** Where background polls stop; the rest is the reserve for interactive commands. */
+    pollCeiling: number;
+    resetsAtMs: number;
+  };
+  /** This month's use so far plus what the current plan will spend until the month ends. */
+  projectedMonthEnd: number;
+  planFits: boolean;
+  /** Null when not paused; `untilMs` null means until someone resumes it (a revoked key). */
+  pause: { reason: PauseReason | null; untilMs: number | null } | null;
+  targets: TargetStatus[];
+}
+
+export interface ChannelStatus {
+  id: string;
+  type: string;
+  /** Why the channel was disabled after a permanent refusal; null when it is enabled. */
+  disabledReason: string | null;
+  deadLetters: number;
+}
+
+const COUNTED: JobType[] = ['waiting', 'active', 'delayed', 'prioritized', 'failed'];
+
+export interface StatusReport {
+  generatedAtMs: number;
+  workspaces: WorkspaceStatus[];
+  channels: ChannelStatus[];
+  deadLetters: number;
+  /** Jobs per state in each queue. */
+  queues: { poll: Record<string, number>; deliver: Record<string, number> };
+}
+
+async function nextPolls(
+  runtime: Runtime,
+): Promise<Map<string, { nextMs: number | null; everyMs: number | null }>> {
+  const byTarget = new Map<string, { nextMs: number | null; everyMs: number | null }>();
+  for (const scheduler of await runtime.pollQueue.getJobSchedulers(0, -1)) {
+    const data = scheduler.template?.data;
+    if (data === undefined) continue;
+    byTarget.set(`${data.workspace}\u0000${data.targetId}`, {
+      // BullMQ keeps real time; the plan and the health are in the runtime's clock.
+      nextMs: scheduler.next === undefined ? null : clockTimeOfReal(runtime.clock, scheduler.next),
+      everyMs: scheduler.every ?? null,
+    });
+  }
+  return byTarget;
+}
+
+export async function gatherStatus(runtime: Runtime): Promise<StatusReport> {
+  const now = runtime.clock.now();
+  const [plans, schedules, deadLetters, pollCounts, deliverCounts] = await Promise.all([
+    runtime.plans(),
+    nextPolls(runtime),
+    countDeadLetters(runtime.deliverQueue),
+    runtime.pollQueue.getJobCounts(...COUNTED),
+    runtime.deliverQueue.getJobCounts(...COUNTED),
+  ]);
+  const workspaces: WorkspaceStatus[] = [];
+  for (const ws of runtime.config.workspaces) {
+    const usage = await runtime.budget.usage(ws.id, {
+      perMinute: ws.plan.perMinute,
+      perMonth: ws.plan.perMonth,
+    });
+    const plan = plans.get(ws.id);
+    const targets: TargetStatus[] = [];
+    for (const target of runtime.registry.all(ws.id)) {
+      const health = await runtime.store.getHealth(target.ref);
+      const schedule = schedules.get(`${ws.id}\u0000${target.ref.id}`);
+      targets.push({
+        id: target.ref.id,
+        kind: target.kind,
+        nextPollAtMs: schedule?.nextMs ?? null,
+        everyMs: schedule?.everyMs ?? null,
+        lastOutcome: health.lastOutcome,
+        lastPollAtMs: health.lastPollAt,
+        consecutiveFailures: health.consecutiveFailures,
+        lastError: health.lastError,
+      });
+    }
+    workspaces.push({
+      id: ws.id,
+      plan: { name: ws.plan.name, perMinute: ws.plan.perMinute, perMonth: ws.plan.perMonth },
+      reserve: ws.reserve,
+      minute: { used: usage.minuteUsed, limit: ws.plan.perMinute, left: usage.minuteRemaining ?? 0 },
+      month: {
+        label: usage.month,
+        used: usage.monthUsed,
+        limit: ws.plan.perMonth,
+        left: usage.monthRemaining ?? 0,
+        pollCeiling: pollLimits(ws).monthCeiling ?? ws.plan.perMonth,
+        resetsAtMs: usage.monthResetAtMs,
+      },
+      projectedMonthEnd: usage.monthUsed + (plan?.projectedUse ?? 0),
+      planFits: plan?.fits ?? true,
+      pause:
+        usage.pausedUntilMs === null
+          ? null
+          : {
+              reason: usage.pauseReason,
+              untilMs: Number.isFinite(usage.pausedUntilMs) ? usage.pausedUntilMs : null,
+            },
+      targets,
+    });
+  }
+  const channels: ChannelStatus[] = [];
+  for (const channel of runtime.config.channels) {
+    channels.push({
+      id: channel.id,
+      type: channel.type,
+      disabledReason: await runtime.channelHealth.disabledReason(channel.id),
+      deadLetters: deadLetters.get(channel.id) ?? 0,
+    });
+  }
+  // Dead letters of channels no longer in the config still count: they are still in Redis.
+  let total = 0;
+  for (const count of deadLetters.values()) total += count;
+  return {
+    generatedAtMs: now,
+    workspaces,
+    channels,
+    deadLetters: total,
+    queues: { poll: pollCounts, deliver: deliverCounts },
+  };
+}

@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RowResult } from '../../src/arc/report.ts';
+import { readInvites } from '../../src/digest/arc-invites.ts';
+import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
+import { SimControl } from '../api/helpers.ts';
+import { tempDir, writeFile } from '../config/helpers.ts';
+import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
+
+const KEY = 'sk_arc_cli_test_0123456789';
+const prefix = testPrefix('arc-cli');
+const redis = testRedis(prefix);
+const dir = tempDir();
+let sim: RunningSimulator;
+let control: SimControl;
+let config: string;
+let campaign: string;
+
+/**
+ * A spreadsheet export: BOM, CRLF, columns in another order, quoting (a line break inside row 4),
+ * and rows that must not be sent.
+ */
+const READERS = [
+  '\uFEFFName,Notes,Email',
+  '"Doe, Jane","said ""yes""",jane@example.com',
+  'Bob,,bob@example.com',
+  '"Multi',
+  'Line",,multi@example.com',
+  'Nobody,,not-an-email',
+  ',,noname@example.com',
+  'Jane Again,,JANE@example.com',
+  '',
+].join('\r\n');
+
+interface Printed {
+  batches: { number: number; idempotencyKey: string; readers: number; status: string }[];
+  rows: RowResult[];
+  summary: Record<string, number>;
+}
+
+beforeAll(async () => {
+  sim = await startSimulator({
+    port: 0,
+    seed: 11,
+    books: 2,
+    keys: [{ key: KEY, workspace: 'sim-arc-cli', plan: parsePlan('custom:1000:1000000') }],
+  });
+  control = new SimControl(sim);
+  campaign = (await control.world()).campaigns[0]?.campaign_id ?? '';
+  config = writeConfig(dir, 'arc.yaml', {
+    redis: { url: redisUrl(), prefix },
+    workspaces: [
+      {
+        id: 'acme',
+        baseUrl: sim.url,
+        apiKey: KEY,
+        plan: 'custom:1000:1000000',
+        campaigns: [{ id: campaign }],
+      },
+    ],
+  });
+  writeFile(dir, 'readers.csv', READERS);
+});
+
+afterAll(async () => {
+  await control?.close();
+  await sim?.close();
+});
+
+async function invitePosts(sinceSeq: number) {
+  return (await control.requestsSince(sinceSeq)).filter((r) => r.path === '/v1/arc/invites');
+}
+
+function invite(...extra: string[]) {
+  return shelfwatch([
+    'arc',
+    'invite',
+    '--campaign',
+    campaign,
+    '--csv',
+    `${dir}/readers.csv`,
+    '--config',
+    config,
+    ...extra,
+  ]);
+}
+
+const INVALID = [
+  { row: 5, email: 'not-an-email', status: 'invalid', reason: 'not an email address' },
+  { row: 6, email: 'noname@example.com', status: 'invalid', reason: 'missing name' },
+  { row: 7, email: 'JANE@example.com', status: 'invalid', reason: 'duplicate of row 2' },
+];
+
+describe('shelfwatch arc invite', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it('--dry-run checks the file and shows the batch without sending anything', async () => {
+    const seq = await control.lastSeq();
+    const outcome = await invite('--dry-run');
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toContain(
+      'dry run: 3 valid readers in 1 batch (1 request), 3 invalid rows; nothing was sent',
+    );
+    expect(outcome.stdout).toMatch(
+      /\n\s+1\s+3\s+bob@example\.com … multi@example\.com\s+dry run\s+shelfwatch-arc-[0-9a-f]{40}\n/,
+    );
+    expect(outcome.stdout).toMatch(/\n\s+5\s+not-an-email\s+invalid\s+not an email address\n/);
+    expect(await invitePosts(seq)).toEqual([]);
+    expect(await readInvites(redis, prefix, 'acme', campaign)).toBeNull();
+  });
+
+  it('invites the valid rows once; a re-run gets the same ids back and invites nobody twice', async () => {
+    const seq = await control.lastSeq();
+    const first = await invite('--json', '--message', 'Thanks for reading!');
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const run1 = JSON.parse(first.stdout) as Printed;
+    expect(run1.rows.filter((r) => r.status === 'invalid')).toEqual(INVALID);
+    const invited = run1.rows.filter((r) => r.status === 'invited');
+    expect(invited.map((r) => [r.row, r.email])).toEqual([
+      [2, 'jane@example.com'],
+      [3, 'bob@example.com'],
+      [4, 'multi@example.com'],
+    ]);
+    for (const r of invited) expect(r.inviteId).toMatch(/^inv_/);
+    expect(run1.summary).toMatchObject({ invited: 3, alreadyInvited: 0, invalid: 3, notSent: 0 });
+    expect((await invitePosts(seq)).map((r) => [r.method, r.status])).toEqual([['POST', 201]]);
+    expect(await readInvites(redis, prefix, 'acme', campaign)).toBe(3);
+
+    const seq2 = await control.lastSeq();
+    const again = await invite('--json', '--message', 'Thanks for reading!');
+    expect(again.code).toBe(0);
+    const run2 = JSON.parse(again.stdout) as Printed;
+    expect(run2.batches.map((b) => b.idempotencyKey)).toEqual(run1.batches.map((b) => b.idempotencyKey));
+    expect(run2.rows.filter((r) => r.status !== 'invalid').map((r) => [r.row, r.status, r.inviteId])).toEqual(
+      invited.map((r) => [r.row, 'already_invited', r.inviteId]),
+    );
+    expect(run2.summary).toMatchObject({ invited: 0, alreadyInvited: 3 });
+    expect(await invitePosts(seq2)).toHaveLength(1);
+    // The digest's count did not move: these readers were counted by the first run.
+    expect(await readInvites(redis, prefix, 'acme', campaign)).toBe(3);
+  });
+
+  it('prints a per-row table and a summary line', async () => {
+    const outcome = await invite('--message', 'Thanks for reading!');
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toMatch(
+      /\n\s+2\s+jane@example\.com\s+already_invited\s+inv_\w+\s+invited by an earlier run\n/,
+    );
+    expect(outcome.stdout).toMatch(/\n\s+7\s+JANE@example\.com\s+invalid\s+duplicate of row 2\n/);
+    expect(outcome.stdout.trimEnd().split('\n').at(-1)).toBe(
+      '0 invited, 3 already invited, 3 invalid, 0 not sent — 1 of 1 batch sent',
+    );
+  });
+
+  it('says why a batch was not sent and exits 1: the same readers with another message (409)', async () => {
+    const outcome = await invite('--message', 'A different message');
+    expect(outcome.code).toBe(1);
+    expect(outcome.stdout).toMatch(/\n\s+3\s+bob@example\.com\s+not_sent\s+the API refused \(409\)/);
+    expect(outcome.stderr).toBe('shelfwatch: 3 readers not sent: see the reasons above\n');
+  });
+
+  it('exits 2 with one line for a missing file, a file without the columns, or a missing flag', async () => {
+    const noColumns = writeFile(dir, 'bad.csv', 'mail,who\na@b.co,A\n');
+    const command = (campaignFlags: string[], csv: string) =>
+      shelfwatch(['arc', 'invite', ...campaignFlags, '--csv', csv, '--config', config]);
+    const [missing, bad, flag] = await Promise.all([
+      command(['--campaign', campaign], `${dir}/nope.csv`),
+      command(['--campaign', campaign], noColumns),
+      command([], noColumns),
+    ]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(`shelfwatch: --csv: cannot read ${dir}/nope.csv: no such file\n`);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      `shelfwatch: ${noColumns}: line 1: the header row needs an "email" and a "name" column; found "mail", "who"\n`,
+    );
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toBe("shelfwatch: required option '--campaign <id>' not specified (see --help)\n");
+  });
+});

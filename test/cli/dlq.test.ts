@@ -1,0 +1,160 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Runtime } from '../../src/app/runtime.ts';
+import {
+  type DeadLetter,
+  type DeadLetterDeps,
+  listDeadLetters,
+  retryDeadLetters,
+} from '../../src/deliver/dead-letters.ts';
+import { DeliveryError } from '../../src/deliver/notifier.ts';
+import { tempDir } from '../config/helpers.ts';
+import { CapturingNotifier, makeAlert, settings, startPipeline } from '../deliver/pipeline-harness.ts';
+import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, waitUntil, writeConfig } from './helpers.ts';
+
+const dir = tempDir();
+const stops: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const stop of stops.splice(0)) await stop();
+});
+
+/** A real pipeline, and a config file for the CLI naming the same Redis prefix and channels. */
+async function pipeline(name: string, channels: CapturingNotifier[], attempts: number) {
+  const prefix = testPrefix(name);
+  testRedis(prefix);
+  const started = await startPipeline({
+    prefix,
+    channels,
+    settings: new Map(channels.map((c) => [c.id, settings({ paceKey: c.id })])),
+    attempts,
+  });
+  stops.push(started.stop);
+  const config = writeConfig(dir, `${name}.yaml`, {
+    redis: { url: redisUrl(), prefix },
+    workspaces: [{ id: 'ws', baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_unused', campaigns: [{ id: 'c' }] }],
+    channels: channels.map((c) => ({ id: c.id, type: 'log' })),
+  });
+  return { ...started, config, deps: depsOf(started.runtime) };
+}
+
+function depsOf(runtime: Runtime): DeadLetterDeps {
+  return {
+    queue: runtime.deliverQueue,
+    redis: runtime.redis,
+    groups: runtime.deliveryDeps.groups,
+    channelHealth: runtime.channelHealth,
+    channels: runtime.config.channels.map((c) => c.id),
+  };
+}
+
+async function deadLettersOnce(deps: DeadLetterDeps, count: number): Promise<DeadLetter[]> {
+  await waitUntil(
+    async () => (await listDeadLetters(deps)).length === count,
+    15_000,
+    `${count} dead letters`,
+  );
+  return listDeadLetters(deps);
+}
+
+describe('dead letters of a failing channel', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it('list shows them with their alerts; retry after the channel recovers delivers them', async () => {
+    const broken = new CapturingNotifier('broken');
+    const healthy = new CapturingNotifier('healthy');
+    let failing = true;
+    broken.failWith = () =>
+      failing
+        ? new DeliveryError('SMTP 451 mailbox busy', { channelId: 'broken', retryable: true, status: 451 })
+        : undefined;
+    const { send, deps, config } = await pipeline('dlq-retry', [broken, healthy], 2);
+    await send([makeAlert(1), makeAlert(2)]);
+    await healthy.waitForAlerts(2, 10_000);
+    const [letter] = await deadLettersOnce(deps, 1);
+    expect(letter).toMatchObject({
+      channelId: 'broken',
+      groupKey: 'ws|keyword_rank_drop|normal|show',
+      alertCount: 2,
+      titles: ['keyword 1 fell', 'keyword 2 fell'],
+      failedReason: 'SMTP 451 mailbox busy',
+      attempts: 2,
+    });
+    expect(letter?.failedAtMs).toEqual(expect.any(Number));
+
+    const listed = await shelfwatch(['dlq', 'list', '--config', config]);
+    expect(listed.code).toBe(0);
+    const row = listed.stdout.split('\n').find((line) => line.includes('broken')) ?? '';
+    expect(row).toContain(letter?.jobId);
+    expect(row).toMatch(/broken\s+2\s+keyword 1 fell; keyword 2 fell\s+SMTP 451 mailbox busy\s+2\s+\d{4}-/);
+    const json = await shelfwatch(['dlq', 'list', '--channel', 'broken', '--json', '--config', config]);
+    expect(JSON.parse(json.stdout)).toEqual([letter]);
+    const none = await shelfwatch(['dlq', 'list', '--channel', 'healthy', '--config', config]);
+    expect(none.stdout).toBe('no dead letters\n');
+
+    failing = false;
+    const retried = await shelfwatch(['dlq', 'retry', '--channel', 'broken', '--config', config]);
+    expect(retried.stderr).toBe('');
+    expect(retried.stdout).toBe('retried 1 dead letter (2 alerts)\n');
+    // The pipeline's worker (in this process) picks the retried job up.
+    await broken.waitForAlerts(2, 10_000);
+    expect(broken.fingerprints().sort()).toEqual([makeAlert(1).fingerprint, makeAlert(2).fingerprint]);
+    await waitUntil(async () => (await listDeadLetters(deps)).length === 0, 10_000, 'an empty DLQ');
+  });
+
+  it('retry re-enables a channel disabled after a permanent refusal', async () => {
+    const gone = new CapturingNotifier('gone');
+    const other = new CapturingNotifier('other');
+    let refusing = true;
+    gone.failWith = () =>
+      refusing
+        ? new DeliveryError('Slack answered 404 channel_not_found', {
+            channelId: 'gone',
+            retryable: false,
+            disableChannel: true,
+            status: 404,
+          })
+        : undefined;
+    const { send, deps, runtime } = await pipeline('dlq-enable', [gone, other], 3);
+    await send([makeAlert(5)]);
+    await other.waitForAlerts(2, 10_000); // the alert and "gone was disabled"
+    const [letter] = await deadLettersOnce(deps, 1);
+    expect(letter?.attempts).toBe(1); // a permanent refusal spends no more attempts
+    expect(await runtime.channelHealth.disabledReason('gone')).toContain('channel_not_found');
+
+    refusing = false;
+    const report = await retryDeadLetters(deps, { channelId: 'gone' });
+    expect(report.enabled).toEqual(['gone']);
+    expect(report.retried.map((d) => d.jobId)).toEqual([letter?.jobId]);
+    await gone.waitForAlerts(1, 10_000);
+    expect(gone.fingerprints()).toEqual([makeAlert(5).fingerprint]);
+    expect(await runtime.channelHealth.disabledReason('gone')).toBeNull();
+  });
+
+  it('purge says how many, then removes them and their alerts', async () => {
+    const dead = new CapturingNotifier('dead');
+    dead.failWith = () =>
+      new DeliveryError('SMTP 421 try later', { channelId: 'dead', retryable: true, status: 421 });
+    const { send, deps, config, runtime } = await pipeline('dlq-purge', [dead], 1);
+    await send([makeAlert(8), makeAlert(9), makeAlert(10)]);
+    const [letter] = await deadLettersOnce(deps, 1);
+    expect(letter?.alertCount).toBe(3);
+
+    const purged = await shelfwatch(['dlq', 'purge', '--config', config]);
+    expect(purged.code).toBe(0);
+    expect(purged.stdout).toBe('purging 1 dead letter (3 alerts)\npurged 1 dead letter\n');
+    expect(await listDeadLetters(deps)).toEqual([]);
+    expect(await runtime.deliveryDeps.groups.inflight(letter?.groupHash ?? '', letter?.jobId ?? '')).toEqual([]);
+    expect((await runtime.deliverQueue.getJobCounts('failed')).failed).toBe(0);
+  });
+
+  it('refuses to retry an unknown channel (exit 2)', async () => {
+    const config = writeConfig(dir, 'unknown.yaml', {
+      redis: { url: redisUrl(), prefix: testPrefix('dlq-unknown') },
+      workspaces: [
+        { id: 'ws', baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_unused', campaigns: [{ id: 'c' }] },
+      ],
+      channels: [{ id: 'log', type: 'log' }],
+    });
+    const outcome = await shelfwatch(['dlq', 'retry', '--channel', 'nope', '--config', config]);
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toBe('shelfwatch: --channel: no channel "nope" in the config (known: log)\n');
+  });
+});
