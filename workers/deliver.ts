@@ -45,7 +45,7 @@ export function startDeliverWorker(
       const count = (outcome: DeliveryOutcome, alerts = 0) =>
         options.metrics?.delivery(flush.data.channelId, outcome, alerts);
       try {
-        const result = await processFlush(deps, flush.data, signal);
+        const result = await processFlush(deps, flush.data, signal, flush.id ?? '');
         count(result.status, result.status === 'sent' ? result.alerts : 0);
         return result;
       } catch (error) {

@@ -19,6 +19,15 @@ export class DedupLog {
     return (await this.redis.exists(this.key(fingerprint, channelId))) === 1;
   }
 
+  /** Which of `fingerprints` the log already records as sent on this channel. */
+  async sentAmong(fingerprints: readonly string[], channelId: string): Promise<Set<string>> {
+    if (fingerprints.length === 0) return new Set();
+    const batch = this.redis.pipeline();
+    for (const fingerprint of fingerprints) batch.exists(this.key(fingerprint, channelId));
+    const results = (await batch.exec()) ?? [];
+    return new Set(fingerprints.filter((_, i) => results[i]?.[1] === 1));
+  }
+
   async recordSentMany(fingerprints: readonly string[], channelId: string, atMs: number): Promise<void> {
     if (fingerprints.length === 0) return;
     const batch = this.redis.pipeline();

@@ -10,7 +10,6 @@ import type { Alert } from '../model/alert.ts';
 export interface GroupKeys {
   buffer: string;
   due: string;
-  inflight: string;
   last: string;
 }
 
@@ -20,7 +19,15 @@ export function groupHash(channelId: string, groupKey: string): string {
 
 export function groupKeys(prefix: string, hash: string): GroupKeys {
   const base = `${prefix}:grp:${hash}`;
-  return { buffer: `${base}:buf`, due: `${base}:due`, inflight: `${base}:inflight`, last: `${base}:last` };
+  return { buffer: `${base}:buf`, due: `${base}:due`, last: `${base}:last` };
+}
+
+/**
+ * The alerts one flush job took: kept per job, not per group, so a dead-lettered flush keeps its
+ * own alerts (for `dlq list` and `dlq retry`) while later flushes of the group carry on with theirs.
+ */
+export function inflightKey(prefix: string, hash: string, flushJobId: string): string {
+  return `${prefix}:grp:${hash}:inflight:${flushJobId}`;
 }
 
 // KEYS: buffer, due, last. ARGV: fingerprint, alert JSON, now, groupWait, groupInterval, notBefore, ttl.
@@ -41,8 +48,9 @@ redis.call('SET', KEYS[2], at, 'PX', ARGV[7])
 return at
 `;
 
-// KEYS: buffer, due, inflight, last. ARGV: now, ttl. Moves the buffer to the in-flight set once, and
-// hands back what is in flight (the same set again when a failed send is retried).
+// KEYS: buffer, due, inflight (of this flush job), last. ARGV: now, ttl. Moves the buffer to this
+// job's in-flight set once, and hands back what is in flight (the same set again when this job's
+// failed send is retried). The due key goes with it, so the next alert opens a new window.
 const TAKE = `
 if redis.call('EXISTS', KEYS[3]) == 0 then
   if redis.call('EXISTS', KEYS[1]) == 0 then
@@ -92,15 +100,15 @@ export class GroupBuffer {
     return Number(due);
   }
 
-  /** The alerts to send now (possibly none); kept in flight until `confirm`. */
-  async take(hash: string, nowMs: number): Promise<Alert[]> {
+  /** The alerts flush job `jobId` sends (possibly none); kept in flight until `confirm`. */
+  async take(hash: string, jobId: string, nowMs: number): Promise<Alert[]> {
     const k = this.keys(hash);
     const values = (await this.redis.eval(
       TAKE,
       4,
       k.buffer,
       k.due,
-      k.inflight,
+      inflightKey(this.prefix, hash, jobId),
       k.last,
       nowMs,
       RETENTION_MS,
@@ -108,13 +116,14 @@ export class GroupBuffer {
     return values.map((value) => JSON.parse(value) as Alert).sort((a, b) => a.observedAt - b.observedAt);
   }
 
-  /** The in-flight alerts of a group without taking anything: for dead-letter listings. */
-  async inflight(hash: string): Promise<Alert[]> {
-    const values = await this.redis.hvals(this.keys(hash).inflight);
+  /** The in-flight alerts of one flush job without taking anything: for dead-letter listings. */
+  async inflight(hash: string, jobId: string): Promise<Alert[]> {
+    const values = await this.redis.hvals(inflightKey(this.prefix, hash, jobId));
     return values.map((value) => JSON.parse(value) as Alert);
   }
 
-  async confirm(hash: string): Promise<void> {
-    await this.redis.del(this.keys(hash).inflight);
+  /** Forgets a flush job's alerts: after the channel confirmed them, or when its dead letter is purged. */
+  async confirm(hash: string, jobId: string): Promise<void> {
+    await this.redis.del(inflightKey(this.prefix, hash, jobId));
   }
 }

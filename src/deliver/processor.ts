@@ -116,6 +116,7 @@ export async function processFlush(
   deps: DeliveryDeps,
   data: FlushJobData,
   signal: AbortSignal,
+  jobId: string,
 ): Promise<FlushResult> {
   const channel = deps.channels.get(data.channelId);
   const settings = deps.settings.get(data.channelId);
@@ -131,8 +132,17 @@ export async function processFlush(
   const nextSlot = await deps.pacer.acquire(settings.paceKey, now, settings.minIntervalMs);
   if (nextSlot !== 0) throw new FlushDeferredError(nextSlot, 'channel pacing');
 
-  const alerts = await deps.groups.take(data.groupHash, now);
-  if (alerts.length === 0) return { status: 'empty' };
+  const taken = await deps.groups.take(data.groupHash, jobId, now);
+  // A re-run of this job after a crash between the dedup write and the confirm must not resend.
+  const alreadySent = await deps.dedup.sentAmong(
+    taken.map((a) => a.fingerprint),
+    data.channelId,
+  );
+  const alerts = taken.filter((a) => !alreadySent.has(a.fingerprint));
+  if (alerts.length === 0) {
+    await deps.groups.confirm(data.groupHash, jobId);
+    return { status: 'empty' };
+  }
   try {
     await channel.send(
       {
@@ -159,6 +169,6 @@ export async function processFlush(
     data.channelId,
     deps.clock.now(),
   );
-  await deps.groups.confirm(data.groupHash);
+  await deps.groups.confirm(data.groupHash, jobId);
   return { status: 'sent', alerts: alerts.length };
 }

@@ -147,4 +147,33 @@ describe('failures', () => {
     expect(kinds).toEqual(['keyword_rank_drop', 'source_health']);
     expect(await runtime.channelHealth.disabledReason('gone')).toContain('channel_not_found');
   });
+
+  it('after a dead-lettered flush, later alerts of the same group are still delivered', async () => {
+    const flaky = new CapturingNotifier('flaky');
+    let down = true;
+    flaky.failWith = () =>
+      down
+        ? new DeliveryError('503 try later', { channelId: 'flaky', retryable: true, status: 503 })
+        : undefined;
+    const { send, runtime } = await pipeline('dlq-group', {
+      prefix: '',
+      attempts: 1,
+      channels: [flaky],
+      settings: new Map([['flaky', settings({ paceKey: 'flaky', groupWaitMs: 100, groupIntervalMs: 100 })]]),
+    });
+    await send([makeAlert(1)]);
+    const deadline = Date.now() + 10_000;
+    while ((await runtime.deliverQueue.getFailedCount()) === 0) {
+      if (Date.now() > deadline) throw new Error('the first flush never failed');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    down = false;
+    await send([makeAlert(2)]);
+    await flaky.waitForAlerts(1, 10_000);
+    await send([makeAlert(3)]);
+    await flaky.waitForAlerts(2, 10_000);
+    // The dead letter keeps its own alert; the later ones went out on their own.
+    expect(flaky.fingerprints()).toEqual([makeAlert(2).fingerprint, makeAlert(3).fingerprint]);
+    expect(await runtime.deliverQueue.getFailedCount()).toBe(1);
+  });
 });
