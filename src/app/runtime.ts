@@ -106,6 +106,12 @@ export class Runtime {
       prefix: this.prefix,
     });
     this.channelHealth = new ChannelHealth(this.redis, this.prefix);
+    // Connection errors are reported once by whoever uses the connection (connect(), workers);
+    // without a listener every queue would print each reconnect attempt.
+    for (const queue of [this.pollQueue, this.deliverQueue] as Queue[]) {
+      queue.on('error', (error) => logger.debug({ queue: queue.name, err: error }, 'queue connection error'));
+    }
+    this.redis.on('error', (error) => logger.debug({ err: error }, 'redis connection error'));
     this.metricQueues[POLL_QUEUE] = this.pollQueue;
     this.metricQueues[DELIVER_QUEUE] = this.deliverQueue;
     // Scrapes during a Redis outage must not pile up commands behind the reconnect.
@@ -283,12 +289,17 @@ export class Runtime {
   }
 
   async close(): Promise<void> {
+    // Against a Redis that never answered, QUIT (and a queue's close) would wait for it forever:
+    // drop the connection first, so commands like `status` end with their one-line error.
+    const reachable = this.redis.status === 'ready';
+    if (!reachable) this.redis.disconnect();
     await this.pollQueue.close();
     await this.deliverQueue.close();
     for (const client of [...this.clients.values(), ...this.extraClients]) await client.close();
     for (const notifier of this.notifiers.values()) await notifier.close?.();
     await this.smtp.closeAll();
-    if (this.redis.status !== 'end') await this.redis.quit().catch(() => this.redis.disconnect());
+    if (reachable && this.redis.status !== 'end')
+      await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }
 
@@ -297,7 +308,8 @@ export function pollLimits(ws: WorkspaceConfig): BudgetLimits {
   return {
     perMinute: ws.plan.perMinute,
     perMonth: ws.plan.perMonth,
-    monthCeiling: Math.floor(ws.plan.perMonth * (1 - ws.reserve)),
+    // The epsilon keeps 100,000 × (1 − 0.34) at 66,000, as the planner counts it, not 65,999.
+    monthCeiling: Math.floor(ws.plan.perMonth * (1 - ws.reserve) + 1e-6),
   };
 }
 
