@@ -141,7 +141,9 @@ describe('dead letters of a failing channel', { timeout: CLI_TEST_TIMEOUT_MS }, 
     expect(purged.code).toBe(0);
     expect(purged.stdout).toBe('purging 1 dead letter (3 alerts)\npurged 1 dead letter\n');
     expect(await listDeadLetters(deps)).toEqual([]);
-    expect(await runtime.deliveryDeps.groups.inflight(letter?.groupHash ?? '', letter?.jobId ?? '')).toEqual([]);
+    expect(await runtime.deliveryDeps.groups.inflight(letter?.groupHash ?? '', letter?.jobId ?? '')).toEqual(
+      [],
+    );
     expect((await runtime.deliverQueue.getJobCounts('failed')).failed).toBe(0);
   });
 
