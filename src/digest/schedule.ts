@@ -3,7 +3,6 @@
  * `digest.time` in the recipient's IANA time zone. Daylight saving is cron-parser's job (through
  * BullMQ): 08:00 stays 08:00 local on both sides of a change.
  */
-import { randomBytes } from 'node:crypto';
 import { getNextMillis, type Queue } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import { type ReconcileReport, reconcileSchedulers } from '../app/schedulers.ts';

@@ -6,7 +6,6 @@
  * right-to-left review cannot reorder the layout around it.
  */
 import { createHash } from 'node:crypto';
-import type { Marketplace } from '../../api/schemas.ts';
 import type { Alert, AlertKind } from '../../model/alert.ts';
 import type { OutgoingMessage } from '../notifier.ts';
 import { type Facts, KIND_ROWS, MAX, show, time, truncateText } from './email-facts.ts';
