@@ -3,7 +3,7 @@
  * `./shelfwatch.yaml`), else the environment-only mode. Every problem found is returned, not just
  * the first, so one `shelfwatch validate` run shows everything to fix.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { configFromEnv, ENV_VARIABLES } from './env.ts';
@@ -64,8 +64,21 @@ function nonEmpty(text: string | undefined): string | undefined {
   return text === undefined || text.trim() === '' ? undefined : text.trim();
 }
 
+/** A config is a few kilobytes; far more is a wrong path (a log, a disk image), not a config. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
 function readText(file: string, shown: string): { text: string } | { problem: ConfigProblem } {
+  const refuse = (message: string) => ({
+    problem: { path: shown, message, hint: 'check the path given with --config or SHELFWATCH_CONFIG' },
+  });
   try {
+    // Only regular files: /dev/zero never ends and a FIFO with no writer never answers.
+    const stat = statSync(file);
+    if (stat.isDirectory()) return refuse('expected a readable config file, got a directory');
+    if (!stat.isFile()) return refuse('expected a regular config file, got a device, pipe or socket');
+    if (stat.size > MAX_CONFIG_BYTES) {
+      return refuse(`expected a config file of at most 1 MiB, got ${stat.size} bytes`);
+    }
     return { text: readFileSync(file, 'utf8') };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -104,7 +117,23 @@ function loadFile(file: string, shown: string, env: Env): LoadConfigResult {
     });
     return { ok: false, problems, source };
   }
-  const parsed: unknown = doc.toJS({ maxAliasCount: 100 });
+  let parsed: unknown;
+  try {
+    parsed = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // The yaml package refuses alias bombs ("billion laughs") here instead of expanding them.
+    return {
+      ok: false,
+      problems: [
+        {
+          path: shown,
+          message: `expected plain YAML, got ${error instanceof Error ? error.message.split('\n')[0] : 'an unreadable document'}`,
+          hint: 'use fewer YAML aliases (*name); a config rarely needs any',
+        },
+      ],
+      source,
+    };
+  }
   if (parsed === null || parsed === undefined) {
     return {
       ok: false,

@@ -178,6 +178,9 @@ function issueProblems(issue: Issue, prefix: readonly PathKey[], known: KnownKey
 }
 
 /** Maps the issues of one `safeParse` (run with `reportInput: true` and `knownKeysErrorMap`). */
+/** A problem is one readable line: a pasted megabyte in the config must not come back whole. */
+const MAX_PROBLEM_TEXT = 300;
+
 export function issuesToProblems(issues: readonly Issue[], known: KnownKeys): ConfigProblem[] {
   return issues
     .flatMap((issue) => issueProblems(issue, [], known))
@@ -185,7 +188,12 @@ export function issuesToProblems(issues: readonly Issue[], known: KnownKeys): Co
       problem.hint === undefined && problem.message.endsWith(', got nothing')
         ? { ...problem, hint: 'this setting is required' }
         : problem,
-    );
+    )
+    .map((problem) => ({
+      path: truncate(problem.path, MAX_PROBLEM_TEXT),
+      message: truncate(problem.message, MAX_PROBLEM_TEXT),
+      ...(problem.hint === undefined ? {} : { hint: truncate(problem.hint, MAX_PROBLEM_TEXT) }),
+    }));
 }
 
 /**
