@@ -1,5 +1,5 @@
 import { basename, dirname, resolve } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { digestDepsOf } from '../../workers/digest.ts';
 import { Runtime } from '../app/runtime.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
@@ -8,7 +8,7 @@ import { buildDigest, type DigestRecipient } from '../digest/build.ts';
 import { DigestDeferredError } from '../digest/gather.ts';
 import { deliverDigest, inlineImagesAsDataUris, writeAtomically } from '../digest/send.ts';
 import { createLogger } from '../ops/logger.ts';
-import { CliError, usageError } from './errors.ts';
+import { CliError, LOG_LEVELS, usageError } from './errors.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { VERSION } from './version.ts';
@@ -138,7 +138,7 @@ export function registerDigestCommand(
     .option('-w, --workspace <id>', 'only this workspace (needed with --out when there are several)')
     .option('-o, --out <file.html>', 'write the HTML, charts inlined, to this file instead of sending')
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
-    .option('--log-level <level>', 'pino log level', 'warn')
+    .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS).default('warn'))
     .addHelpText('after', EXAMPLES)
     .action(async (_options: unknown, command: Command) => {
       await runDigest(command.opts<DigestFlags>(), write);

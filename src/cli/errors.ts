@@ -38,3 +38,6 @@ export function parseNumberFlag(flag: string, raw: string, min: number, max: num
   }
   return value;
 }
+
+/** pino's levels: a `--log-level` outside them is bad input (exit 2), not a crash inside pino. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

@@ -49,7 +49,7 @@ async function main(argv: readonly string[]): Promise<void> {
     if (error instanceof CommanderError) {
       // Help and version "errors" are how commander ends a successful --help / --version.
       if (error.exitCode === 0) process.exit(0);
-      printError(`${error.message.replace(/^error: /, '')} (see --help)`);
+      printError(`${error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')} (see --help)`);
       process.exit(2);
     }
     if (error instanceof CliError) {

@@ -1,11 +1,11 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { Runtime } from '../app/runtime.ts';
 import { startWorkers } from '../app/start.ts';
 import { readinessChecks, startOpsServer } from '../ops/http-server.ts';
 import { createLogger, type Logger } from '../ops/logger.ts';
 import { Shutdown } from '../ops/shutdown.ts';
 import { checkRedis } from '../ops/startup-checks.ts';
-import { CliError } from './errors.ts';
+import { CliError, LOG_LEVELS } from './errors.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { VERSION } from './version.ts';
 
@@ -49,7 +49,7 @@ export function registerRunCommand(program: Command): void {
     .command('run')
     .description('run the reconciler and the poll and delivery workers until SIGTERM/SIGINT')
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
-    .option('--log-level <level>', 'pino log level', 'info')
+    .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info'))
     .addHelpText(
       'after',
       `
