@@ -44,6 +44,8 @@ export interface AnalyticsClientOptions {
   beforeRequest?: (req: OutboundRequest) => Promise<void> | void;
   /** Called for every HTTP response, error statuses included. Should not throw. */
   onResponse?: (res: ResponseInfo) => void;
+  /** Largest answer read (default 32 MiB); a larger one is an error, never read to the end. */
+  maxBodyBytes?: number;
   /** Base delay of the one quick retry of a transient GET (plus up to as much jitter); 0 in tests. */
   transientRetryDelayMs?: number;
   /** The engine's clock: Retry-After dates and quota resets are turned into waits against it. */
@@ -52,6 +54,8 @@ export interface AnalyticsClientOptions {
 
 export const DEFAULT_TIMEOUTS = { connectMs: 5_000, headersMs: 15_000, bodyMs: 30_000 } as const;
 export const DEFAULT_TRANSIENT_RETRY_DELAY_MS = 250;
+/** 1,000 keywords or a page of 100 long reviews is well under 1 MiB; 32 leaves room without risk. */
+export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 type MarketplaceOption = CallOptions & { marketplace?: Marketplace };
 type ListParams = { limit?: number; cursor?: string };
@@ -157,6 +161,7 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
     dispatcher,
     headersTimeoutMs: timeouts.headersMs,
     bodyTimeoutMs: timeouts.bodyMs,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     retryDelayMs: options.transientRetryDelayMs ?? DEFAULT_TRANSIENT_RETRY_DELAY_MS,
     now: options.now ?? Date.now,
     beforeRequest: options.beforeRequest,

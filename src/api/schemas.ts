@@ -55,8 +55,11 @@ export function isAsin(value: string): boolean {
 export const timestampSchema = z.iso.datetime();
 export const dateSchema = z.iso.date();
 
-/** A rank is a positive integer; `null` is data ("not ranked"), not an error. */
-export const rankSchema = z.int().positive().nullable();
+/**
+ * A rank is a positive integer; `null` is data ("not ranked"), not an error. Amazon's ranks stay in
+ * the millions: anything past 2^32 − 1 is a broken answer (and would not fit a snapshot).
+ */
+export const rankSchema = z.int().positive().max(4_294_967_295).nullable();
 const shareSchema = z.number().min(0).max(1);
 const countSchema = z.int().nonnegative();
 

@@ -27,6 +27,8 @@ export interface TransportConfig {
   dispatcher: Dispatcher;
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
+  /** Largest answer read; the contract's biggest (1,000 keywords, 100 items a page) is far below. */
+  maxBodyBytes: number;
   retryDelayMs: number;
   now: () => number;
   beforeRequest: ((req: OutboundRequest) => Promise<void> | void) | undefined;
@@ -103,6 +105,10 @@ async function sendOnce<T>(
 
   const ctx: ResponseContext = { endpoint: spec.endpoint, apiKey: config.apiKey, now: config.now };
   const started = performance.now();
+  // undici's timeouts are between chunks: a body that drips a byte at a time never trips them. One
+  // deadline for the whole answer does.
+  const deadline = AbortSignal.timeout(config.headersTimeoutMs + config.bodyTimeoutMs);
+  const signal = spec.signal === undefined ? deadline : AbortSignal.any([spec.signal, deadline]);
   let raw: RawResponse;
   try {
     const res = await config.dispatcher.request({
@@ -118,11 +124,26 @@ async function sendOnce<T>(
       body: spec.body ?? null,
       headersTimeout: config.headersTimeoutMs,
       bodyTimeout: config.bodyTimeoutMs,
-      signal: spec.signal ?? null,
+      signal,
     });
-    // Always read the body to the end: an unread body keeps the connection busy.
-    raw = { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+    raw = {
+      status: res.statusCode,
+      headers: res.headers,
+      text: await readCapped(res.body, config.maxBodyBytes, spec),
+    };
   } catch (error) {
+    if (error instanceof ApiError) throw error;
+    if (deadline.aborted && spec.signal?.aborted !== true) {
+      throw new TransientError(
+        `${spec.endpoint}: no complete answer within ${config.headersTimeoutMs + config.bodyTimeoutMs} ms`,
+        {
+          endpoint: spec.endpoint,
+          code: 'timeout',
+          reason: 'timeout',
+          cause: error,
+        },
+      );
+    }
     throw fromNetworkError(error, spec, config.apiKey);
   }
 
@@ -152,6 +173,33 @@ async function sendOnce<T>(
       ...(headerRequestId === undefined ? {} : { requestId: headerRequestId }),
     },
   };
+}
+
+/**
+ * Reads the whole body (an unread body keeps the connection busy), but no more than `maxBytes`:
+ * an answer that never ends must not take the worker's memory with it.
+ */
+async function readCapped(
+  body: Dispatcher.ResponseData['body'],
+  maxBytes: number,
+  spec: RequestSpec<unknown>,
+) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    size += buffer.length;
+    if (size > maxBytes) {
+      body.destroy();
+      throw new ApiError(`${spec.endpoint}: answer larger than ${maxBytes} bytes; not read further`, {
+        endpoint: spec.endpoint,
+        code: 'response_too_large',
+        retryable: false,
+      });
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function errorCode(error: unknown): string | undefined {
