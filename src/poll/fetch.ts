@@ -55,6 +55,11 @@ async function fetchBook(client: AnalyticsClient, asin: string, marketplace: str
     marketplace: marketplace as Marketplace,
     signal: ctx.signal,
   });
+  if (data.asin !== asin || data.marketplace !== marketplace) {
+    throw new InconsistentAnswerError(
+      `asked for ${asin} in ${marketplace}, the answer is about ${data.asin.slice(0, 20)} in ${data.marketplace}`,
+    );
+  }
   const observation: BookObservation = {
     kind: 'book',
     observedAt: Date.parse(data.bsr.observed_at),
@@ -82,6 +87,9 @@ async function fetchKeywords(
     marketplace: target.marketplace as Marketplace,
     signal: ctx.signal,
   });
+  if (data.asin !== target.asin) {
+    throw new InconsistentAnswerError(`asked for the keywords of ${target.asin}, got those of ${data.asin}`);
+  }
   let ranks: KeywordsObservation['ranks'];
   if ('top' in target.keywords) {
     ranks = data.data.slice(0, target.keywords.top).map((k) => ({ keyword: k.keyword, rank: k.rank }));
@@ -99,6 +107,14 @@ async function fetchKeywords(
     ranks,
   };
   return { observation, requests: meta.attempts, apiEmpty: data.data.length === 0 };
+}
+
+/**
+ * An answer that contradicts the request (another book's data): reading it would invent changes,
+ * so the poll fails instead.
+ */
+export class InconsistentAnswerError extends Error {
+  override readonly name = 'InconsistentAnswerError';
 }
 
 /** A list whose walk hit the page cap: reading it as the whole list would invent removals. */
@@ -162,7 +178,16 @@ async function fetchSales(client: AnalyticsClient, marketplace: string | null, c
     adSpend: { minor: toMinor(r.ad_spend.amount, r.ad_spend.currency), currency: r.ad_spend.currency },
   }));
   days.sort((a, b) => (a.date === b.date ? a.asin.localeCompare(b.asin) : a.date < b.date ? -1 : 1));
-  const observation: SalesObservation = { kind: 'sales', observedAt: ctx.nowMs, marketplace, days };
+  // The same day twice in one answer: keep the first, so the same answer always reads the same
+  // (a contradicting duplicate would otherwise flip between polls and look like a revision).
+  const seen = new Set<string>();
+  const unique = days.filter((day) => {
+    const key = `${day.asin}|${day.marketplace}|${day.date}|${day.royalties.currency}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const observation: SalesObservation = { kind: 'sales', observedAt: ctx.nowMs, marketplace, days: unique };
   return { observation, requests, apiEmpty: items.length === 0 };
 }
 

@@ -17,6 +17,8 @@ export function toMinor(amount: string, currency: string): number {
   const kept = fraction.padEnd(digits, '0').slice(0, digits);
   const roundUp = (fraction[digits] ?? '0') >= '5' ? 1 : 0;
   const value = Number(whole) * 10 ** digits + Number(kept === '' ? '0' : kept) + roundUp;
+  // Past 2^53 integer arithmetic is no longer exact: such an amount is a broken answer, not money.
+  if (!Number.isSafeInteger(value)) throw new RangeError(`amount out of range: "${amount.slice(0, 40)}"`);
   return sign === '-' ? -value : value;
 }
 
