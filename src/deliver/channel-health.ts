@@ -57,8 +57,8 @@ export function channelDisabledAlert(channelId: string, error: DeliveryError, no
   };
 }
 
-/** Slack allows about one message a second per webhook; other channels are not paced. */
-const SLACK_MIN_INTERVAL_MS = 1_000;
+/** Slack allows about one message a second per webhook: 1.1 s keeps send-time jitter under it. */
+const SLACK_MIN_INTERVAL_MS = 1_100;
 
 export function channelSettings(channels: readonly ChannelConfig[]): Map<string, ChannelSettings> {
   const settings = new Map<string, ChannelSettings>();

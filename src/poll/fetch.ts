@@ -16,8 +16,11 @@ const DAY_MS = 86_400_000;
 export const BSR_HISTORY_KEPT = 72;
 /** Sales are provisional for 14 days; one more day shows a day turning final. */
 export const SALES_DAYS = 15;
-/** A runaway cursor chain is a protocol fault, not a reason to spend the month's budget. */
-const MAX_PAGES = 1_000;
+/**
+ * A runaway cursor chain is a protocol fault, not a reason to spend the month's budget: 250 pages
+ * (25,000 items: 1,000 books of sales over 15 days fit) and the poll fails instead.
+ */
+const MAX_PAGES = 250;
 
 export interface FetchContext {
   signal: AbortSignal;
