@@ -26,6 +26,7 @@ import type { ChannelSettings, DeliveryDeps } from '../deliver/processor.ts';
 import { createRouter } from '../deliver/routing.ts';
 import type { Logger } from '../ops/logger.ts';
 import { budgetSource, channelSource, Metrics, queueSource, whenReady } from '../ops/metrics.ts';
+import { TargetLease } from '../poll/lease.ts';
 import type { AlertSink, PollDeps, PollJobData } from '../poll/processor.ts';
 import { type ReconcileReport, reconcilePollSchedulers } from '../poll/reconciler.ts';
 import { ConfigTargetRegistry } from '../poll/registry.ts';
@@ -155,6 +156,7 @@ export class Runtime {
       alerts: countingSink(new QueueAlertSink(this.deliverQueue, router, delivery), this.metrics),
       clock: this.clock,
       logger: logger.child({ component: 'poll' }),
+      lease: new TargetLease(this.redis, this.prefix),
     };
     this.deliveryDeps = {
       channels: this.notifiers,

@@ -14,6 +14,7 @@ import {
 } from '../snapshot/store.ts';
 import type { Clock } from '../util/clock.ts';
 import { fetchObservation, isEmptyWhereDataExpected } from './fetch.ts';
+import type { TargetLease } from './lease.ts';
 import type { WatchTarget } from './targets.ts';
 
 export interface PollJobData {
@@ -42,6 +43,8 @@ export interface PollDeps {
   logger: Logger;
   /** After a 401, how long the workspace rests before one request tries the key again. */
   authRecheckMs?: number;
+  /** One poll of a target at a time across processes (absent in single-process tests). */
+  lease?: TargetLease;
 }
 
 export interface PollContext {
@@ -101,6 +104,22 @@ export async function processPoll(deps: PollDeps, data: PollJobData, ctx: PollCo
   const target = deps.registry.target(data.workspace, data.targetId);
   // removeJobScheduler leaves an already-waiting job behind: it must not poll a target that is gone.
   if (target === undefined) return { status: 'stale' };
+  const release =
+    deps.lease === undefined ? async () => {} : await deps.lease.acquire(target.ref, ctx.pollTimeMs);
+  if (release === null) return { status: 'duplicate' };
+  try {
+    return await pollTarget(deps, target, data, ctx);
+  } finally {
+    await release();
+  }
+}
+
+async function pollTarget(
+  deps: PollDeps,
+  target: WatchTarget,
+  data: PollJobData,
+  ctx: PollContext,
+): Promise<PollResult> {
   const { ref } = target;
   const { stored, expectedSeq } = await readBaseline(deps, ref);
   // A deferred job and the scheduler's next one may both reach the same poll time; one is enough.
