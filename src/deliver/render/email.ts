@@ -157,7 +157,10 @@ function textOf(v: AlertView): string {
   if (v.review === 'hidden') lines.push(`  ${HIDDEN_NOTE}`);
   else if (v.review !== undefined) {
     if (v.review.title !== '') lines.push(`  Review title: ${v.review.title}`);
-    if (v.review.body !== '') lines.push('  Review:', v.review.body);
+    // Every line of the body is indented (and quoted), so a review cannot print a line that reads
+    // like an alert of its own in the plain-text part.
+    if (v.review.body !== '')
+      lines.push('  Review:', ...v.review.body.split(/\r?\n/).map((line) => `    > ${line}`));
   }
   for (const link of v.links) lines.push(`  ${link.label}: ${link.href}`);
   return lines.join('\n');
