@@ -69,6 +69,13 @@ export function startDeliverWorker(
         throw new DelayedError();
       }
     },
-    { connection: options.connection, prefix: options.prefix, concurrency: options.concurrency },
+    {
+      connection: options.connection,
+      prefix: options.prefix,
+      concurrency: options.concurrency,
+      // A worker killed mid-send leaves its job stalled; BullMQ's default (1) fails it on the second
+      // stall. Re-running is safe (in-flight alerts are kept, the dedup log filters), so allow more.
+      maxStalledCount: 5,
+    },
   );
 }

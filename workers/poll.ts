@@ -75,6 +75,8 @@ export function startPollWorker(options: PollWorkerOptions): Worker<PollJobData,
       connection: options.connection,
       prefix: options.prefix,
       concurrency: options.concurrency,
+      // Re-running a poll is safe (fingerprinted deliveries, CAS commit): survive repeated worker kills.
+      maxStalledCount: 5,
       autorun: true,
     },
   );

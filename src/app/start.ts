@@ -2,6 +2,8 @@ import type { Worker } from 'bullmq';
 import { startDeliverWorker } from '../../workers/deliver.ts';
 import { startDigest } from '../../workers/digest.ts';
 import { startPollWorker } from '../../workers/poll.ts';
+import { orphanedGroups } from '../deliver/groups.ts';
+import { flushOrphanedGroups } from '../deliver/processor.ts';
 import type { Shutdown } from '../ops/shutdown.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -18,7 +20,7 @@ export interface StartedWorkers {
 export async function startWorkers(
   runtime: Runtime,
   shutdown: Shutdown,
-  options: { replanEveryMs?: number; reconcile?: boolean } = {},
+  options: { replanEveryMs?: number; reconcile?: boolean; janitorEveryMs?: number } = {},
 ): Promise<StartedWorkers> {
   const connection = runtime.redis;
   const prefix = runtime.prefix;
@@ -59,6 +61,14 @@ export async function startWorkers(
   shutdown.add('deliver worker', () => deliver.close());
   shutdown.add('digest worker', () => digest.close());
   shutdown.add('poll worker', () => poll.close());
+  // Groups left holding alerts without a flush (a process died in between) get one within a minute.
+  const janitor = setInterval(() => {
+    orphanedGroups(runtime.redis, runtime.prefix)
+      .then((orphans) => flushOrphanedGroups(runtime.deliveryDeps, orphans))
+      .catch((error: unknown) => runtime.logger.warn({ err: error }, 'group janitor failed'));
+  }, options.janitorEveryMs ?? 60_000);
+  janitor.unref();
+  shutdown.add('group janitor', () => clearInterval(janitor));
   if (options.reconcile !== false) {
     await runtime.reconcile();
     const timer = setInterval(

@@ -11,6 +11,8 @@ export interface GroupKeys {
   buffer: string;
   due: string;
   last: string;
+  /** The group's flush job data, so a janitor can schedule an orphaned group. */
+  meta: string;
 }
 
 export function groupHash(channelId: string, groupKey: string): string {
@@ -19,7 +21,7 @@ export function groupHash(channelId: string, groupKey: string): string {
 
 export function groupKeys(prefix: string, hash: string): GroupKeys {
   const base = `${prefix}:grp:${hash}`;
-  return { buffer: `${base}:buf`, due: `${base}:due`, last: `${base}:last` };
+  return { buffer: `${base}:buf`, due: `${base}:due`, last: `${base}:last`, meta: `${base}:meta` };
 }
 
 /**
@@ -30,13 +32,15 @@ export function inflightKey(prefix: string, hash: string, flushJobId: string): s
   return `${prefix}:grp:${hash}:inflight:${flushJobId}`;
 }
 
-// KEYS: buffer, due, last. ARGV: fingerprint, alert JSON, now, groupWait, groupInterval, notBefore, ttl.
+// KEYS: buffer, due, last, meta. ARGV: fingerprint, alert JSON, now, groupWait, groupInterval,
+// notBefore, ttl, meta JSON.
 // Adds the alert (once per fingerprint) and returns the group's flush time, choosing one if the
 // group has none: group_wait after the first alert, but not before group_interval after the last
 // message, nor before `notBefore` (the end of quiet hours).
 const ADMIT = `
 redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
+redis.call('SET', KEYS[4], ARGV[8], 'PX', ARGV[7])
 local due = redis.call('GET', KEYS[2])
 if due then return tonumber(due) end
 local now = tonumber(ARGV[3])
@@ -81,14 +85,16 @@ export class GroupBuffer {
     hash: string,
     alert: Alert,
     timing: { nowMs: number; groupWaitMs: number; groupIntervalMs: number; notBeforeMs: number },
+    meta: object,
   ): Promise<number> {
     const k = this.keys(hash);
     const due = await this.redis.eval(
       ADMIT,
-      3,
+      4,
       k.buffer,
       k.due,
       k.last,
+      k.meta,
       alert.fingerprint,
       JSON.stringify(alert),
       timing.nowMs,
@@ -96,6 +102,7 @@ export class GroupBuffer {
       timing.groupIntervalMs,
       timing.notBeforeMs,
       RETENTION_MS,
+      JSON.stringify(meta),
     );
     return Number(due);
   }
@@ -123,7 +130,42 @@ export class GroupBuffer {
   }
 
   /** Forgets a flush job's alerts: after the channel confirmed them, or when its dead letter is purged. */
+  /**
+   * Claims an orphaned group (alerts buffered, no flush due) for a flush at `nowMs`: the group's
+   * flush job data, or null when another process claimed it or it is not orphaned any more.
+   */
+  async claimOrphan(hash: string, nowMs: number): Promise<{ meta: unknown; dueAt: number } | null> {
+    const k = this.keys(hash);
+    const claimed = await this.redis.set(k.due, String(nowMs), 'PX', RETENTION_MS, 'NX');
+    if (claimed !== 'OK') return null;
+    const meta = await this.redis.get(k.meta);
+    return meta === null ? null : { meta: JSON.parse(meta) as unknown, dueAt: nowMs };
+  }
+
   async confirm(hash: string, jobId: string): Promise<void> {
     await this.redis.del(inflightKey(this.prefix, hash, jobId));
   }
+}
+
+/**
+ * Groups whose buffer holds alerts but that have no flush scheduled (a process died between
+ * buffering and scheduling, and no later alert of the group came to schedule one). The janitor
+ * gives each a due time now, so nothing waits forever.
+ */
+export async function orphanedGroups(redis: Redis | Cluster, prefix: string): Promise<string[]> {
+  const nodes =
+    'nodes' in redis && typeof redis.nodes === 'function' ? redis.nodes('master') : [redis as Redis];
+  const orphans: string[] = [];
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}:grp:*:buf`, 'COUNT', 500);
+      cursor = next;
+      for (const key of keys) {
+        const hash = key.slice(`${prefix}:grp:`.length, -':buf'.length);
+        if ((await redis.exists(groupKeys(prefix, hash).due)) === 0) orphans.push(hash);
+      }
+    } while (cursor !== '0');
+  }
+  return orphans;
 }

@@ -94,17 +94,15 @@ export async function processAdmit(deps: DeliveryDeps, data: DeliveryJobData): P
   const now = deps.clock.now();
   const critical = alert.severity === 'critical';
   const quietEnd = critical ? null : quietHoursEnd(now, settings.quietHours);
-  const flushAt = await deps.groups.admit(hash, alert, {
+  const flush: FlushJobData = { channelId, groupHash: hash, groupKey, hideLowStarText: hide, critical };
+  const timing = {
     nowMs: now,
     groupWaitMs: settings.groupWaitMs,
     groupIntervalMs: settings.groupIntervalMs,
     notBeforeMs: quietEnd ?? 0,
-  });
-  await deps.scheduleFlush(
-    flushJobId(hash, flushAt),
-    { channelId, groupHash: hash, groupKey, hideLowStarText: hide, critical },
-    flushAt,
-  );
+  };
+  const flushAt = await deps.groups.admit(hash, alert, timing, flush);
+  await deps.scheduleFlush(flushJobId(hash, flushAt), flush, flushAt);
   return { status: 'buffered', flushAt };
 }
 
@@ -171,4 +169,20 @@ export async function processFlush(
   );
   await deps.groups.confirm(data.groupHash, jobId);
   return { status: 'sent', alerts: alerts.length };
+}
+
+/**
+ * The janitor: schedules a flush for every group that holds alerts with no flush due (left behind
+ * by a process that died between buffering and scheduling). Safe to run from every process.
+ */
+export async function flushOrphanedGroups(deps: DeliveryDeps, orphans: readonly string[]): Promise<number> {
+  let scheduled = 0;
+  for (const hash of orphans) {
+    const claim = await deps.groups.claimOrphan(hash, deps.clock.now());
+    if (claim === null) continue;
+    await deps.scheduleFlush(flushJobId(hash, claim.dueAt), claim.meta as FlushJobData, claim.dueAt);
+    scheduled += 1;
+  }
+  if (scheduled > 0) deps.logger.warn({ scheduled }, 'scheduled flushes for groups left without one');
+  return scheduled;
 }

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { groupHash, orphanedGroups } from '../../src/deliver/groups.ts';
 import { DeliveryError } from '../../src/deliver/notifier.ts';
+import { flushOrphanedGroups, groupKeyOf } from '../../src/deliver/processor.ts';
 import type { AlertKind } from '../../src/model/alert.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 import { CapturingNotifier, makeAlert, settings, startPipeline } from './pipeline-harness.ts';
@@ -175,5 +177,32 @@ describe('failures', () => {
     // The dead letter keeps its own alert; the later ones went out on their own.
     expect(flaky.fingerprints()).toEqual([makeAlert(2).fingerprint, makeAlert(3).fingerprint]);
     expect(await runtime.deliverQueue.getFailedCount()).toBe(1);
+  });
+
+  it('a group left holding alerts without a flush is picked up by the janitor', async () => {
+    const chat = new CapturingNotifier('chat');
+    const { runtime } = await pipeline('orphan', {
+      prefix: '',
+      channels: [chat],
+      settings: new Map([['chat', settings({ paceKey: 'chat' })]]),
+    });
+    // What a process killed between buffering an alert and scheduling its flush leaves behind.
+    const alert = makeAlert(42);
+    const groupKey = groupKeyOf(alert, false);
+    const hash = groupHash('chat', groupKey);
+    const meta = { channelId: 'chat', groupHash: hash, groupKey, hideLowStarText: false, critical: false };
+    const deps = runtime.deliveryDeps;
+    await deps.groups.admit(
+      hash,
+      alert,
+      { nowMs: Date.now(), groupWaitMs: 0, groupIntervalMs: 0, notBeforeMs: 0 },
+      meta,
+    );
+    await runtime.redis.del(deps.groups.keys(hash).due);
+    expect(await orphanedGroups(runtime.redis, runtime.prefix)).toEqual([hash]);
+    expect(await flushOrphanedGroups(deps, [hash])).toBe(1);
+    await chat.waitForAlerts(1, 10_000);
+    expect(chat.fingerprints()).toEqual([alert.fingerprint]);
+    expect(await orphanedGroups(runtime.redis, runtime.prefix)).toEqual([]);
   });
 });
