@@ -1,0 +1,190 @@
+/**
+ * Budget: a simulated month per scenario (plan × books) on the simulator's accelerated clock, polls
+ * through the real planner, Redis budget, API client and rules (see lib/month.ts). Measures the
+ * requests used against the plannable budget, 429s and the busiest minute from the simulator's
+ * request log, and the detection latency of scripted keyword and BSR events against the bound the
+ * plan allows (the target's cadence: a uniform wait of cadence/2 on average, cadence at most).
+ *
+ * Default: Studio with 10 books (demand fits) and 100 books (demand exceeds the budget); `--full`
+ * runs Studio and Publisher × 10, 100 and 1,000 books (about 1.2 M requests: hours on 2 cores);
+ * `--quick` runs Studio 10 books for 3 sim days.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BenchContext, BenchResult, SummaryRow } from './lib/context.ts';
+import { duration, fmt, percent, table } from './lib/format.ts';
+import { prng } from './lib/keywords.ts';
+import { type MonthScenario, type MonthSummary, simulateMonth } from './lib/month-scenario.ts';
+
+const UTILISATION_GOAL = 0.95;
+const MATRIX: MonthScenario[] = (['studio', 'publisher'] as const).flatMap((plan) =>
+  [10, 100, 1000].map((books) => ({ plan, books })),
+);
+const DEFAULT = ['studio-10', 'studio-100'];
+const idOf = (s: { plan: string; books: number }) => `${s.plan}-${s.books}`;
+
+function select(ctx: BenchContext): MonthScenario[] {
+  if (ctx.quick) return [{ plan: 'studio', books: 10, days: 3 }];
+  const wanted = ctx.scenarios ?? (ctx.full ? MATRIX.map(idOf) : DEFAULT);
+  const unknown = wanted.filter((id) => !MATRIX.some((s) => idOf(s) === id));
+  if (unknown.length > 0) {
+    throw new Error(
+      `unknown budget scenario(s) ${unknown.join(', ')}; known: ${MATRIX.map(idOf).join(', ')}`,
+    );
+  }
+  return MATRIX.filter((s) => wanted.includes(idOf(s)));
+}
+
+/** Scenarios of the last stored full-month run that this run does not repeat: each keeps its date. */
+function earlier(ctx: BenchContext, ran: readonly MonthSummary[]): MonthSummary[] {
+  const file = join(ctx.root, 'bench', 'results', 'budget.json');
+  if (ctx.quick || !existsSync(file)) return [];
+  try {
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as { result?: { data?: MonthSummary[] } };
+    return (stored.result?.data ?? []).filter(
+      (s) => s.days >= 28 && s.ranAt !== undefined && !ran.some((r) => idOf(r) === idOf(s)),
+    );
+  } catch {
+    return [];
+  }
+}
+
+export async function run(ctx: BenchContext): Promise<BenchResult> {
+  const scenarios = select(ctx);
+  const results: MonthSummary[] = [];
+  for (const scenario of scenarios) {
+    ctx.log(
+      `month: ${scenario.plan}, ${scenario.books} books${scenario.days ? `, ${scenario.days} days` : ''}`,
+    );
+    const summary = await simulateMonth(ctx, scenario, prng(scenario.books * 7 + scenario.plan.length));
+    ctx.log(
+      `  ${fmt(summary.used)} requests (${percent(summary.utilisation)} of ${fmt(summary.plannable)}), ` +
+        `${summary.refused} 429s, latency p95 ${duration(summary.latency.p95)} vs bound ${duration(summary.latency.bound)}, ${fmt(summary.realSeconds)} s real`,
+    );
+    results.push(summary);
+  }
+  const all = [...results, ...earlier(ctx, results)].sort(
+    (a, b) => MATRIX.findIndex((s) => idOf(s) === idOf(a)) - MATRIX.findIndex((s) => idOf(s) === idOf(b)),
+  );
+  return {
+    title: 'Budget: a simulated month through the planner, budget and client',
+    summary: all.flatMap(summaryRows),
+    details: details(all),
+    data: all,
+  };
+}
+
+function name(s: MonthSummary): string {
+  return `${s.plan} ${s.books} books${s.days < 28 ? ` (${s.days} days)` : ''}`;
+}
+
+function summaryRows(s: MonthSummary): SummaryRow[] {
+  const exceeds = s.demand > s.plannable;
+  const latencyGoal = 1.1 * s.latency.bound + 2_000;
+  return [
+    {
+      metric: `${name(s)}: requests used / plannable`,
+      value: `${fmt(s.used)} / ${fmt(s.plannable)}`,
+      reference: `demand ${fmt(s.demand)}${exceeds ? ' (exceeds)' : ' (fits)'}`,
+      ratio: percent(s.utilisation),
+      goal: exceeds ? `≥ ${percent(UTILISATION_GOAL, 0)}` : 'n/a (demand fits)',
+      met: exceeds ? s.utilisation >= UTILISATION_GOAL : null,
+    },
+    {
+      metric: `${name(s)}: 429s / requests over a limit`,
+      value: `${fmt(s.refused)} / ${fmt(s.overLimit)}`,
+      reference: `busiest minute ${fmt(s.busiestMinute)} of ${fmt(s.perMinute)}`,
+      goal: '0',
+      met: s.refused === 0 && s.overLimit === 0,
+    },
+    {
+      metric: `${name(s)}: detection latency p50 / p95`,
+      value: `${duration(s.latency.p50)} / ${duration(s.latency.p95)}`,
+      reference: `cadence ${duration(s.latency.bound)} (expected wait ${duration(s.latency.bound / 2)})`,
+      ratio: `${fmt(s.latency.p95 / s.latency.bound, 2)}× cadence`,
+      goal: `p95 ≤ 1.1× cadence + 2 s`,
+      met:
+        s.latency.detected > 0 &&
+        s.latency.missed === 0 &&
+        s.latency.p95Margin <= 0 &&
+        s.latency.p95 <= latencyGoal,
+    },
+  ];
+}
+
+function details(results: MonthSummary[]): string {
+  const rows = results.map((s) => [
+    name(s),
+    fmt(s.targets),
+    `${fmt(s.demand)} / ${fmt(s.plannable)}`,
+    fmt(s.used),
+    percent(s.utilisation),
+    `${fmt(s.refused)} / ${fmt(s.overLimit)}`,
+    `${fmt(s.busiestMinute)} (${fmt(s.busiestSlidingMinute)}) / ${fmt(s.perMinute)}`,
+    `${duration(s.cadences.keywords)} / ${duration(s.cadences.book)}`,
+    `${fmt(s.latency.detected)} (${fmt(s.latency.missed)} missed)`,
+    `${duration(s.latency.p50)} / ${duration(s.latency.p95)}`,
+    `${duration(s.latency.rawP50)} / ${duration(s.latency.rawP95)}`,
+    `${fmt(s.speed)}× / ${fmt(s.realSeconds)} s`,
+    s.ranAt.slice(0, 16).replace('T', ' '),
+  ]);
+  const polls = results.map((s) => [
+    name(s),
+    fmt(s.polls.ok),
+    fmt(s.polls.deferred),
+    fmt(s.polls.skipped),
+    fmt(s.polls.failed),
+    fmt(s.polls.restarts ?? 0),
+    fmt(s.polls.lagged),
+    `${fmt(s.lag.p50, 1)} / ${fmt(s.lag.p95, 1)} ms`,
+    `${fmt(s.pollMs.p50, 1)} / ${fmt(s.pollMs.p95, 1)} ms`,
+    `${fmt(s.latency.processingP95, 1)} ms`,
+  ]);
+  return [
+    `Scenarios: ${results.map(name).join(', ')}. By default the suite runs ${DEFAULT.join(' and ')}; \`--full\` runs Studio and Publisher × 10, 100, 1,000 books, ` +
+      '`--scenarios publisher-100,…` any of them (a scenario not run keeps its last result and date). ' +
+      'Each book is watched in one marketplace (book + keywords targets) plus one sales target per marketplace; ' +
+      'reserve 10%; rules as the defaults but keyword_rank_drop and bsr_worsened with `for: 1`, so an event alerts on the first poll that sees it ' +
+      '(the default `for: 2` adds one cadence on purpose). Up to 10 books carry scripted events.',
+    '',
+    table(
+      [
+        'scenario',
+        'targets',
+        'demand / plannable',
+        'used',
+        'used / plannable',
+        '429s / over limit',
+        'busiest minute (sliding) / limit',
+        'cadence kw / book (end)',
+        'events detected',
+        'latency p50 / p95 (1×)',
+        'latency p50 / p95 (raw sim)',
+        'speed / real',
+        'run (UTC)',
+      ],
+      rows,
+      'lrrrrrrrrrrrl',
+    ),
+    '',
+    'Latency (1×) = wait from the event to the scheduled time of the first poll that could see it, plus that poll’s real ' +
+      'processing time until its alert; raw = alert time minus event time on the accelerated sim clock, where every real ms ' +
+      'of queueing and processing counts `speed` times over. Demand = requests the useful cadences would take this month (learned costs).',
+    '',
+    table(
+      [
+        'scenario',
+        'polls ok',
+        'deferred',
+        'skipped',
+        'failed',
+        'cadence changes (restarts)',
+        'intervals lost to lag',
+        'start lag p50 / p95 (real)',
+        'poll time p50 / p95 (real)',
+        'detecting poll p95 (real)',
+      ],
+      polls,
+    ),
+  ].join('\n');
+}

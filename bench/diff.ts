@@ -1,0 +1,125 @@
+/**
+ * Diff: the project's diff (`evaluate`, default rules, steady-state rule state) on two consecutive
+ * 1,000-keyword observations, against microdiff and jsondiffpatch on the same two objects, plus a
+ * hand-written keyed rank comparison as the floor of "pair keywords by name and compare ranks".
+ *
+ * Not the same work: microdiff and jsondiffpatch report what changed (paths, deltas); `evaluate`
+ * also judges every keyword against its stored condition (baseline, pending count, firing), builds
+ * the next rule state for all of them, and formats and fingerprints (SHA-256) the alerts.
+ */
+import * as jsondiffpatch from 'jsondiffpatch';
+import microdiff from 'microdiff';
+import type { KeywordsObservation } from '../src/model/observation.ts';
+import { defaultRules } from '../src/rules/config.ts';
+import { evaluate, type RuleState } from '../src/rules/engine.ts';
+import type { BenchContext, BenchResult } from './lib/context.ts';
+import { fmt, table, times } from './lib/format.ts';
+import { benchAsin, keywordList, nextSnapshot } from './lib/keywords.ts';
+import { medianRatio, spread, timeSync } from './lib/stats.ts';
+
+const KEYWORDS = 1000;
+const GOAL = 10;
+
+interface Pair {
+  prev: KeywordsObservation;
+  next: KeywordsObservation;
+  state: RuleState;
+}
+
+export async function run(ctx: BenchContext): Promise<BenchResult> {
+  const rules = defaultRules();
+  const pairs: Pair[] = Array.from({ length: 8 }, (_, i) => {
+    const base = keywordList(2000 + i, KEYWORDS, benchAsin(100 + i));
+    // A few polls first, so the rule state holds pending and firing conditions, not just baselines.
+    let prev = base;
+    let state: RuleState | undefined;
+    for (let k = 1; k <= 6; k++) {
+      const next = nextSnapshot(base, prev, i * 100 + k);
+      state = evaluate(ruleCtx(next), rules, k === 1 ? undefined : prev, next, state).state;
+      prev = next;
+    }
+    return { prev, next: nextSnapshot(base, prev, i * 100 + 7), state: state! };
+  });
+  const differ = jsondiffpatch.create({
+    objectHash: (item: object) => (item as { keyword?: string }).keyword ?? JSON.stringify(item),
+  });
+  let i = 0;
+  const pick = () => pairs[i++ % pairs.length]!;
+  const fns = {
+    evaluate: () => {
+      const p = pick();
+      return evaluate(ruleCtx(p.next), rules, p.prev, p.next, p.state);
+    },
+    microdiff: () => {
+      const p = pick();
+      return microdiff(p.prev, p.next);
+    },
+    jsondiffpatch: () => {
+      const p = pick();
+      return differ.diff(p.prev, p.next);
+    },
+    'keyed compare': () => {
+      const p = pick();
+      return keyedCompare(p.prev, p.next);
+    },
+  };
+  const rounds = ctx.quick ? 5 : 21;
+  const result = timeSync(fns, ctx.quick ? 8 : 24, rounds, 40);
+  const us = result.medians;
+  // Our time over microdiff's, round by round: the goal is ≤ 1/GOAL.
+  const ratio = medianRatio(result.samples.evaluate!, result.samples.microdiff!);
+
+  const output = pairs.map((p) => ({
+    alerts: evaluate(ruleCtx(p.next), rules, p.prev, p.next, p.state).alerts.length,
+    changes: microdiff(p.prev, p.next).length,
+    changedRanks: keyedCompare(p.prev, p.next),
+  }));
+  const avg = (k: keyof (typeof output)[number]) => output.reduce((n, o) => n + o[k], 0) / output.length;
+  const what: Record<string, string> = {
+    evaluate: `${fmt(avg('alerts'), 1)} alerts + the next rule state (${KEYWORDS} conditions)`,
+    microdiff: `${fmt(avg('changes'), 1)} changed paths`,
+    jsondiffpatch: 'a delta object (arrays matched by keyword)',
+    'keyed compare': `${fmt(avg('changedRanks'), 1)} changed ranks counted`,
+  };
+  const rows = Object.keys(fns).map((name) => [
+    name,
+    fmt(us[name]!, 1),
+    times(medianRatio(result.samples[name]!, result.samples.microdiff!)),
+    `${fmt(spread(result.samples[name]!) * 100)}%`,
+    what[name]!,
+  ]);
+  const details = [
+    `${pairs.length} pairs of consecutive ${KEYWORDS}-keyword observations (${fmt(avg('changedRanks'), 0)} ranks changed a pair), ` +
+      `${rounds} alternating rounds; µs per diff, median.`,
+    '',
+    table(['contender', 'µs / diff', '× microdiff', 'round spread', 'output'], rows, 'lrrrl'),
+  ].join('\n');
+  return {
+    title: 'Diff of two 1,000-keyword observations',
+    summary: [
+      {
+        metric: 'evaluate vs microdiff',
+        value: `${fmt(us.evaluate!, 0)} µs`,
+        reference: `microdiff ${fmt(us.microdiff!, 0)} µs, jsondiffpatch ${fmt(us.jsondiffpatch!, 0)} µs`,
+        ratio: `${times(ratio)} microdiff's time`,
+        goal: `≤ ${times(1 / GOAL, 1)} (${GOAL}× faster)`,
+        met: ratio <= 1 / GOAL,
+      },
+    ],
+    details,
+    data: { pairs: pairs.length, rounds, ...result, output },
+  };
+}
+
+function ruleCtx(o: KeywordsObservation) {
+  return { workspace: 'bench', targetId: `keywords/${o.asin}/US`, nowMs: o.observedAt };
+}
+
+/** Pairs keywords by name and counts changed ranks: the least any keyed diff must do. */
+function keyedCompare(prev: KeywordsObservation, next: KeywordsObservation): number {
+  const before = new Map<string, number | null>();
+  for (const r of prev.ranks) before.set(r.keyword, r.rank);
+  let changed = 0;
+  for (const r of next.ranks) if (before.get(r.keyword) !== r.rank) changed++;
+  return changed;
+}

@@ -1,0 +1,275 @@
+/**
+ * One simulated month of one workspace: the simulator (own process) on an accelerated clock, and
+ * on this side a real Runtime (planner, Redis budget, API client, snapshot store, rules) on an
+ * `acceleratedClock` with the same start and speed, both read from the machine's monotonic clock.
+ *
+ * Polls are driven by a loop, not BullMQ job schedulers: a scheduler's `every` is real time with a
+ * 1 s floor (schedulesFromPlan), so at thousands× speed an hourly cadence would become hours of
+ * sim time. The loop reproduces what `shelfwatch run` does at 1×, step for step:
+ * - every 10 min (the Runtime's re-plan interval) the plan is recomputed from learned costs and the
+ *   month's use (`planWorkspace`, the inputs Runtime.plans() reads) and turned into schedules
+ *   (`schedulesFromPlan`);
+ * - like `reconcileSchedulers` + BullMQ's `upsertJobScheduler`, a new or changed cadence drops the
+ *   pending iteration and starts again at `firstRunDelayMs` (< 5 min) from now; an unchanged one is
+ *   left alone;
+ * - like a job scheduler with `every`, the next iteration is the previous one + cadence, and
+ *   intervals already past are not run late (they are counted as lost to lag);
+ * - at most `pollConcurrency` polls run at once, and a budget deferral is retried at its time
+ *   unless that is more than 15 min away (the poll worker's `maxDeferMs`).
+ */
+
+import { Runtime } from '../../src/app/runtime.ts';
+import type { Plan } from '../../src/budget/planner.ts';
+import { parseConfig } from '../../src/config/load.ts';
+import type { ShelfwatchConfig } from '../../src/config/schema.ts';
+import { silentLogger } from '../../src/ops/logger.ts';
+import { PollDeferredError, type PollDeps, type PollResult, processPoll } from '../../src/poll/processor.ts';
+import { planWorkspace, schedulesFromPlan } from '../../src/poll/schedule.ts';
+import { acceleratedClock, type Clock } from '../../src/util/clock.ts';
+import { EventScript, type PollInfo } from './month-events.ts';
+import { SimControl } from './sim-control.ts';
+import { monotonicMs, type SimProcess } from './sim-process.ts';
+
+const MINUTE = 60_000;
+const REPLAN_EVERY_MS = 10 * MINUTE;
+const MAX_DEFER_MS = 15 * MINUTE;
+
+export interface MonthRun {
+  runtime: Runtime;
+  clock: Clock;
+  /**
+   * `lagged`: intervals that passed without a poll because the loop ran late (real lag);
+   * `restarts`: schedulers upserted with a changed cadence (each restarts within 5 min).
+   */
+  polls: {
+    ok: number;
+    deferred: number;
+    skipped: number;
+    failed: number;
+    duplicate: number;
+    lagged: number;
+    restarts: number;
+  };
+  /** Real ms each poll started after its scheduled time (converted to real), and its run time. */
+  lagRealMs: number[];
+  pollRealMs: number[];
+  cadences: Map<string, number>;
+  events: EventScript;
+  realSeconds: number;
+}
+
+interface Slot {
+  targetId: string;
+  every: number;
+  /** Where the iterations are anchored: the scheduler's start. */
+  anchor: number;
+  /** When the next poll may run (sim ms). */
+  next: number;
+  /** Its poll time: the iteration's time, kept across a deferral as the worker keeps a job's time. */
+  pollTime: number;
+  busy: boolean;
+  /** Bumped by each upsert, so a poll in flight does not overwrite the restart it raced with. */
+  version: number;
+}
+
+/** The first iteration of the slot strictly after `t`. */
+function iterationAfter(slot: Slot, t: number): number {
+  return slot.anchor + (Math.floor((t - slot.anchor) / slot.every) + 1) * slot.every;
+}
+
+export async function runMonth(options: {
+  config: ShelfwatchConfig;
+  sim: SimProcess;
+  speed: number;
+  monthStart: number;
+  monthEnd: number;
+  eventBooks: { asin: string; marketplace: string }[];
+  random: () => number;
+  log: (message: string) => void;
+}): Promise<MonthRun> {
+  const { sim, speed, monthStart, monthEnd } = options;
+  const mono = monotonicMs();
+  const simAtMono = sim.simMs + (mono - sim.monoMs) * speed;
+  const clock = acceleratedClock(simAtMono, speed, { now: monotonicMs });
+  /** The monotonic real time at which the sim clock reads `simMs`. */
+  const realOf = (simMs: number) => mono + (simMs - simAtMono) / speed;
+  /** Schedules in sim ms: the loop is the scheduler, so nothing is translated to real time. */
+  const unitClock: Clock = { now: () => clock.now(), speed: 1, fromReal: (ms) => ms };
+  const runtime = new Runtime({
+    config: options.config,
+    logger: silentLogger(),
+    version: 'bench',
+    clock,
+    // The quick retry's real-time delay would be hours of sim time; the simulator injects no faults.
+    client: { transientRetryDelayMs: 0 },
+  });
+  await runtime.connect();
+  const ws = options.config.workspaces[0]!;
+  const workspace = ws.id;
+  const targets = runtime.registry.all(workspace);
+  const control = new SimControl(sim.url, sim.adminToken);
+  const slots = new Map<string, Slot>();
+  const cadences = new Map<string, number>();
+  const events = new EventScript({
+    control,
+    books: options.eventBooks,
+    cadenceOf: (id) => cadences.get(id) ?? 3_600_000,
+    now: () => clock.now(),
+    monotonic: monotonicMs,
+    random: options.random,
+  });
+  const run: MonthRun = {
+    runtime,
+    clock,
+    polls: { ok: 0, deferred: 0, skipped: 0, failed: 0, duplicate: 0, lagged: 0, restarts: 0 },
+    lagRealMs: [],
+    pollRealMs: [],
+    cadences,
+    events,
+    realSeconds: 0,
+  };
+  /** Runtime.plans() for the workspace, with its health reads in parallel instead of one by one. */
+  const currentPlan = async (): Promise<Plan> => {
+    const costs = new Map(
+      await Promise.all(
+        targets.map(async (t) => [t.ref.id, (await runtime.store.getHealth(t.ref)).costPerPoll] as const),
+      ),
+    );
+    const usage = await runtime.budget.usage(workspace);
+    return planWorkspace(ws, targets, costs, usage.monthUsed, clock.now());
+  };
+  const reconcile = async () => {
+    const plan = await currentPlan();
+    const now = clock.now();
+    for (const want of schedulesFromPlan(workspace, plan, unitClock)) {
+      const id = want.data.targetId;
+      cadences.set(id, want.everyMs);
+      const slot = slots.get(id);
+      if (slot?.every === want.everyMs) continue;
+      const start = now + (want.firstRunDelayMs ?? 0);
+      if (slot === undefined) {
+        const fresh = { every: want.everyMs, anchor: start, next: start, pollTime: start, busy: false };
+        slots.set(id, { targetId: id, ...fresh, version: 0 });
+        continue;
+      }
+      run.polls.restarts++;
+      slot.every = want.everyMs;
+      slot.anchor = slot.next = slot.pollTime = start;
+      slot.version++;
+    }
+  };
+
+  // The plan is for the month the clock is in: start it only once the month has begun.
+  const early = monthStart - clock.now();
+  if (early > 0) await new Promise((resolve) => setTimeout(resolve, early / speed));
+  else options.log(`  the month started ${Math.round(-early / MINUTE)} sim minutes before the loop`);
+  await reconcile();
+  await events.setUp();
+
+  const concurrency = options.config.workers.pollConcurrency;
+  let inflight = 0;
+  let wake: (() => void) | undefined;
+  const signal = new AbortController().signal;
+  const poll = async (slot: Slot) => {
+    const version = slot.version;
+    const pollTimeMs = slot.pollTime;
+    const info: PollInfo = {
+      targetId: slot.targetId,
+      scheduledAt: slot.next,
+      cadenceMs: slot.every,
+      startReal: monotonicMs(),
+    };
+    run.lagRealMs.push(info.startReal - realOf(info.scheduledAt));
+    const deps: PollDeps = {
+      ...runtime.pollDeps,
+      alerts: {
+        enqueue: async (alerts) => {
+          const at = clock.now();
+          for (const alert of alerts) events.onAlert(alert, info, at);
+        },
+      },
+    };
+    let result: PollResult | undefined;
+    try {
+      result = await processPoll(deps, { workspace, targetId: slot.targetId }, { signal, pollTimeMs });
+    } catch (error) {
+      if (!(error instanceof PollDeferredError)) throw error;
+      if (slot.version !== version) return;
+      const now = clock.now();
+      if (error.retryAtMs - now <= MAX_DEFER_MS) {
+        run.polls.deferred++;
+        slot.next = Math.max(now, error.retryAtMs);
+        return;
+      }
+      run.polls.skipped++;
+    }
+    if (result !== undefined) {
+      run.pollRealMs.push(monotonicMs() - info.startReal);
+      if (result.status === 'ok') {
+        run.polls.ok++;
+        events.onPollDone(info);
+      } else if (result.status === 'duplicate') run.polls.duplicate++;
+      else run.polls.failed++;
+    }
+    if (slot.version !== version) return;
+    const due = iterationAfter(slot, pollTimeMs);
+    const next = iterationAfter(slot, Math.max(pollTimeMs, clock.now() - 1));
+    run.polls.lagged += Math.round((next - due) / slot.every);
+    slot.next = slot.pollTime = next;
+  };
+
+  const realStart = monotonicMs();
+  let nextReplan = monthStart + REPLAN_EVERY_MS;
+  let failure: unknown;
+  while (failure === undefined) {
+    const now = clock.now();
+    if (now >= monthEnd) break;
+    await events.tick(now);
+    if (now >= nextReplan) {
+      await reconcile();
+      nextReplan += REPLAN_EVERY_MS;
+    }
+    let soonest = Math.min(events.nextDue(), nextReplan, monthEnd);
+    for (const slot of slots.values()) {
+      if (slot.busy) continue;
+      if (slot.next > now) {
+        soonest = Math.min(soonest, slot.next);
+        continue;
+      }
+      // Due but no free lane: the poll that frees one wakes the loop.
+      if (inflight >= concurrency) continue;
+      slot.busy = true;
+      inflight++;
+      void poll(slot)
+        .catch((error: unknown) => {
+          failure = error;
+        })
+        .finally(() => {
+          slot.busy = false;
+          inflight--;
+          wake?.();
+        });
+    }
+    const delayReal = Math.max(0, (soonest - clock.now()) / speed);
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.min(delayReal, 1_000));
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    wake = undefined;
+  }
+  while (inflight > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  if (failure !== undefined) throw failure;
+  run.realSeconds = (monotonicMs() - realStart) / 1000;
+  await control.close();
+  return run;
+}
+
+/** A parsed config, or a thrown list of problems. */
+export function configOrThrow(raw: unknown): ShelfwatchConfig {
+  const parsed = parseConfig(raw);
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems, null, 2));
+  return parsed.config;
+}

@@ -1,0 +1,45 @@
+/**
+ * An `AnalyticsClient` that answers `getBookKeywords` from prepared payload text instead of HTTP,
+ * through the client's own body handling (`parseJsonBody` + `validateBody` with the zod schema),
+ * so benchmarks measure parsing and validation exactly as a real answer goes through them.
+ */
+import type { AnalyticsClient, BookKeywords } from '../../src/api/index.ts';
+import { parseJsonBody, type ResponseContext, validateBody } from '../../src/api/response.ts';
+import { bookKeywordsSchema } from '../../src/api/schemas.ts';
+
+const ENDPOINT = 'GET /v1/books/{asin}/keywords';
+
+/** Parses and validates one keywords payload the way the transport does for a 200 answer. */
+export function parseKeywordsPayload(text: string): BookKeywords {
+  const ctx: ResponseContext = { endpoint: ENDPOINT, apiKey: 'sk_bench_unused', now: Date.now };
+  const body = parseJsonBody({ status: 200, headers: {}, text }, ctx, undefined);
+  return validateBody(bookKeywordsSchema, body, ctx, { status: 200, requestId: undefined, rateLimit: {} });
+}
+
+function unused(name: string): never {
+  throw new Error(`payload client: ${name} is not part of this benchmark`);
+}
+
+/**
+ * `payloadOf(asin)` gives the text the next `getBookKeywords(asin)` answers with; `beforeRequest`
+ * runs first, as the real client runs its budget gate.
+ */
+export function payloadClient(
+  payloadOf: (asin: string) => string,
+  beforeRequest?: () => Promise<void>,
+): AnalyticsClient {
+  return {
+    async getBookKeywords(asin) {
+      await beforeRequest?.();
+      const data = parseKeywordsPayload(payloadOf(asin));
+      return { data, meta: { status: 200, rateLimit: {}, attempts: 1 } };
+    },
+    getBook: () => unused('getBook'),
+    searchKeywords: () => unused('searchKeywords'),
+    getRankings: () => unused('getRankings'),
+    inviteArcReaders: () => unused('inviteArcReaders'),
+    listArcReviews: () => unused('listArcReviews'),
+    listSales: () => unused('listSales'),
+    close: async () => {},
+  };
+}

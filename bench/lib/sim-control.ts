@@ -1,0 +1,119 @@
+/**
+ * The simulator's control endpoint (`/_sim/…`: never counted, never logged) and a tally of its
+ * request log, read incrementally so a month of requests never has to fit in the log at once.
+ */
+import { Agent, request } from 'undici';
+import { busiestWindow } from './stats.ts';
+
+export interface SimWorld {
+  now: string;
+  books: { asin: string; marketplaces: string[]; keywords: string[] }[];
+}
+
+export interface LoggedRequest {
+  seq: number;
+  sim_time: string;
+  path: string;
+  status: number | null;
+  error_code: string | null;
+  counted: boolean;
+}
+
+export type SimEvent =
+  | { type: 'keyword_rank'; asin: string; keyword: string; marketplace: string; rank: number | null }
+  | { type: 'bsr'; asin: string; marketplace: string; rank: number | null };
+
+export class SimControl {
+  private readonly agent = new Agent({ connections: 2 });
+
+  constructor(
+    private readonly url: string,
+    private readonly adminToken: string,
+  ) {}
+
+  async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const res = await request(`${this.url}${path}`, {
+      method,
+      dispatcher: this.agent,
+      headers: { 'x-sim-admin-token': this.adminToken, 'content-type': 'application/json' },
+      body: body === undefined ? null : JSON.stringify(body),
+    });
+    const text = await res.body.text();
+    if (res.statusCode >= 300)
+      throw new Error(`${method} ${path} → ${res.statusCode}: ${text.slice(0, 300)}`);
+    return JSON.parse(text) as T;
+  }
+
+  world(): Promise<SimWorld> {
+    return this.call('GET', '/_sim/world');
+  }
+
+  /** Applies an event now; returns the sim time it was applied at (it is visible from then on). */
+  async event(event: SimEvent): Promise<number> {
+    const answer = await this.call<{ applied_at: string }>('POST', '/_sim/events', event);
+    return Date.parse(answer.applied_at);
+  }
+
+  async requestsSince(seq: number): Promise<LoggedRequest[]> {
+    return (await this.call<{ data: LoggedRequest[] }>('GET', `/_sim/requests?since_seq=${seq}`)).data;
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+/** Counts what the simulator logged between two sim times, fed from the log a page at a time. */
+export class RequestTally {
+  private lastSeq = 0;
+  counted = 0;
+  /** 429s by error code (`rate_limited`, `quota_exceeded`). */
+  readonly refused = new Map<string, number>();
+  /** Other non-2xx answers by status. */
+  readonly failed = new Map<number, number>();
+  private readonly countedTimes: number[] = [];
+  private readonly perMinute = new Map<number, number>();
+
+  constructor(
+    private readonly fromMs: number,
+    private readonly toMs: number,
+  ) {}
+
+  async pull(control: SimControl): Promise<void> {
+    const entries = await control.requestsSince(this.lastSeq);
+    for (const e of entries) {
+      this.lastSeq = Math.max(this.lastSeq, e.seq);
+      const at = Date.parse(e.sim_time);
+      if (at < this.fromMs || at >= this.toMs) continue;
+      if (e.status === 429) {
+        const code = e.error_code ?? 'unknown';
+        this.refused.set(code, (this.refused.get(code) ?? 0) + 1);
+      } else if (e.status === null || e.status >= 300) {
+        this.failed.set(e.status ?? 0, (this.failed.get(e.status ?? 0) ?? 0) + 1);
+      }
+      if (!e.counted) continue;
+      this.counted++;
+      this.countedTimes.push(at);
+      const minute = Math.floor(at / 60_000);
+      this.perMinute.set(minute, (this.perMinute.get(minute) ?? 0) + 1);
+    }
+  }
+
+  /** Most counted requests in one fixed UTC minute (the simulator's own window). */
+  busiestFixedMinute(): number {
+    let most = 0;
+    for (const n of this.perMinute.values()) most = Math.max(most, n);
+    return most;
+  }
+
+  /** Most counted requests in any sliding 60 s of sim time (what a stricter server could count). */
+  busiestSlidingMinute(): number {
+    return busiestWindow(this.countedTimes, 60_000);
+  }
+
+  refusedTotal(): number {
+    let n = 0;
+    for (const v of this.refused.values()) n += v;
+    return n;
+  }
+}

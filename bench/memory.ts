@@ -1,0 +1,274 @@
+import { RedisRequestBudget } from '../src/budget/request-budget.ts';
+import type { KeywordsObservation, TargetRef } from '../src/model/observation.ts';
+import { silentLogger } from '../src/ops/logger.ts';
+import { type PollDeps, processPoll } from '../src/poll/processor.ts';
+import { keywordsTargetId, type WatchTarget } from '../src/poll/targets.ts';
+import { defaultRules } from '../src/rules/config.ts';
+import type { RuleState } from '../src/rules/engine.ts';
+import { encodeObservation } from '../src/snapshot/encoding.ts';
+import { SnapshotKeys } from '../src/snapshot/keys.ts';
+import { decodeRecord } from '../src/snapshot/record.ts';
+import { RedisSnapshotStore } from '../src/snapshot/store.ts';
+import { systemClock } from '../src/util/clock.ts';
+import { columnarStateBytes } from './lib/columnar-state.ts';
+import type { BenchContext, BenchResult } from './lib/context.ts';
+import { fleetMemory } from './lib/fleet.ts';
+import { bytes, fmt, table, times } from './lib/format.ts';
+import { benchAsin, keywordList, keywordsPayload, nextSnapshot, packedBound } from './lib/keywords.ts';
+import { payloadClient } from './lib/payload-client.ts';
+import { mean } from './lib/stats.ts';
+import { usage } from './snapshot-bytes.ts';
+
+const KEYWORDS = 1000;
+const BOUND_GOAL = 1.5;
+const RSS_GOAL = 200 * 1024 * 1024;
+const HEAP_CAP_MB = 96;
+
+export async function run(ctx: BenchContext): Promise<BenchResult> {
+  const perBook = await bytesPerBook(ctx);
+  const fleetBooks = ctx.quick ? 1_000 : 10_000;
+  // Most books track the default top 100; some track more. --full tracks 1,000 keywords on every book.
+  const sizes = Array.from({ length: fleetBooks }, (_, i) =>
+    ctx.full ? KEYWORDS : i % 10 === 0 ? KEYWORDS : i % 10 < 4 ? 300 : 100,
+  );
+  const fleet = await fleetMemory(ctx, sizes, []);
+  // The proposed fix: cap V8's old space so the heap the poll churn leaves behind is given back.
+  const capped = await fleetMemory(ctx, sizes, [`--max-old-space-size=${HEAP_CAP_MB}`]);
+  const ranks = sizes.reduce((a, b) => a + b, 0);
+  const mix = ctx.full
+    ? `${fmt(fleetBooks)} books × ${KEYWORDS} keywords`
+    : `${fmt(fleetBooks)} books: 10% track 1,000 keywords, 30% track 300, 60% the default top 100 (${fmt(ranks / fleetBooks)} a book on average)`;
+  const ratio = perBook.total / perBook.bound;
+  const details = [
+    `#### Redis bytes per watched ${KEYWORDS}-keyword book (${perBook.books} books after ${perBook.polls} polls each through processPoll, MEMORY USAGE SAMPLES 0)`,
+    '',
+    table(
+      [
+        'layout',
+        'snapshot record',
+        'of which rule state',
+        'dictionary',
+        'health',
+        'index share',
+        'total / book',
+        '× packed bound',
+      ],
+      [
+        ['packed lower bound (strings once + 4 B/rank)', '', '', '', '', '', fmt(perBook.bound), '1.00'],
+        [
+          'JSON string of the observation',
+          fmt(perBook.jsonObservation),
+          '',
+          '',
+          '',
+          '',
+          fmt(perBook.jsonObservation),
+          fmt(perBook.jsonObservation / perBook.bound, 2),
+        ],
+        [
+          'JSON string of observation + rule state',
+          fmt(perBook.jsonWithState),
+          '',
+          '',
+          '',
+          '',
+          fmt(perBook.jsonWithState),
+          fmt(perBook.jsonWithState / perBook.bound, 2),
+        ],
+        [
+          'shelfwatch (as stored today)',
+          fmt(perBook.snap),
+          fmt(perBook.ruleStateJson),
+          fmt(perBook.dict),
+          fmt(perBook.health),
+          fmt(perBook.index, 1),
+          fmt(perBook.total),
+          fmt(ratio, 2),
+        ],
+        [
+          'shelfwatch without rule state (for comparison)',
+          fmt(perBook.snapNoState),
+          '0',
+          fmt(perBook.dict),
+          fmt(perBook.health),
+          fmt(perBook.index, 1),
+          fmt(perBook.totalNoState),
+          fmt(perBook.totalNoState / perBook.bound, 2),
+        ],
+        [
+          'estimate: rule state as columns (see docs)',
+          fmt(perBook.snapNoState + perBook.columnar),
+          fmt(perBook.columnar),
+          fmt(perBook.dict),
+          fmt(perBook.health),
+          fmt(perBook.index, 1),
+          fmt(perBook.totalColumnar),
+          fmt(perBook.totalColumnar / perBook.bound, 2),
+        ],
+      ],
+    ),
+    '',
+    `The rule state holds one keyword_rank_drop condition per keyword as JSON keyed \`ruleId|asin|marketplace|keyword\`: ${fmt(perBook.ruleStateJson / KEYWORDS)} B a keyword.`,
+    '',
+    `#### Fleet: ${mix}`,
+    '',
+    table(
+      ['measure', 'value', 'per book', 'goal'],
+      [
+        ['Redis used_memory growth', bytes(fleet.usedMemory), bytes(fleet.usedMemory / fleetBooks), ''],
+        ['worker RSS after the polls (after GC)', bytes(fleet.report.rss), '', `≤ ${bytes(RSS_GOAL)}`],
+        [
+          `… with --max-old-space-size=${HEAP_CAP_MB} (proposed)`,
+          `${bytes(capped.report.rss)} (heap ${bytes(capped.report.heapTotal)}, ${fmt(capped.report.seconds, 1)} s)`,
+          '',
+          `≤ ${bytes(RSS_GOAL)}`,
+        ],
+        ['worker RSS at start (Runtime + workers, before polls)', bytes(fleet.report.rssAtStart), '', ''],
+        ['worker peak RSS', bytes(fleet.report.maxRss), '', ''],
+        [
+          'worker V8 heap used / committed / external',
+          `${bytes(fleet.report.heapUsed)} / ${bytes(fleet.report.heapTotal)} / ${bytes(fleet.report.external)}`,
+          '',
+          '',
+        ],
+        ['polls (2 a book), time', `${fmt(fleet.report.polls)} in ${fmt(fleet.report.seconds, 1)} s`, '', ''],
+      ],
+    ),
+    ctx.privateRedis
+      ? ''
+      : '\nREDIS_URL was given: used_memory counts every client of that server, so the growth is approximate.',
+  ].join('\n');
+  return {
+    title: 'Memory: Redis bytes per book, fleet Redis memory and worker RSS',
+    summary: [
+      {
+        metric: 'Redis bytes / 1,000-keyword book, all the rules keep',
+        value: fmt(perBook.total),
+        reference: `packed bound ${fmt(perBook.bound)}`,
+        ratio: times(ratio),
+        goal: `≤ ${BOUND_GOAL}× bound`,
+        met: ratio <= BOUND_GOAL,
+      },
+      {
+        metric: `worker RSS, ${fmt(fleetBooks)} books${ctx.full ? '' : ' (mixed sizes)'}`,
+        value: bytes(fleet.report.rss),
+        reference: `Redis +${bytes(fleet.usedMemory)}`,
+        goal: `≤ ${bytes(RSS_GOAL)}`,
+        met: fleet.report.rss <= RSS_GOAL,
+      },
+    ],
+    details,
+    data: { perBook, fleet, capped, sizes: { books: fleetBooks, ranks } },
+  };
+}
+
+async function bytesPerBook(ctx: BenchContext) {
+  const redis = ctx.redis();
+  const prefix = ctx.prefix();
+  const books = ctx.quick ? 5 : 20;
+  const polls = ctx.quick ? 3 : 6;
+  const rules = defaultRules();
+  const store = new RedisSnapshotStore({ redis, prefix });
+  const keys = new SnapshotKeys(prefix);
+  const library = Array.from({ length: books }, (_, i) =>
+    keywordList(3000 + i, KEYWORDS, benchAsin(200 + i)),
+  );
+  const targets = new Map<string, WatchTarget>(
+    library.map((o) => {
+      const id = keywordsTargetId(o.asin, 'US');
+      return [
+        id,
+        {
+          ref: { workspace: 'bench', kind: 'keywords', id },
+          kind: 'keywords',
+          asin: o.asin,
+          marketplace: 'US',
+          keywords: { top: KEYWORDS },
+        },
+      ];
+    }),
+  );
+  const current = new Map<string, string>();
+  const deps: PollDeps = {
+    clientFor: () => payloadClient((asin) => current.get(asin)!),
+    store,
+    budget: new RedisRequestBudget({ redis, prefix, clock: systemClock }),
+    registry: { target: (_ws, id) => targets.get(id), rules: () => rules },
+    alerts: { enqueue: async () => {} },
+    clock: systemClock,
+    logger: silentLogger(),
+  };
+  const latest = [...library];
+  for (let p = 1; p <= polls; p++) {
+    for (let i = 0; i < books; i++) {
+      latest[i] = nextSnapshot(library[i]!, latest[i]!, i * 31 + p);
+      current.set(latest[i]!.asin, keywordsPayload(latest[i]!));
+      const result = await processPoll(
+        deps,
+        { workspace: 'bench', targetId: keywordsTargetId(latest[i]!.asin, 'US') },
+        { signal: new AbortController().signal, pollTimeMs: latest[i]!.observedAt },
+      );
+      if (result.status !== 'ok') throw new Error(`poll: ${JSON.stringify(result)}`);
+    }
+  }
+  const rows: Record<
+    | 'bound'
+    | 'snap'
+    | 'ruleStateJson'
+    | 'snapNoState'
+    | 'columnar'
+    | 'dict'
+    | 'health'
+    | 'jsonObservation'
+    | 'jsonWithState',
+    number
+  >[] = [];
+  for (let i = 0; i < books; i++) {
+    const o = latest[i]!;
+    const ref = targets.get(keywordsTargetId(o.asin, 'US'))!.ref;
+    const record = decodeRecord((await redis.getBuffer(keys.snapshot(ref)))!);
+    const state = record.ruleState as RuleState;
+    const bare: TargetRef = { ...ref, id: `${ref.id}/bare` };
+    await store.commit(bare, { observation: o, ruleState: undefined, committedAt: o.observedAt }, 0);
+    const jsonKey = `${prefix}:json:${i}`;
+    await redis.set(jsonKey, JSON.stringify(o));
+    const jsonStateKey = `${prefix}:json-state:${i}`;
+    await redis.set(jsonStateKey, JSON.stringify({ observation: o, ruleState: state }));
+    rows.push({
+      bound: packedBound(o),
+      snap: await usage(redis, keys.snapshot(ref)),
+      ruleStateJson: Buffer.byteLength(JSON.stringify(state)),
+      snapNoState: await usage(redis, keys.snapshot(bare)),
+      columnar: columnarStateBytes(
+        state,
+        o as KeywordsObservation,
+        rules.filter((r) => r.kind === 'keyword_rank_drop').map((r) => r.id),
+      ),
+      dict: await usage(redis, keys.dictionary('bench', encodeObservation(o).dictionary!.id)),
+      health: await usage(redis, keys.health(ref)),
+      jsonObservation: await usage(redis, jsonKey),
+      jsonWithState: await usage(redis, jsonStateKey),
+    });
+  }
+  // The index holds the bare twins too: half of it belongs to the real targets.
+  const index = (await usage(redis, keys.targets('bench'))) / (2 * books);
+  const avg = (k: keyof (typeof rows)[number]) => mean(rows.map((r) => r[k]));
+  const base = avg('dict') + avg('health') + index;
+  return {
+    books,
+    polls,
+    bound: avg('bound'),
+    snap: avg('snap'),
+    ruleStateJson: avg('ruleStateJson'),
+    snapNoState: avg('snapNoState'),
+    columnar: avg('columnar'),
+    dict: avg('dict'),
+    health: avg('health'),
+    index,
+    jsonObservation: avg('jsonObservation'),
+    jsonWithState: avg('jsonWithState'),
+    total: avg('snap') + base,
+    totalNoState: avg('snapNoState') + base,
+    totalColumnar: avg('snapNoState') + avg('columnar') + base,
+  };
+}

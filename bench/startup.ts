@@ -1,0 +1,118 @@
+/**
+ * Start-up: reconciling the poll job schedulers for 10,000 targets (5,000 books × book and
+ * keywords) from the real plan (`planWorkspace` → `schedulesFromPlan` → `reconcilePollSchedulers`),
+ * on an empty queue and then again unchanged, next to a floor of 10,000 raw `queue.add` calls on
+ * another fresh queue, in alternating rounds on the same Redis.
+ */
+import { performance } from 'node:perf_hooks';
+import { Queue } from 'bullmq';
+import { silentLogger } from '../src/ops/logger.ts';
+import { reconcilePollSchedulers } from '../src/poll/reconciler.ts';
+import { ConfigTargetRegistry } from '../src/poll/registry.ts';
+import { planWorkspace, schedulesFromPlan } from '../src/poll/schedule.ts';
+import { systemClock } from '../src/util/clock.ts';
+import type { BenchContext, BenchResult } from './lib/context.ts';
+import { fmt, table, times } from './lib/format.ts';
+import { benchAsin } from './lib/keywords.ts';
+import { configOrThrow } from './lib/month.ts';
+import { alternate, median, medianRatio, spread } from './lib/stats.ts';
+
+export async function run(ctx: BenchContext): Promise<BenchResult> {
+  const books = ctx.quick ? 500 : 5_000;
+  const rounds = ctx.quick ? 2 : 3;
+  const redis = ctx.redis();
+  const prefix = ctx.prefix();
+  const config = configOrThrow({
+    redis: { url: ctx.redisUrl, prefix },
+    workspaces: [
+      {
+        id: 'bench',
+        baseUrl: 'http://127.0.0.1:9',
+        apiKey: 'sk_bench_unused',
+        plan: 'custom:100000:100000000',
+        sales: false,
+        books: Array.from({ length: books }, (_, i) => ({ asin: benchAsin(i + 1) })),
+      },
+    ],
+  });
+  const ws = config.workspaces[0]!;
+  const targets = new ConfigTargetRegistry(config).all('bench');
+  const plan = planWorkspace(ws, targets, new Map(), 0, Date.now());
+  const desired = schedulesFromPlan('bench', plan, systemClock);
+  const n = desired.length;
+  const logger = silentLogger();
+  const unchanged: number[] = [];
+  const reports: unknown[] = [];
+
+  const contenders = {
+    floor: async (round: number) => {
+      const queue = new Queue(`floor-${round}`, { connection: redis, prefix });
+      const start = performance.now();
+      for (const want of desired) await queue.add('poll', want.data);
+      const ms = performance.now() - start;
+      await queue.close();
+      return ms;
+    },
+    reconcile: async (round: number) => {
+      const queue = new Queue(`poll-${round}`, { connection: redis, prefix });
+      const reconcile = () =>
+        reconcilePollSchedulers({ queue, redis, lockKey: `${prefix}:lock-${round}`, desired, logger });
+      const start = performance.now();
+      const first = await reconcile();
+      const empty = performance.now() - start;
+      const again = performance.now();
+      const second = await reconcile();
+      unchanged.push(performance.now() - again);
+      reports.push({ first, second });
+      if (first.created !== n || second.unchanged !== n) {
+        throw new Error(`reconcile did not create and then keep ${n}: ${JSON.stringify({ first, second })}`);
+      }
+      await queue.close();
+      return empty;
+    },
+  };
+  const result = await alternate(contenders, rounds);
+  const floor = result.medians.floor!;
+  const empty = result.medians.reconcile!;
+  const same = median(unchanged);
+  const ratio = medianRatio(result.samples.reconcile!, result.samples.floor!);
+  const unchangedRatio = medianRatio(unchanged, result.samples.floor!);
+  const row = (name: string, samples: number[], r: number) => [
+    name,
+    fmt(median(samples)),
+    fmt((median(samples) * 1000) / n),
+    times(r),
+    `${fmt(spread(samples) * 100)}%`,
+  ];
+  const details = [
+    `${fmt(n)} schedulers (${fmt(books)} books × book + keywords targets), ${rounds} alternating rounds, a fresh queue each time.`,
+    '',
+    table(
+      ['contender', 'ms (median)', 'µs / target', '× floor', 'round spread'],
+      [
+        row(`floor: ${fmt(n)} × queue.add`, result.samples.floor!, 1),
+        row('reconcile, empty queue (upsert each)', result.samples.reconcile!, ratio),
+        row('reconcile again, unchanged', unchanged, unchangedRatio),
+      ],
+    ),
+  ].join('\n');
+  return {
+    title: `Start-up: reconciling ${fmt(n)} job schedulers`,
+    summary: [
+      {
+        metric: `reconcile ${fmt(n)} schedulers, empty queue`,
+        value: `${fmt(empty / 1000, 1)} s`,
+        reference: `floor ${fmt(floor / 1000, 1)} s (${fmt(n)} × queue.add)`,
+        ratio: times(ratio),
+      },
+      {
+        metric: `reconcile ${fmt(n)} schedulers, unchanged`,
+        value: `${fmt(same / 1000, 2)} s`,
+        reference: `floor ${fmt(floor / 1000, 1)} s`,
+        ratio: times(unchangedRatio),
+      },
+    ],
+    details,
+    data: { schedulers: n, rounds, ...result, unchanged, reports },
+  };
+}

@@ -1,0 +1,307 @@
+/**
+ * The chaos run: three `shelfwatch run` processes on a restartable Redis, against the simulator,
+ * while workers are SIGKILLed, Redis restarts, the API fails in every way it can, Slack refuses
+ * and the mail server goes away. Afterwards every scripted change must have been alerted on every
+ * healthy channel, nothing invented, duplicates only in the documented window, the plan's minute
+ * limit never exceeded, queues drained, dead letters only for the channel that never worked.
+ * `CHAOS_SEED=N npm run test:chaos` replays a schedule; the figures go to docs/reliability.md.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { expect, it } from 'vitest';
+import { DELIVER_QUEUE, POLL_QUEUE } from '../../src/app/queues.ts';
+import type { DeliverQueueData } from '../../src/deliver/enqueue.ts';
+import type { PollJobData } from '../../src/poll/processor.ts';
+import { parsePlan, startSimulator } from '../../src/sim/index.ts';
+import { RedisSnapshotStore } from '../../src/snapshot/store.ts';
+import { type ReceivedRequest, startSlackReceiver } from '../helpers/slack-receiver.ts';
+import { startSmtpCapture } from '../helpers/smtp-capture.ts';
+import { judgeRun } from './checks.ts';
+import {
+  analyseChannel,
+  type CapturedEmail,
+  emailDeliveries,
+  logDeliveries,
+  slackDeliveries,
+} from './deliveries.ts';
+import { busiestWindowRequests, explainGroups, loopLagMonitor } from './diagnose.ts';
+import { deliverState, groupLeftovers, redisSecretHits } from './inspect.ts';
+import { RestartableRedis } from './redis-aof.ts';
+import { renderFigures, writeFiguresDoc } from './report.ts';
+import { ChaosRng, chaosSeed, sleep } from './rng.ts';
+import {
+  configYaml,
+  type ExpectedAlert,
+  pickSubjects,
+  pinBaselines,
+  pollTargets,
+  scriptedEvents,
+  simStart,
+  WORKSPACE,
+} from './scenario.ts';
+import { settle } from './settle.ts';
+import { SimAdmin } from './sim-admin.ts';
+import {
+  type ChaosTargets,
+  ConfirmationKiller,
+  runApiFaults,
+  runEvents,
+  runKills,
+  runRedisRestart,
+  runSlackOutage,
+  runSmtpOutage,
+  type SlackMode,
+} from './timeline.ts';
+import { PollWatchdog } from './watchdog.ts';
+import { WorkerPool } from './worker-pool.ts';
+
+const seed = chaosSeed(process.env);
+const PER_MINUTE = 60;
+const PLAN = `custom:${PER_MINUTE}:5000000`;
+const SETTLE_DEADLINE_MS = 150_000;
+/** No scripted event starts later than this after the chaos began (the run must end in vitest's time). */
+const EVENTS_CUTOFF_MS = 200_000;
+const CHANNELS = ['slack', 'email', 'log', 'dead'];
+
+it(`chaos run, seed ${seed}: every change alerted once, nothing invented, nothing lost, plan kept`, async () => {
+  console.log(`chaos seed: ${seed} (CHAOS_SEED=${seed} npm run test:chaos)`);
+  const startedAt = Date.now();
+  const rng = new ChaosRng(seed);
+  const prefix = `{chaos-${seed}}`;
+  const dir = mkdtempSync(join(tmpdir(), 'shelfwatch-chaos-'));
+  const secrets = {
+    apiKey: `sk_chaos_${randomBytes(12).toString('hex')}`,
+    slack: randomBytes(12).toString('hex'),
+    dead: randomBytes(12).toString('hex'),
+    smtp: `pw-${randomBytes(9).toString('hex')}`,
+  };
+  const log = (line: string) => {
+    const stamped = `+${((Date.now() - startedAt) / 1000).toFixed(1)}s ${line}`;
+    console.log(stamped); // as it happens, so a run that hangs still shows how far it got
+  };
+
+  const redis = await RestartableRedis.create();
+  const sim = await startSimulator({
+    seed,
+    books: 6,
+    campaigns: 2,
+    startAt: new Date(simStart(Date.now())),
+    keys: [{ key: secrets.apiKey, workspace: WORKSPACE, plan: parsePlan(PLAN) }],
+  });
+  const admin = new SimAdmin(sim);
+  let slackMode: SlackMode = 'ok';
+  let confirmationKiller: ConfirmationKiller | undefined;
+  const slackAnswers: { request: ReceivedRequest; status: number }[] = [];
+  const slack = await startSlackReceiver(`/services/TCHAOS/BCHAOS/${secrets.slack}`);
+  slack.respondWith(async (request) => {
+    const status = slackMode === 'ok' ? 200 : slackMode === '500' ? 500 : 429;
+    slackAnswers.push({ request, status });
+    if (status === 429) return { status, body: 'rate_limited', headers: { 'Retry-After': '2' } };
+    if (status === 200) await confirmationKiller?.maybeKill();
+    return { status, body: status === 200 ? 'ok' : 'internal_error' };
+  }, 1e9);
+  const dead = await startSlackReceiver(`/services/TDEAD/BDEAD/${secrets.dead}`);
+  dead.respondWith(404, 'channel_not_found', {}, 1e9);
+  const smtp = await startSmtpCapture({ auth: { user: 'chaos', pass: secrets.smtp } });
+  const lag = loopLagMonitor();
+  const emails: CapturedEmail[] = [];
+  const stamper = setInterval(() => {
+    for (const message of smtp.messages.slice(emails.length))
+      emails.push({ at: Date.now(), mail: message.mail });
+  }, 50);
+
+  const subjects = pickSubjects(await admin.world());
+  const configPath = join(dir, 'shelfwatch.yaml');
+  writeFileSync(
+    configPath,
+    configYaml({ redisUrl: redis.url, prefix, simUrl: sim.url, plan: PLAN, s: subjects }),
+  );
+  const workers = new WorkerPool({
+    configPath,
+    logDir: dir,
+    slots: 3,
+    env: {
+      CHAOS_API_KEY: secrets.apiKey,
+      CHAOS_SLACK_URL: slack.url,
+      CHAOS_DEAD_URL: dead.url,
+      CHAOS_SMTP_URL: smtp.urlWithAuth('chaos', secrets.smtp),
+    },
+  });
+  // If vitest gives up on the test (timeout), its process exits: take the workers and Redis along.
+  const onExit = () => {
+    workers.killAllNow();
+    redis.killNow();
+  };
+  process.once('exit', onExit);
+  const conn = new Redis(redis.url, { maxRetriesPerRequest: null });
+  conn.on('error', () => {}); // Redis restarts on purpose; the client reconnects
+  const store = new RedisSnapshotStore({ redis: conn, prefix });
+  const pollQueue = new Queue<PollJobData>(POLL_QUEUE, { connection: conn, prefix });
+  const deliverQueue = new Queue<DeliverQueueData>(DELIVER_QUEUE, { connection: conn, prefix });
+  for (const queue of [pollQueue, deliverQueue]) queue.on('error', () => {});
+  let passed = false;
+  try {
+    await pinBaselines(admin, subjects);
+    workers.startAll();
+    const targets = pollTargets(subjects);
+    const baselineDeadline = Date.now() + 60_000;
+    for (;;) {
+      const have = await Promise.all(targets.map((ref) => store.get({ workspace: WORKSPACE, ...ref })));
+      if (have.every((s) => s !== undefined)) break;
+      if (Date.now() > baselineDeadline)
+        throw new Error(`no baseline for every target:\n${workers.logLines().slice(-40).join('\n')}`);
+      await sleep(500);
+    }
+    log('baselines stored for all 6 targets; chaos starts');
+    const watchdog = new PollWatchdog(store, pollQueue, WORKSPACE, targets, 30_000);
+    watchdog.start(2_000);
+
+    // --- chaos ---
+    const chaosStart = Date.now();
+    const t: ChaosTargets = {
+      rng,
+      admin,
+      workers,
+      redis,
+      smtp,
+      setSlackMode: (m) => {
+        slackMode = m;
+      },
+      slackRefused: () => slackAnswers.filter((a) => a.status !== 200).length,
+      log,
+    };
+    const events = scriptedEvents(subjects);
+    const killer = new ConfirmationKiller(t, 2);
+    confirmationKiller = killer;
+    const ctx = { admin, store, s: subjects, reviewIds: new Map<string, string>() };
+    const [records, , , smtpDownMs] = await Promise.all([
+      runEvents(t, ctx, events, chaosStart + EVENTS_CUTOFF_MS),
+      runKills(t, rng.int(6, 9), 5_000, 95_000),
+      runApiFaults(t, 95_000),
+      runSmtpOutage(t),
+      runSlackOutage(t),
+      runRedisRestart(t),
+    ]);
+    confirmationKiller = undefined;
+    await admin.clearFaults();
+    slackMode = 'ok';
+    for (let slot = 0; slot < workers.slots; slot += 1) workers.start(slot);
+    const chaosMs = Date.now() - chaosStart;
+    log('chaos over: faults cleared, every worker running');
+
+    // --- settle: until every alert is through and nothing is pending ---
+    const expected: ExpectedAlert[] = events.flatMap((e) =>
+      e.expect === undefined ? [] : [{ ...e.expect, event: e.id }],
+    );
+    const chaos = { kills: workers.kills.map((k) => k.at), outages: redis.outages };
+    const reports = () => [
+      analyseChannel('slack', slackDeliveries(slackAnswers), expected, chaos),
+      analyseChannel('email', emailDeliveries(emails), expected, chaos),
+      analyseChannel('log', logDeliveries(workers.logLines()), expected, chaos),
+    ];
+    const settleStart = Date.now();
+    const { waitingFor, pollLeft } = await settle({
+      deadlineMs: SETTLE_DEADLINE_MS,
+      reports,
+      deliverQueue,
+      pollQueue,
+      groups: () => groupLeftovers(conn, prefix, CHANNELS, [WORKSPACE, '*']),
+    });
+    await watchdog.stop();
+    const settleMs = Date.now() - settleStart;
+    log(
+      `settled after ${settleMs} ms${waitingFor.length > 0 ? `; still waiting for: ${waitingFor.join('; ')}` : ''}`,
+    );
+    // Gaps up to a minute follow from kills (a stalled job waits out a 30 s lock and a 30 s check).
+    for (const gap of watchdog.gaps.filter((g) => g.gapMs > 60_000))
+      log(`poll gap of ${Math.round(gap.gapMs / 1000)} s:\n${gap.evidence.join('\n')}`);
+
+    // --- figures ---
+    const exitCodes = await workers.stopAll(30_000);
+    const groups = await groupLeftovers(conn, prefix, CHANNELS, [WORKSPACE, '*']);
+    const requests = (await admin.requests()).filter((r) => r.path.startsWith('/v1/'));
+    const secretList = [secrets.apiKey, secrets.slack, secrets.dead, secrets.smtp];
+    const figures = judgeRun({
+      seed,
+      startedAt,
+      chaosMs,
+      settleMs,
+      limit: PER_MINUTE,
+      requests,
+      slackAnswers,
+      rawMessages: [
+        ...slack.requests.map((r) => r.raw),
+        ...dead.requests.map((r) => r.raw),
+        ...smtp.messages.map((m) => m.raw.toString('utf8')),
+      ],
+      mails: smtp.messages.map((m) => m.mail),
+      emails,
+      logLines: workers.logLines(),
+      kills: workers.kills,
+      confirmationMoments: killer.moments,
+      outages: redis.outages,
+      smtpDownMs,
+      events: events.length,
+      records,
+      expected,
+      channels: reports(),
+      deliver: await deliverState(deliverQueue),
+      groups,
+      pollLeftovers: pollLeft,
+      exitCodes,
+      redisSecretKeys: await redisSecretHits(conn, secretList),
+      secrets: secretList,
+      maxLoopLagMs: lag.maxMs(),
+      pollGaps: { maxMs: watchdog.maxGapMs, over30s: watchdog.gaps.length },
+      startupMs: workers.startupTimes(),
+      crashes: workers.crashes.map(
+        (c) =>
+          `worker ${c.slot} exited with ${c.code} at +${((c.at - startedAt) / 1000).toFixed(1)}s: ${c.lastLine}`,
+      ),
+    });
+    for (const c of figures.channels)
+      for (const d of c.duplicates)
+        log(
+          `${c.channel} duplicate (${d.inWindow ? 'in window' : 'OUTSIDE window'}): ${d.title}, first ${new Date(d.firstAt).toISOString()}, again ${new Date(d.againAt).toISOString()}`,
+        );
+    const evidence =
+      figures.failures.length === 0
+        ? []
+        : [
+            'evidence:',
+            ...(await explainGroups(
+              deliverQueue,
+              groups.filter((g) => g.channel !== 'dead'),
+            )),
+            ...(figures.budget.maxPerMinute > PER_MINUTE
+              ? ['busiest 60 s of API requests:', ...busiestWindowRequests(requests)]
+              : []),
+          ];
+    const table = renderFigures(figures);
+    const kept = figures.failures.length === 0 ? '' : `\n\nworker logs kept in ${dir}`;
+    console.log(`${evidence.join('\n')}\n\n${table}${kept}`);
+    writeFiguresDoc(join(process.cwd(), 'docs', 'reliability.md'), table);
+    expect(figures.failures).toEqual([]);
+    passed = true;
+  } finally {
+    process.off('exit', onExit);
+    clearInterval(stamper);
+    lag.stop();
+    await workers.killAll();
+    await pollQueue.close();
+    await deliverQueue.close();
+    conn.disconnect();
+    await admin.close();
+    await sim.close();
+    await slack.close();
+    await dead.close();
+    await smtp.stop();
+    await redis.dispose();
+    // Worker logs are the evidence of a failed run: kept then, removed after a clean one.
+    if (passed) rmSync(dir, { recursive: true, force: true });
+  }
+}, 420_000);

@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * `npm run test:chaos`: the chaos run (test/chaos/), apart from `npm test` because it takes minutes
+ * and starts its own Redis, simulator, Slack receivers, SMTP server and worker processes.
+ */
+export default defineConfig({
+  test: {
+    include: ['test/chaos/**/*.test.ts'],
+    testTimeout: 420_000,
+    hookTimeout: 60_000,
+    // One file at a time: the run measures timing on two cores and must not share them.
+    fileParallelism: false,
+  },
+});
