@@ -52,18 +52,18 @@ redis.call('SET', KEYS[2], at, 'PX', ARGV[7])
 return at
 `;
 
-// KEYS: buffer, due, inflight (of this flush job), last. ARGV: now, ttl. Moves the buffer to this
+// KEYS: buffer, due, inflight (of this flush job), last, meta. ARGV: now, ttl. Moves the buffer to this
 // job's in-flight set once, and hands back what is in flight (the same set again when this job's
 // failed send is retried). The due key goes with it, so the next alert opens a new window.
 const TAKE = `
 if redis.call('EXISTS', KEYS[3]) == 0 then
   if redis.call('EXISTS', KEYS[1]) == 0 then
-    redis.call('DEL', KEYS[2])
+    redis.call('DEL', KEYS[2], KEYS[5])
     return {}
   end
   redis.call('RENAME', KEYS[1], KEYS[3])
   redis.call('PEXPIRE', KEYS[3], ARGV[2])
-  redis.call('DEL', KEYS[2])
+  redis.call('DEL', KEYS[2], KEYS[5])
   redis.call('SET', KEYS[4], ARGV[1], 'PX', ARGV[2])
 end
 return redis.call('HVALS', KEYS[3])
@@ -112,11 +112,12 @@ export class GroupBuffer {
     const k = this.keys(hash);
     const values = (await this.redis.eval(
       TAKE,
-      4,
+      5,
       k.buffer,
       k.due,
       inflightKey(this.prefix, hash, jobId),
       k.last,
+      k.meta,
       nowMs,
       RETENTION_MS,
     )) as string[];

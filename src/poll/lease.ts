@@ -20,7 +20,8 @@ export class TargetLease {
   constructor(
     private readonly redis: Redis | Cluster,
     private readonly prefix: string,
-    private readonly ttlMs = 120_000,
+    // A poll takes well under a second; a killed worker's lease must not skip the next polls long.
+    private readonly ttlMs = 30_000,
   ) {}
 
   private key(ref: TargetRef): string {
