@@ -20,8 +20,8 @@ export class TargetLease {
   constructor(
     private readonly redis: Redis | Cluster,
     private readonly prefix: string,
-    // A poll takes well under a second; a killed worker's lease must not skip the next polls long.
-    private readonly ttlMs = 30_000,
+    // Short, and renewed while the poll runs: a killed worker's lease expires within seconds.
+    private readonly ttlMs = 10_000,
   ) {}
 
   private key(ref: TargetRef): string {
@@ -34,7 +34,15 @@ export class TargetLease {
     const owner = String(pollTimeMs);
     const taken = Number(await this.redis.eval(ACQUIRE, 1, key, owner, this.ttlMs));
     if (taken !== 1) return null;
+    const renew = setInterval(
+      () => {
+        this.redis.eval(ACQUIRE, 1, key, owner, this.ttlMs).catch(() => {});
+      },
+      Math.floor(this.ttlMs / 3),
+    );
+    renew.unref();
     return async () => {
+      clearInterval(renew);
       await this.redis.eval(RELEASE, 1, key, owner);
     };
   }
