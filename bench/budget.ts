@@ -140,6 +140,20 @@ function details(results: MonthSummary[]): string {
     `${fmt(s.pollMs.p50, 1)} / ${fmt(s.pollMs.p95, 1)} ms`,
     `${fmt(s.latency.processingP95, 1)} ms`,
   ]);
+  const thirds = results.map((s) => {
+    const days = s.perDay ?? [];
+    const third = Math.max(1, Math.round(days.length / 3));
+    const avg = (from: number) => {
+      const slice = days.slice(from, from + third);
+      return slice.length === 0 ? Number.NaN : slice.reduce((a, b) => a + b, 0) / third;
+    };
+    return [
+      name(s),
+      fmt(s.plannable / Math.max(1, days.length)),
+      `${fmt(avg(0))} / ${fmt(avg(third))} / ${fmt(avg(2 * third))}`,
+      s.idleAtEndMs === undefined ? '' : duration(Math.max(0, s.idleAtEndMs)),
+    ];
+  });
   return [
     `Scenarios: ${results.map(name).join(', ')}. By default the suite runs ${DEFAULT.join(' and ')}; \`--full\` runs Studio and Publisher × 10, 100, 1,000 books, ` +
       '`--scenarios publisher-100,…` any of them (a scenario not run keeps its last result and date). ' +
@@ -170,6 +184,11 @@ function details(results: MonthSummary[]): string {
     'Latency (1×) = wait from the event to the scheduled time of the first poll that could see it, plus that poll’s real ' +
       'processing time until its alert; raw = alert time minus event time on the accelerated sim clock, where every real ms ' +
       'of queueing and processing counts `speed` times over. Demand = requests the useful cadences would take this month (learned costs).',
+    '',
+    table(
+      ['scenario', 'plannable / day', 'requests / day: first, second, last third', 'no request in the last'],
+      thirds,
+    ),
     '',
     table(
       [

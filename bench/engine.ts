@@ -11,21 +11,21 @@ import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
 import { budgetGate, RedisRequestBudget } from '../src/budget/request-budget.ts';
 import { type DeliverQueueData, QueueAlertSink } from '../src/deliver/enqueue.ts';
-import type { KeywordsObservation, Observation, TargetRef } from '../src/model/observation.ts';
+import type { KeywordsObservation, Observation } from '../src/model/observation.ts';
 import { silentLogger } from '../src/ops/logger.ts';
 import { fetchObservation } from '../src/poll/fetch.ts';
 import { type PollDeps, processPoll } from '../src/poll/processor.ts';
 import type { WatchTarget } from '../src/poll/targets.ts';
 import { defaultRules } from '../src/rules/config.ts';
 import { evaluate, type RuleState } from '../src/rules/engine.ts';
-import { prepareCommit } from '../src/snapshot/record.ts';
 import { RedisSnapshotStore } from '../src/snapshot/store.ts';
 import { systemClock } from '../src/util/clock.ts';
 import type { BenchContext, BenchResult } from './lib/context.ts';
+import { redisStages, stageCosts } from './lib/engine-stages.ts';
 import { fmt, ms, table, times } from './lib/format.ts';
 import { benchAsin, keywordList, keywordsPayload, nextSnapshot } from './lib/keywords.ts';
-import { parseKeywordsPayload, payloadClient } from './lib/payload-client.ts';
-import { alternate, medianRatio, spread, timeSync } from './lib/stats.ts';
+import { payloadClient } from './lib/payload-client.ts';
+import { alternate, medianRatio, spread } from './lib/stats.ts';
 
 const KEYWORDS = 1000;
 const CONCURRENCY = 4; // the default workers.pollConcurrency
@@ -174,6 +174,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
   const result = await alternate(contenders, rounds, { beforeRound: (round) => prepare(round + 1) });
   const perSnapshot = library.length * perBook;
   const stages = stageCosts(library[0]!, rules, ctx.quick);
+  const redisSteps = await redisStages(library[1]!, rules, { store, sink, floorQueue }, ctx.quick ? 10 : 40);
 
   const floor = result.medians.floor!;
   const engine = result.medians.engine!;
@@ -214,6 +215,13 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     'Single-threaded CPU cost of the synchronous stages (µs per 1,000-keyword snapshot, median of alternating rounds):',
     '',
     table(['stage', 'µs'], stageRows),
+    '',
+    `The Redis steps one snapshot at a time (ms, median of ${fmt(redisSteps.n)}; ${fmt(redisSteps.alerts, 1)} alerts a snapshot):`,
+    '',
+    table(
+      ['step', 'ms'],
+      Object.entries(redisSteps.medians).map(([name, value]) => [name, fmt(value, 2)]),
+    ),
   ].join('\n');
   return {
     title: 'Engine throughput (1,000-keyword snapshots)',
@@ -244,29 +252,4 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       stagesUs: stages,
     },
   };
-}
-
-/** Single-threaded cost of the CPU-bound stages on one steady-state pair of snapshots. */
-function stageCosts(book: Book, rules: ReturnType<typeof defaultRules>, quick: boolean) {
-  const first = nextSnapshot(book.base, book.base, 7);
-  const prev = nextSnapshot(book.base, first, 8);
-  const next = nextSnapshot(book.base, prev, 9);
-  const text = keywordsPayload(next);
-  const ref: TargetRef = { workspace: 'bench-stage', kind: 'keywords', id: `keywords/${book.asin}/US` };
-  const ruleCtx = (nowMs: number) => ({ workspace: ref.workspace, targetId: ref.id, nowMs });
-  const s0 = evaluate(ruleCtx(first.observedAt), rules, undefined, first, undefined).state;
-  const s1 = evaluate(ruleCtx(prev.observedAt), rules, first, prev, s0).state;
-  const s2 = evaluate(ruleCtx(next.observedAt), rules, prev, next, s1).state;
-  return timeSync(
-    {
-      'JSON.parse of the payload': () => JSON.parse(text),
-      'JSON.parse + zod validation': () => parseKeywordsPayload(text),
-      'evaluate (default rules, steady state)': () =>
-        evaluate(ruleCtx(next.observedAt), rules, prev, next, s1),
-      'encode the commit (snapshot + rule-state JSON)': () =>
-        prepareCommit(ref, { observation: next, ruleState: s2, committedAt: next.observedAt }, 2),
-    },
-    quick ? 20 : 50,
-    quick ? 3 : 9,
-  );
 }

@@ -29,6 +29,13 @@ export const BASE_TIME_MS = 1_790_000_000_000;
 /** Positions past this are unranked, as in the simulator. */
 export const RANKED_DEPTH = 200;
 
+/** A book's usual ranks (`base`) and its latest snapshot of the walk. */
+export interface BookSeries {
+  asin: string;
+  base: KeywordsObservation;
+  latest: KeywordsObservation;
+}
+
 /** A 10-character ASIN for book `n`. */
 export function benchAsin(n: number): string {
   return `B0B${String(n).padStart(7, '0')}`;

@@ -41,6 +41,10 @@ export interface MonthSummary {
   overLimit: number;
   busiestMinute: number;
   busiestSlidingMinute: number;
+  /** Counted requests per sim day. */
+  perDay: number[];
+  /** Sim ms from the last counted request to the end of the span (the budget ran dry that early). */
+  idleAtEndMs: number;
   polls: MonthRun['polls'];
   lag: { p50: number; p95: number };
   pollMs: { p50: number; p95: number };
@@ -187,6 +191,8 @@ export async function simulateMonth(
       Math.max(0, tally.busiestSlidingMinute() - ws.plan.perMinute) + Math.max(0, tally.counted - planned),
     busiestMinute: tally.busiestFixedMinute(),
     busiestSlidingMinute: tally.busiestSlidingMinute(),
+    perDay: tally.perDay,
+    idleAtEndMs: end - tally.lastCountedAt,
     polls: month.polls,
     lag: { p50: percentile(month.lagRealMs, 0.5), p95: percentile(month.lagRealMs, 0.95) },
     pollMs: { p50: percentile(month.pollRealMs, 0.5), p95: percentile(month.pollRealMs, 0.95) },

@@ -72,6 +72,10 @@ export class RequestTally {
   /** Other non-2xx answers by status. */
   readonly failed = new Map<number, number>();
   private readonly countedTimes: number[] = [];
+  /** Counted requests per sim day from `fromMs`. */
+  readonly perDay: number[] = [];
+  /** Sim time of the last counted request. */
+  lastCountedAt = Number.NaN;
   private readonly perMinute = new Map<number, number>();
 
   constructor(
@@ -94,6 +98,10 @@ export class RequestTally {
       if (!e.counted) continue;
       this.counted++;
       this.countedTimes.push(at);
+      const day = Math.floor((at - this.fromMs) / 86_400_000);
+      while (this.perDay.length <= day) this.perDay.push(0);
+      this.perDay[day] = (this.perDay[day] ?? 0) + 1;
+      if (!(at <= this.lastCountedAt)) this.lastCountedAt = at;
       const minute = Math.floor(at / 60_000);
       this.perMinute.set(minute, (this.perMinute.get(minute) ?? 0) + 1);
     }
