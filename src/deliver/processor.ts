@@ -141,6 +141,14 @@ export async function processFlush(
     await deps.groups.confirm(data.groupHash, jobId);
     return { status: 'empty' };
   }
+  // The slot booked above counts from the start of this send, but the message lands somewhere
+  // during it: booking the next slot again from the end keeps two landings an interval apart
+  // however long a send takes (a big group renders and posts slower than a small one).
+  const paceFromNow = async () => {
+    if (settings.minIntervalMs <= 0) return;
+    const end = deps.clock.now();
+    await deps.pacer.holdUntil(settings.paceKey, end + settings.minIntervalMs, end);
+  };
   try {
     await channel.send(
       {
@@ -152,6 +160,7 @@ export async function processFlush(
       signal,
     );
   } catch (error) {
+    await paceFromNow();
     if (!(error instanceof DeliveryError)) throw error;
     if (error.retryAfterMs !== undefined) {
       const until = deps.clock.now() + error.retryAfterMs;
@@ -168,6 +177,11 @@ export async function processFlush(
     deps.clock.now(),
   );
   await deps.groups.confirm(data.groupHash, jobId);
+  // After the confirm, and never failing the job: the message is delivered, a retry would find
+  // nothing to send; a lost hold only shortens one gap.
+  await paceFromNow().catch((error: unknown) =>
+    deps.logger.warn({ err: error, channel: data.channelId }, 'could not book the pacing slot after a send'),
+  );
   return { status: 'sent', alerts: alerts.length };
 }
 

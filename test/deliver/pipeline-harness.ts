@@ -16,12 +16,16 @@ export class CapturingNotifier implements Notifier {
   readonly messages: { at: number; message: OutgoingMessage }[] = [];
   private readonly waiters: { count: number; resolve: () => void }[] = [];
   failWith: ((message: OutgoingMessage) => DeliveryError | undefined) | undefined;
+  /** Simulated send time: the message lands (is recorded) when the send ends. */
+  sendTimeMs: ((message: OutgoingMessage) => number) | undefined;
 
   constructor(readonly id: string) {}
 
   async send(message: OutgoingMessage): Promise<void> {
     const error = this.failWith?.(message);
     if (error !== undefined) throw error;
+    const sendTime = this.sendTimeMs?.(message) ?? 0;
+    if (sendTime > 0) await new Promise((resolve) => setTimeout(resolve, sendTime));
     this.messages.push({ at: Date.now(), message });
     for (const waiter of [...this.waiters]) {
       if (this.alertCount() >= waiter.count) {

@@ -60,6 +60,27 @@ describe('grouping and pacing', () => {
     for (let i = 1; i < times.length; i += 1)
       expect((times[i] ?? 0) - (times[i - 1] ?? 0)).toBeGreaterThanOrEqual(1_000);
   }, 90_000);
+
+  it('a slow send still leaves the whole interval before the next message lands', async () => {
+    const slack = new CapturingNotifier('slack');
+    // The first message takes 900 ms to land; paced from the start of the send only, the next
+    // one could land 200 ms after it.
+    let first = true;
+    slack.sendTimeMs = () => {
+      const ms = first ? 900 : 0;
+      first = false;
+      return ms;
+    };
+    const { send } = await pipeline('slow-send', {
+      prefix: '',
+      channels: [slack],
+      settings: new Map([['slack', settings({ paceKey: 'hook-slow', minIntervalMs: 1_100, groupWaitMs: 200 })]]),
+    });
+    await send([makeAlert(1, { kind: 'review_new' }), makeAlert(2, { kind: 'bsr_worsened' })]);
+    await slack.waitForAlerts(2, 20_000);
+    const [a, b] = slack.messages.map((m) => m.at);
+    expect((b ?? 0) - (a ?? 0)).toBeGreaterThanOrEqual(1_100);
+  }, 30_000);
 });
 
 describe('failures', () => {
