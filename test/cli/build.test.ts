@@ -1,0 +1,79 @@
+/**
+ * The compiled build (`npm run build`) is what the Docker image runs: it must compile from a clean
+ * tree and start the same CLI as the tsx entry point, package version and config checks included.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_TEST_TIMEOUT_MS, type Outcome, writeConfig } from './helpers.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+// Inside the repository, so the build finds node_modules and package.json as dist/ does.
+const OUT = join(ROOT, '.shelfwatch', `build-${randomBytes(4).toString('hex')}`);
+
+function run(file: string, args: readonly string[]): Promise<Outcome> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [file, ...args],
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+beforeAll(async () => {
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const built = await run(tsc, ['-p', 'tsconfig.build.json', '--outDir', OUT]);
+  if (built.code !== 0) throw new Error(`tsc failed (${built.code}): ${built.stdout}${built.stderr}`);
+}, CLI_TEST_TIMEOUT_MS);
+
+afterAll(() => rmSync(OUT, { recursive: true, force: true }));
+
+describe('the compiled build', () => {
+  const main = () => join(OUT, 'src', 'cli', 'main.js');
+
+  it('is where the Docker image starts it', () => {
+    const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    const entry = /ENTRYPOINT \["node", "([^"]+)"\]/.exec(dockerfile)?.[1];
+    expect(entry).toBe('dist/src/cli/main.js');
+    expect(existsSync(main())).toBe(true);
+  });
+
+  it('prints the package version', async () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const out = await run(main(), ['--version']);
+    expect(out).toMatchObject({ code: 0 });
+    expect(out.stdout.trim()).toBe(pkg.version);
+  });
+
+  it(
+    'checks a config like the tsx entry point: accepts a good one, names the field of a bad one',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'shelfwatch-build-'));
+      try {
+        const workspace = { id: 'w', baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_x', plan: 'studio' };
+        const good = writeConfig(dir, 'good.yaml', {
+          workspaces: [{ ...workspace, books: [{ asin: 'B000000001' }] }],
+        });
+        const bad = writeConfig(dir, 'bad.yaml', { workspaces: [{ ...workspace, plan: 'gold' }] });
+        const ok = await run(main(), ['validate', '--config', good]);
+        expect(ok.code, ok.stderr).toBe(0);
+        expect(ok.stdout).toContain('config OK');
+        const refused = await run(main(), ['validate', '--config', bad]);
+        expect(refused.code).not.toBe(0);
+        expect(refused.stderr).toContain('plan');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+});
