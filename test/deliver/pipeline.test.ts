@@ -74,7 +74,9 @@ describe('grouping and pacing', () => {
     const { send } = await pipeline('slow-send', {
       prefix: '',
       channels: [slack],
-      settings: new Map([['slack', settings({ paceKey: 'hook-slow', minIntervalMs: 1_100, groupWaitMs: 200 })]]),
+      settings: new Map([
+        ['slack', settings({ paceKey: 'hook-slow', minIntervalMs: 1_100, groupWaitMs: 200 })],
+      ]),
     });
     await send([makeAlert(1, { kind: 'review_new' }), makeAlert(2, { kind: 'bsr_worsened' })]);
     await slack.waitForAlerts(2, 20_000);
