@@ -1,11 +1,12 @@
 /**
  * An `AnalyticsClient` that answers `getBookKeywords` from prepared payload text instead of HTTP,
- * through the client's own body handling (`parseJsonBody` + `validateBody` with the zod schema),
+ * through the client's own body handling (`parseJsonBody` + `validateBody` with the validator the
+ * client uses: zod for the envelope, a loop for the items, see src/api/item-loops.ts),
  * so benchmarks measure parsing and validation exactly as a real answer goes through them.
  */
 import type { AnalyticsClient, BookKeywords } from '../../src/api/index.ts';
 import { parseJsonBody, type ResponseContext, validateBody } from '../../src/api/response.ts';
-import { bookKeywordsSchema } from '../../src/api/schemas.ts';
+import { bookKeywordsValidator } from '../../src/api/schemas.ts';
 
 const ENDPOINT = 'GET /v1/books/{asin}/keywords';
 
@@ -13,7 +14,7 @@ const ENDPOINT = 'GET /v1/books/{asin}/keywords';
 export function parseKeywordsPayload(text: string): BookKeywords {
   const ctx: ResponseContext = { endpoint: ENDPOINT, apiKey: 'sk_bench_unused', now: Date.now };
   const body = parseJsonBody({ status: 200, headers: {}, text }, ctx, undefined);
-  return validateBody(bookKeywordsSchema, body, ctx, { status: 200, requestId: undefined, rateLimit: {} });
+  return validateBody(bookKeywordsValidator, body, ctx, { status: 200, requestId: undefined, rateLimit: {} });
 }
 
 function unused(name: string): never {

@@ -13,7 +13,7 @@ import {
   arcReviewsPageSchema,
   type Book,
   type BookKeywords,
-  bookKeywordsSchema,
+  bookKeywordsValidator,
   bookSchema,
   isAsin,
   type KeywordSearchResult,
@@ -217,7 +217,7 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
       const endpoint = 'GET /v1/books/{asin}/keywords';
       checkAsins(endpoint, [asin]);
       const path = withQuery(`/v1/books/${asin}/keywords`, { marketplace: opts?.marketplace });
-      return get(endpoint, path, bookKeywordsSchema, opts?.signal);
+      return get(endpoint, path, bookKeywordsValidator, opts?.signal);
     },
 
     searchKeywords(params, opts) {

@@ -21,6 +21,7 @@ import {
 } from './errors.ts';
 import { errorBodySchema } from './schemas.ts';
 import type { RateLimitInfo } from './types.ts';
+import type { BodyValidator } from './validator.ts';
 
 export interface RawResponse {
   status: number;
@@ -141,7 +142,7 @@ export function schemaIssues(error: z.ZodError): SchemaIssue[] {
 
 /** Validates a successful body against its schema, or throws a SchemaMismatchError naming the paths. */
 export function validateBody<T>(
-  schema: z.ZodType<T>,
+  schema: BodyValidator<T>,
   body: unknown,
   ctx: ResponseContext,
   init: Omit<ApiErrorInit, 'endpoint' | 'code'>,

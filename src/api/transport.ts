@@ -4,7 +4,6 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import type { z } from 'zod';
 import { ApiError, TransientError } from './errors.ts';
 import {
   errorFromStatus,
@@ -17,6 +16,7 @@ import {
   validateBody,
 } from './response.ts';
 import type { ApiResponse, HttpMethod, OutboundRequest, ResponseInfo } from './types.ts';
+import type { BodyValidator } from './validator.ts';
 
 export interface TransportConfig {
   origin: string;
@@ -42,7 +42,8 @@ export interface RequestSpec<T> {
   path: string;
   body?: string;
   headers?: Record<string, string>;
-  schema: z.ZodType<T>;
+  /** A zod schema, or a loop in front of one for the large lists (validator.ts). */
+  schema: BodyValidator<T>;
   /** Only idempotent GETs: a POST is never repeated behind the caller's back. */
   retryTransient: boolean;
   page: number;

@@ -96,6 +96,34 @@ describe('drift in a successful body', () => {
   });
 });
 
+describe('drift in a keywords answer (items checked by a loop, not zod)', () => {
+  it('accepts unknown fields on the answer and its items, and leaves them out', async () => {
+    await control.fault({ kind: 'extra_field', count: 1, pathPrefix: `/v1/books/${asin()}/keywords` });
+    const res = await client.getBookKeywords(asin());
+    expect(Object.keys(res.data).sort()).toEqual(['asin', 'data']);
+    expect(res.data.data.length).toBeGreaterThan(0);
+    for (const k of res.data.data) {
+      expect(Object.keys(k)).toEqual(['keyword', 'rank', 'search_volume', 'traffic_share']);
+    }
+  });
+
+  it('reports an item missing its rank as data[0].rank, every item listed, not retried', async () => {
+    const seq = await control.lastSeq();
+    await control.fault({ kind: 'drop_field', field: 'rank', count: 1, pathPrefix: `/v1/books/${asin()}` });
+    const error = await rejection(client.getBookKeywords(asin()));
+    expect(error).toBeInstanceOf(SchemaMismatchError);
+    const mismatch = error as SchemaMismatchError;
+    expect(mismatch).toMatchObject({ status: 200, code: 'schema_mismatch', retryable: false });
+    expect(mismatch.issues[0]).toEqual({
+      path: 'data[0].rank',
+      message: 'Invalid input: expected number, received undefined',
+    });
+    expect(mismatch.issues.map((i) => i.path)).toContain('data[1].rank');
+    expect(mismatch.message).toContain('at data[0].rank: Invalid input: expected number, received undefined');
+    expect(await control.requestsSince(seq)).toHaveLength(1);
+  });
+});
+
 describe('against a bare HTTP server', () => {
   // The simulator never loops, echoes a key or shows request headers, so a bare HTTP server plays
   // the API here, answering with whatever the test sets in `answer`.
