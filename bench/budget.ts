@@ -134,7 +134,7 @@ function details(results: MonthSummary[]): string {
     fmt(s.polls.deferred),
     fmt(s.polls.skipped),
     fmt(s.polls.failed),
-    fmt(s.polls.restarts ?? 0),
+    `${fmt(s.polls.upserts ?? s.polls.restarts)} (${fmt(s.polls.restarts)}) / ${s.polls.held === undefined ? '–' : fmt(s.polls.held)}`,
     fmt(s.polls.lagged),
     `${fmt(s.lag.p50, 1)} / ${fmt(s.lag.p95, 1)} ms`,
     `${fmt(s.pollMs.p50, 1)} / ${fmt(s.pollMs.p95, 1)} ms`,
@@ -197,7 +197,7 @@ function details(results: MonthSummary[]): string {
         'deferred',
         'skipped',
         'failed',
-        'cadence changes (restarts)',
+        'cadence changes applied (restarted < 5 min) / held in band',
         'intervals lost to lag',
         'start lag p50 / p95 (real)',
         'poll time p50 / p95 (real)',
@@ -205,5 +205,10 @@ function details(results: MonthSummary[]): string {
       ],
       polls,
     ),
+    '',
+    'Cadence changes: re-plans that moved a scheduler’s cadence (an upsert that keeps its phase: the next poll is the last one + ' +
+      'the new cadence); restarted: of those, the ones already overdue at the new cadence, run within the first-run spread ' +
+      '(< 5 min); before phase keeping every change restarted so. Held: re-plans that left a cadence up to 5% slower than ' +
+      'the plan alone (hysteresis).',
   ].join('\n');
 }

@@ -1,8 +1,9 @@
 /**
  * Start-up: reconciling the poll job schedulers for 10,000 targets (5,000 books × book and
  * keywords) from the real plan (`planWorkspace` → `schedulesFromPlan` → `reconcilePollSchedulers`),
- * on an empty queue and then again unchanged, next to a floor of 10,000 raw `queue.add` calls on
- * another fresh queue, in alternating rounds on the same Redis.
+ * on an empty queue, then again unchanged, then with every cadence 10% longer (an upsert each,
+ * keeping its phase), next to a floor of 10,000 raw `queue.add` calls on another fresh queue, in
+ * alternating rounds on the same Redis. Reconcile runs its upserts 16 at a time.
  */
 import { performance } from 'node:perf_hooks';
 import { Queue } from 'bullmq';
@@ -40,8 +41,11 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
   const plan = planWorkspace(ws, targets, new Map(), 0, Date.now());
   const desired = schedulesFromPlan('bench', plan, systemClock);
   const n = desired.length;
+  // Past the hysteresis band (5%), so every scheduler is upserted.
+  const longer = desired.map((want) => ({ ...want, everyMs: Math.round(want.everyMs * 1.1) }));
   const logger = silentLogger();
   const unchanged: number[] = [];
+  const changed: number[] = [];
   const reports: unknown[] = [];
 
   const contenders = {
@@ -55,17 +59,28 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     },
     reconcile: async (round: number) => {
       const queue = new Queue(`poll-${round}`, { connection: redis, prefix });
-      const reconcile = () =>
-        reconcilePollSchedulers({ queue, redis, lockKey: `${prefix}:lock-${round}`, desired, logger });
+      const reconcile = (wanted = desired) =>
+        reconcilePollSchedulers({
+          queue,
+          redis,
+          lockKey: `${prefix}:lock-${round}`,
+          desired: wanted,
+          logger,
+        });
       const start = performance.now();
       const first = await reconcile();
       const empty = performance.now() - start;
       const again = performance.now();
       const second = await reconcile();
       unchanged.push(performance.now() - again);
-      reports.push({ first, second });
-      if (first.created !== n || second.unchanged !== n) {
-        throw new Error(`reconcile did not create and then keep ${n}: ${JSON.stringify({ first, second })}`);
+      const before = performance.now();
+      const third = await reconcile(longer);
+      changed.push(performance.now() - before);
+      reports.push({ first, second, third });
+      if (first.created !== n || second.unchanged !== n || third.updated !== n) {
+        throw new Error(
+          `reconcile did not create, keep and update ${n}: ${JSON.stringify({ first, second, third })}`,
+        );
       }
       await queue.close();
       return empty;
@@ -75,8 +90,10 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
   const floor = result.medians.floor!;
   const empty = result.medians.reconcile!;
   const same = median(unchanged);
+  const moved = median(changed);
   const ratio = medianRatio(result.samples.reconcile!, result.samples.floor!);
   const unchangedRatio = medianRatio(unchanged, result.samples.floor!);
+  const changedRatio = medianRatio(changed, result.samples.floor!);
   const row = (name: string, samples: number[], r: number) => [
     name,
     fmt(median(samples)),
@@ -93,6 +110,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
         row(`floor: ${fmt(n)} × queue.add`, result.samples.floor!, 1),
         row('reconcile, empty queue (upsert each)', result.samples.reconcile!, ratio),
         row('reconcile again, unchanged', unchanged, unchangedRatio),
+        row('reconcile, every cadence 10% longer (upsert each)', changed, changedRatio),
       ],
     ),
   ].join('\n');
@@ -111,8 +129,14 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
         reference: `floor ${fmt(floor / 1000, 1)} s`,
         ratio: times(unchangedRatio),
       },
+      {
+        metric: `reconcile ${fmt(n)} schedulers, every cadence changed`,
+        value: `${fmt(moved / 1000, 2)} s`,
+        reference: `floor ${fmt(floor / 1000, 1)} s`,
+        ratio: times(changedRatio),
+      },
     ],
     details,
-    data: { schedulers: n, rounds, ...result, unchanged, reports },
+    data: { schedulers: n, rounds, ...result, unchanged, changed, reports },
   };
 }

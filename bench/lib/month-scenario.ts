@@ -45,7 +45,8 @@ export interface MonthSummary {
   perDay: number[];
   /** Sim ms from the last counted request to the end of the span (the budget ran dry that early). */
   idleAtEndMs: number;
-  polls: MonthRun['polls'];
+  /** Results stored before phase keeping have no `upserts` nor `held` (every upsert restarted). */
+  polls: Omit<MonthRun['polls'], 'upserts' | 'held'> & Partial<Pick<MonthRun['polls'], 'upserts' | 'held'>>;
   lag: { p50: number; p95: number };
   pollMs: { p50: number; p95: number };
   cadences: { keywords: number; book: number };

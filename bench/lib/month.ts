@@ -9,9 +9,11 @@
  * - every 10 min (the Runtime's re-plan interval) the plan is recomputed from learned costs and the
  *   month's use (`planWorkspace`, the inputs Runtime.plans() reads) and turned into schedules
  *   (`schedulesFromPlan`);
- * - like `reconcileSchedulers` + BullMQ's `upsertJobScheduler`, a new or changed cadence drops the
- *   pending iteration and starts again at `firstRunDelayMs` (< 5 min) from now; an unchanged one is
- *   left alone;
+ * - like `reconcileSchedulers`, each wanted schedule goes through `repeatFor` (the same function):
+ *   a new scheduler starts at `firstRunDelayMs` (< 5 min) from now; a cadence within the hysteresis
+ *   band, or unchanged, is left alone; a changed one is upserted with BullMQ's semantics (the
+ *   pending iteration dropped, the next at `startDate`), which `repeatFor` places at the last run +
+ *   the new cadence, or within the first-run spread if that is already past;
  * - like a job scheduler with `every`, the next iteration is the previous one + cadence, and
  *   intervals already past are not run late (they are counted as lost to lag);
  * - at most `pollConcurrency` polls run at once, and a budget deferral is retried at its time
@@ -19,6 +21,7 @@
  */
 
 import { Runtime } from '../../src/app/runtime.ts';
+import { repeatFor } from '../../src/app/schedulers.ts';
 import type { Plan } from '../../src/budget/planner.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import type { ShelfwatchConfig } from '../../src/config/schema.ts';
@@ -39,7 +42,10 @@ export interface MonthRun {
   clock: Clock;
   /**
    * `lagged`: intervals that passed without a poll because the loop ran late (real lag);
-   * `restarts`: schedulers upserted with a changed cadence (each restarts within 5 min).
+   * `upserts`: cadence changes applied to a scheduler (each an upsert);
+   * `restarts`: those whose next run was set within 5 min of now (overdue at the new cadence;
+   *   before phase keeping, every upsert; results of that time have no `upserts`);
+   * `held`: re-plans that left a scheduler alone because its cadence was within the hysteresis band.
    */
   polls: {
     ok: number;
@@ -48,7 +54,9 @@ export interface MonthRun {
     failed: number;
     duplicate: number;
     lagged: number;
+    upserts: number;
     restarts: number;
+    held: number;
   };
   /** Real ms each poll started after its scheduled time (converted to real), and its run time. */
   lagRealMs: number[];
@@ -68,13 +76,24 @@ interface Slot {
   /** Its poll time: the iteration's time, kept across a deferral as the worker keeps a job's time. */
   pollTime: number;
   busy: boolean;
-  /** Bumped by each upsert, so a poll in flight does not overwrite the restart it raced with. */
+  /** Bumped by each upsert, so a poll in flight does not overwrite the upsert it raced with. */
   version: number;
+  /** A poll has started: BullMQ's iteration count is past 1. */
+  ran: boolean;
 }
 
 /** The first iteration of the slot strictly after `t`. */
 function iterationAfter(slot: Slot, t: number): number {
   return slot.anchor + (Math.floor((t - slot.anchor) / slot.every) + 1) * slot.every;
+}
+
+/**
+ * The slot as `getJobSchedulers()` would report it. BullMQ schedules the next iteration when one
+ * starts, so while a poll runs (or waits out a deferral) `next` is the iteration after its own.
+ */
+function existingOf(slot: Slot) {
+  const pending = slot.busy || slot.next !== slot.pollTime ? iterationAfter(slot, slot.pollTime) : slot.next;
+  return { every: slot.every, next: pending, iterationCount: slot.ran ? 2 : 1 };
 }
 
 export async function runMonth(options: {
@@ -121,7 +140,17 @@ export async function runMonth(options: {
   const run: MonthRun = {
     runtime,
     clock,
-    polls: { ok: 0, deferred: 0, skipped: 0, failed: 0, duplicate: 0, lagged: 0, restarts: 0 },
+    polls: {
+      ok: 0,
+      deferred: 0,
+      skipped: 0,
+      failed: 0,
+      duplicate: 0,
+      lagged: 0,
+      upserts: 0,
+      restarts: 0,
+      held: 0,
+    },
     lagRealMs: [],
     pollRealMs: [],
     cadences,
@@ -143,16 +172,26 @@ export async function runMonth(options: {
     const now = clock.now();
     for (const want of schedulesFromPlan(workspace, plan, unitClock)) {
       const id = want.data.targetId;
-      cadences.set(id, want.everyMs);
       const slot = slots.get(id);
-      if (slot?.every === want.everyMs) continue;
-      const start = now + (want.firstRunDelayMs ?? 0);
-      if (slot === undefined) {
-        const fresh = { every: want.everyMs, anchor: start, next: start, pollTime: start, busy: false };
-        slots.set(id, { targetId: id, ...fresh, version: 0 });
+      const repeat = { every: want.everyMs, firstRunDelayMs: want.firstRunDelayMs, exact: want.exact };
+      const decision = repeatFor(repeat, slot === undefined ? undefined : existingOf(slot), now);
+      if (slot !== undefined && !decision.changed) {
+        if (decision.reason === 'in-band') run.polls.held++;
+        cadences.set(id, slot.every);
         continue;
       }
-      run.polls.restarts++;
+      cadences.set(id, want.everyMs);
+      const start = 'startDate' in decision.repeat ? (decision.repeat.startDate ?? now) : now;
+      if (slot === undefined) {
+        const fresh = { every: want.everyMs, anchor: start, next: start, pollTime: start, busy: false };
+        slots.set(id, { targetId: id, ...fresh, version: 0, ran: false });
+        continue;
+      }
+      run.polls.upserts++;
+      // Overdue at the new cadence: within the first-run spread, where before every upsert landed.
+      if (decision.reason === 'overdue') run.polls.restarts++;
+      // BullMQ's upsert drops the pending iteration (a deferred job would still run once there;
+      // deferrals are rare here) and starts again at `startDate`.
       slot.every = want.everyMs;
       slot.anchor = slot.next = slot.pollTime = start;
       slot.version++;
@@ -171,6 +210,7 @@ export async function runMonth(options: {
   let wake: (() => void) | undefined;
   const signal = new AbortController().signal;
   const poll = async (slot: Slot) => {
+    slot.ran = true;
     const version = slot.version;
     const pollTimeMs = slot.pollTime;
     const info: PollInfo = {

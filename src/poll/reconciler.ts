@@ -12,6 +12,8 @@ export interface DesiredSchedule {
   everyMs: number;
   /** Delay of a new scheduler's first run; later runs keep that phase, spreading equal cadences. */
   firstRunDelayMs?: number;
+  /** A cadence set in the config: applied as written, without the hysteresis of planned ones. */
+  exact?: boolean;
   data: PollJobData;
 }
 
@@ -37,6 +39,7 @@ export function reconcilePollSchedulers(options: {
     repeat: {
       every: want.everyMs,
       ...(want.firstRunDelayMs === undefined ? {} : { firstRunDelayMs: want.firstRunDelayMs }),
+      ...(want.exact === true ? { exact: true } : {}),
     },
     data: want.data,
   }));

@@ -61,8 +61,11 @@ export function schedulesFromPlan(workspace: string, plan: Plan, clock: Clock): 
       schedulerId,
       everyMs,
       // The first poll (a silent baseline) comes within a few minutes, not a whole cadence later;
-      // the phase it sets keeps targets of one cadence from all firing in the same minute.
+      // the phase it sets keeps targets of one cadence from all firing in the same minute. Later
+      // cadence changes keep that phase (repeatFor in app/schedulers.ts); the delay only places a
+      // new scheduler's first run, or an overdue one's next.
       firstRunDelayMs: offsetFor(schedulerId, Math.min(everyMs, FIRST_RUN_SPREAD_MS)),
+      ...(row.overridden ? { exact: true } : {}),
       data: { workspace, targetId: row.id },
     };
   });
