@@ -7,7 +7,7 @@ import type { Queue } from 'bullmq';
 import type { QueueAlertSink } from '../../src/deliver/enqueue.ts';
 import type { TargetRef } from '../../src/model/observation.ts';
 import type { defaultRules } from '../../src/rules/config.ts';
-import { evaluate } from '../../src/rules/engine.ts';
+import { decodeRuleState, encodeRuleState, evaluate } from '../../src/rules/engine.ts';
 import { prepareCommit } from '../../src/snapshot/record.ts';
 import type { RedisSnapshotStore } from '../../src/snapshot/store.ts';
 import { type BookSeries, keywordsPayload, nextSnapshot } from './keywords.ts';
@@ -25,14 +25,20 @@ export function stageCosts(book: BookSeries, rules: ReturnType<typeof defaultRul
   const s0 = evaluate(ruleCtx(first.observedAt), rules, undefined, first, undefined).state;
   const s1 = evaluate(ruleCtx(prev.observedAt), rules, first, prev, s0).state;
   const s2 = evaluate(ruleCtx(next.observedAt), rules, prev, next, s1).state;
+  const stored = encodeRuleState(s1, prev);
   return timeSync(
     {
       'JSON.parse of the payload': () => JSON.parse(text),
-      'JSON.parse + zod validation': () => parseKeywordsPayload(text),
+      'JSON.parse + validation (zod envelope, loop items)': () => parseKeywordsPayload(text),
       'evaluate (default rules, steady state)': () =>
         evaluate(ruleCtx(next.observedAt), rules, prev, next, s1),
-      'encode the commit (snapshot + rule-state JSON)': () =>
-        prepareCommit(ref, { observation: next, ruleState: s2, committedAt: next.observedAt }, 2),
+      'decode the stored rule state': () => decodeRuleState(stored, prev),
+      'encode the commit (snapshot + rule-state bytes)': () =>
+        prepareCommit(
+          ref,
+          { observation: next, ruleState: encodeRuleState(s2, next), committedAt: next.observedAt },
+          2,
+        ),
     },
     quick ? 20 : 50,
     quick ? 3 : 9,
@@ -75,7 +81,7 @@ export async function redisStages(
   let alerts = 0;
   await deps.store.commit(
     withState,
-    { observation: prev, ruleState: state, committedAt: prev.observedAt },
+    { observation: prev, ruleState: encodeRuleState(state, prev), committedAt: prev.observedAt },
     0,
   );
   await deps.store.commit(bare, { observation: prev, ruleState: undefined, committedAt: prev.observedAt }, 0);
@@ -88,7 +94,11 @@ export async function redisStages(
     await time('commit with rule state', () =>
       deps.store.commit(
         withState,
-        { observation: next, ruleState: evaluation.state, committedAt: next.observedAt },
+        {
+          observation: next,
+          ruleState: encodeRuleState(evaluation.state, next),
+          committedAt: next.observedAt,
+        },
         i,
       ),
     );

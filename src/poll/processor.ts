@@ -5,7 +5,15 @@ import type { Alert } from '../model/alert.ts';
 import type { Observation } from '../model/observation.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { RuleConfig } from '../rules/config.ts';
-import { evaluate, evaluateSourceHealth, type RuleState, type SourceHealthState } from '../rules/engine.ts';
+import {
+  decodeRuleState,
+  encodeRuleState,
+  evaluate,
+  evaluateSourceHealth,
+  type RuleState,
+  RuleStateDecodeError,
+  type SourceHealthState,
+} from '../rules/engine.ts';
 import {
   SnapshotDecodeError,
   type SnapshotStore,
@@ -199,18 +207,13 @@ async function pollTarget(
   }
 
   const observation: Observation = fetched.observation;
-  const evaluation = evaluate(
-    ruleCtx,
-    rules,
-    stored?.observation,
-    observation,
-    stored?.ruleState as RuleState | undefined,
-  );
+  const before = stored === undefined ? undefined : readRuleState(deps, ref, stored);
+  const evaluation = evaluate(ruleCtx, rules, before?.observation, observation, before?.state);
   const alerts = [...healthEval.alerts, ...evaluation.alerts];
   await deps.alerts.enqueue(alerts);
   const committed = await deps.store.commit(
     ref,
-    { observation, ruleState: evaluation.state, committedAt: ctx.pollTimeMs },
+    { observation, ruleState: encodeRuleState(evaluation.state, observation), committedAt: ctx.pollTimeMs },
     expectedSeq,
   );
   await deps.store.setHealth(ref, {
@@ -223,8 +226,28 @@ async function pollTarget(
     alerts: alerts.length,
     requests: fetched.requests,
     committed,
-    baseline: stored === undefined,
+    baseline: before === undefined,
   };
+}
+
+/**
+ * The stored rule state, decoded against the observation stored with it (its keyword order). An
+ * unreadable one is handled like an unreadable snapshot (`readBaseline`): logged, then a fresh
+ * silent baseline over the same record. Judging without it, from `prev` alone, could fire a keyword
+ * that is already firing under a new episode, i.e. a second alert for one drop.
+ */
+function readRuleState(
+  deps: PollDeps,
+  ref: WatchTarget['ref'],
+  stored: StoredTarget,
+): { observation: Observation; state: RuleState | undefined } | undefined {
+  try {
+    return { observation: stored.observation, state: decodeRuleState(stored.ruleState, stored.observation) };
+  } catch (error) {
+    if (!(error instanceof RuleStateDecodeError)) throw error;
+    deps.logger.error({ target: ref, err: error }, 'stored rule state unreadable; taking a new baseline');
+    return undefined;
+  }
 }
 
 /**

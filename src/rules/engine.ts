@@ -9,6 +9,7 @@ import type { RuleContext, RuleState, Scope } from './scope.ts';
 
 export { bsrHistoryHoursNeeded } from './bsr.ts';
 export type { ConditionState } from './condition.ts';
+export { conditionsOf, type KeywordState } from './keyword-state.ts';
 export type { RuleContext, RuleState } from './scope.ts';
 export {
   evaluateSourceHealth,
@@ -16,6 +17,12 @@ export {
   type SourceHealthRuleState,
   type SourceHealthState,
 } from './source-health.ts';
+export {
+  decodeRuleState,
+  encodeRuleState,
+  RuleStateDecodeError,
+  RuleStateEncodeError,
+} from './state-codec.ts';
 
 /**
  * Judges one ok poll of one target: `prev` is the last committed observation of the target,
@@ -27,7 +34,8 @@ export {
  *   leave `prev` and `state` as they were.
  * - `prev === undefined` (first poll, or the snapshot was lost) gives no alerts: it sets baselines.
  * - A lost `state` with a known `prev` is rebuilt from `prev`, so alerts are still judged.
- * - The returned state holds only subjects of this poll (keywords no longer tracked are dropped).
+ * - The returned state holds only subjects of this poll (keywords no longer tracked are dropped);
+ *   its keyword columns are aligned with `next`, so store it with `next` (`encodeRuleState`).
  */
 export function evaluate(
   ctx: RuleContext,
@@ -36,10 +44,21 @@ export function evaluate(
   next: Observation,
   state: RuleState | undefined,
 ): { alerts: Alert[]; state: RuleState } {
-  const scope: Scope = { ctx, before: state?.conditions ?? {}, after: {}, alerts: [] };
+  const scope: Scope = {
+    ctx,
+    before: state?.conditions ?? {},
+    after: {},
+    keywordsBefore: state?.keywords,
+    keywordPass: undefined,
+    alerts: [],
+  };
   // A previous poll of another kind (the target id was reused) is no baseline: like a first poll.
   for (const rule of rules) dispatch(scope, rule, prev, next);
-  return { alerts: scope.alerts, state: { conditions: scope.after } };
+  const keywords = scope.keywordPass?.after;
+  return {
+    alerts: scope.alerts,
+    state: keywords === undefined ? { conditions: scope.after } : { conditions: scope.after, keywords },
+  };
 }
 
 function dispatch(scope: Scope, rule: RuleConfig, prev: Observation | undefined, next: Observation): void {

@@ -1,15 +1,21 @@
 import type { AlertSubject } from '../model/alert.ts';
 import type { KeywordsObservation } from '../model/observation.ts';
-import {
-  type ConditionState,
-  initialCondition,
-  type Judgement,
-  stepCondition,
-  type Transition,
-  transitionObservation,
-} from './condition.ts';
+import { type Transition, transitionObservation } from './condition.ts';
 import type { KeywordRankDropRule } from './config.ts';
 import { quote, rank as showRank, where } from './format.ts';
+import { openKeywordPass } from './keyword-pass.ts';
+import {
+  allocColumns,
+  CLEAR,
+  copyEntry,
+  FIRING,
+  type KeywordColumns,
+  NONE,
+  NULL_BASELINE,
+  PENDING,
+  PHASE_MASK,
+  put,
+} from './keyword-state.ts';
 import { appliesTo, emit, type Scope } from './scope.ts';
 
 /**
@@ -17,6 +23,10 @@ import { appliesTo, emit, type Scope } from './scope.ts';
  * recovery (it follows improvements, never a worsening), so a slow slide of one or two places a
  * poll still adds up and fires. It restarts at the current rank after `baselineMaxAge`, so a rank
  * that settled lower weeks ago is not compared with a long-gone best.
+ *
+ * The conditions are columns aligned with the keyword list (`keyword-state.ts`), and the step below
+ * is `stepCondition` + this rule's judgement written out over them, so a steady poll of 1,000
+ * keywords reads and writes numbers only: no keys, no objects, except for the alerts it raises.
  */
 export function evaluateKeywordRanks(
   scope: Scope,
@@ -25,56 +35,171 @@ export function evaluateKeywordRanks(
   next: KeywordsObservation,
 ): void {
   if (!appliesTo(rule, next.asin, next.marketplace)) return;
+  scope.keywordPass ??= openKeywordPass(scope.keywordsBefore, prev, next);
+  const { toBefore, repeatOf, before, after } = scope.keywordPass;
   const at = scope.ctx.nowMs;
+  const ranks = next.ranks;
+  const n = ranks.length;
   const only = rule.keywords === undefined ? undefined : new Set(rule.keywords);
-  const prefix = `${rule.id}|${next.asin}|${next.marketplace}|`;
+  // Two rules with one id share columns: a keyword the first judged is not judged again (as with keys).
+  let out = after.rules.get(rule.id);
+  if (out === undefined) {
+    out = allocColumns(n);
+    after.rules.set(rule.id, out);
+  }
+  const stored = before?.rules.get(rule.id);
   // Built only if some state is missing (state lost, rule added): seldom, and then once.
   let prevRanks: Map<string, number | null> | undefined;
 
-  for (const { keyword, rank } of next.ranks) {
+  for (let i = 0; i < n; i++) {
+    if (repeatOf !== null && repeatOf[i]! >= 0) continue; // a duplicate keyword in one answer is judged once
+    if (out.head[i] !== NONE) continue;
+    const { keyword, rank } = ranks[i]!;
     if (only !== undefined && !only.has(keyword)) continue;
-    const key = prefix + keyword;
-    if (key in scope.after) continue; // a duplicate keyword in one answer is judged once
-    let state: ConditionState | undefined = prev === undefined ? undefined : scope.before[key];
-    if (state === undefined) {
-      if (prev !== undefined) {
-        prevRanks ??= new Map(prev.ranks.map((r) => [r.keyword, r.rank]));
-      }
-      const before = prevRanks?.get(keyword);
-      if (prev === undefined || before === undefined) {
+    const s = stored === undefined ? -1 : toBefore === null ? i : toBefore[i]!;
+    let transition: number;
+    if (s >= 0 && (stored!.head[s]! & PHASE_MASK) !== NONE) {
+      transition = step(rule, at, rank, stored!, s, out, i);
+    } else {
+      if (prev !== undefined) prevRanks ??= new Map(prev.ranks.map((r) => [r.keyword, r.rank]));
+      const last = prevRanks?.get(keyword);
+      if (prev === undefined || last === undefined) {
         // First sight of this keyword: a silent baseline.
-        scope.after[key] = initialCondition(rank, at);
+        put(out, i, CLEAR, rank, at, at, 0, 0, 0, 0);
         continue;
       }
-      state = initialCondition(before, prev.observedAt);
+      // Lost state: rebuilt from the previous snapshot, so the change is still judged.
+      put(out, i, CLEAR, last, prev.observedAt, prev.observedAt, 0, 0, 0, 0);
+      transition = step(rule, at, rank, out, i, out, i);
     }
-    const step = stepCondition(state, judge(rule, state, rank, at), {
-      for: rule.for,
-      repeatEveryMs: rule.repeatEvery,
-      at,
-    });
-    scope.after[key] = step.state;
-    const transition = step.transition;
-    if (transition === null) continue;
-    if (transition.type === 'resolve' && !rule.sendResolved) continue;
-
-    announce(scope, rule, next, keyword, rank, step.state, transition, step.episode);
+    if (transition === NO_TRANSITION) continue;
+    if (transition === RESOLVE && !rule.sendResolved) continue;
+    announce(scope, rule, next, keyword, rank, transition);
   }
 }
 
-/** Builds the alert of a transition. Plain object literals, no spreads: this runs per firing keyword. */
+const NO_TRANSITION = 0;
+const FIRE = 1;
+const REPEAT = 2;
+const RESOLVE = 3;
+
+/**
+ * What the last step knew besides its transition code, for the alert: reused, so that stepping a
+ * keyword allocates nothing (evaluation is synchronous, nothing interleaves).
+ */
+const stepped = {
+  /** The episode the poll belongs to (`clearAt` of the episode). */
+  episode: 0,
+  /** The baseline the alert names: the frozen one, or on resolve the one the firing had. */
+  baseline: null as number | null,
+  // The firing state a resolve ended.
+  baselineAt: 0,
+  firedAt: 0,
+  lastNotifiedAt: 0,
+  repeatCount: 0,
+};
+
+/**
+ * One poll of one condition: the condition at `from[s]` judged against `rank`, the result written to
+ * `to[i]` (may be the same entry). Mirrors `judge` + `stepCondition`; returns a transition code.
+ */
+function step(
+  rule: KeywordRankDropRule,
+  at: number,
+  rank: number | null,
+  from: KeywordColumns,
+  s: number,
+  to: KeywordColumns,
+  i: number,
+): number {
+  const head = from.head[s]!;
+  const phase = head & PHASE_MASK;
+  const baseline = (head & NULL_BASELINE) !== 0 ? null : from.baseline[s]!;
+  const baselineAt = from.baselineAt[s]!;
+  const clearAt = from.clearAt[s]!;
+  stepped.episode = clearAt;
+  // Without the unranked trigger a null rank says nothing: it is never a drop to infinity.
+  if (rank === null && !rule.unranked) {
+    if (from !== to || s !== i) copyEntry(from, s, to, i);
+    return NO_TRANSITION;
+  }
+  if (phase === FIRING) {
+    const firedAt = from.firedAt[s]!;
+    const lastNotifiedAt = from.lastNotifiedAt[s]!;
+    const repeatCount = from.repeatCount[s]!;
+    if (rank !== null && (baseline === null || rank <= baseline + rule.rearmBand)) {
+      // Recovered: the baseline restarts at the recovered rank.
+      put(to, i, CLEAR, rank, at, at, 0, 0, 0, 0);
+      stepped.baseline = baseline;
+      stepped.baselineAt = baselineAt;
+      stepped.firedAt = firedAt;
+      stepped.lastNotifiedAt = lastNotifiedAt;
+      stepped.repeatCount = repeatCount;
+      return RESOLVE;
+    }
+    const every = rule.repeatEvery;
+    stepped.baseline = baseline;
+    if (every !== undefined && every > 0 && at - lastNotifiedAt >= every) {
+      put(to, i, FIRING, baseline, baselineAt, clearAt, 0, firedAt, at, repeatCount + 1);
+      stepped.repeatCount = repeatCount + 1;
+      return REPEAT;
+    }
+    if (from !== to || s !== i) copyEntry(from, s, to, i);
+    return NO_TRANSITION;
+  }
+  let best = baseline;
+  let bestAt = baselineAt;
+  const stale = phase === CLEAR && at - baselineAt >= rule.baselineMaxAge;
+  if (rank !== null && (best === null || rank <= best || stale)) {
+    best = rank;
+    bestAt = at;
+  }
+  if (!breaches(rule, best, rank)) {
+    put(to, i, CLEAR, best, bestAt, at, 0, 0, 0, 0);
+    stepped.episode = at;
+    return NO_TRANSITION;
+  }
+  // Entering pending from clear freezes the baseline this poll was judged against.
+  const frozen = phase === CLEAR ? best : baseline;
+  const frozenAt = phase === CLEAR ? bestAt : baselineAt;
+  const count = phase === PENDING ? from.count[s]! + 1 : 1;
+  if (count >= rule.for) {
+    put(to, i, FIRING, frozen, frozenAt, clearAt, 0, at, at, 0);
+    stepped.baseline = frozen;
+    return FIRE;
+  }
+  put(to, i, PENDING, frozen, frozenAt, clearAt, count, 0, 0, 0);
+  return NO_TRANSITION;
+}
+
+/** Builds the alert of a transition from what `step` left in `stepped`. */
 function announce(
   scope: Scope,
   rule: KeywordRankDropRule,
   next: KeywordsObservation,
   keyword: string,
   rank: number | null,
-  state: ConditionState,
-  transition: Transition,
-  episode: number,
+  code: number,
 ): void {
+  const { baseline, episode } = stepped;
+  const transition: Transition =
+    code === FIRE
+      ? { type: 'fire' }
+      : code === REPEAT
+        ? { type: 'repeat', index: stepped.repeatCount }
+        : {
+            type: 'resolve',
+            firing: {
+              phase: 'firing',
+              baseline,
+              baselineAt: stepped.baselineAt,
+              clearAt: episode,
+              firedAt: stepped.firedAt,
+              lastNotifiedAt: stepped.lastNotifiedAt,
+              repeatCount: stepped.repeatCount,
+            },
+          };
   const resolved = transition.type === 'resolve';
-  const baseline = resolved ? transition.firing.baseline : state.baseline;
   const lost = rank !== null && baseline !== null ? rank - baseline : null;
   const kw = quote(keyword);
   let what: string;
@@ -100,33 +225,20 @@ function announce(
       unranked: rank === null,
       trigger: resolved ? null : triggers(rule, baseline, rank),
       repeat: transition.type === 'repeat' ? transition.index : 0,
-      firedAt: resolved ? transition.firing.firedAt : null,
+      firedAt: transition.type === 'resolve' ? transition.firing.firedAt : null,
     },
     observedAt: next.observedAt,
   });
 }
 
-function judge(
-  rule: KeywordRankDropRule,
-  state: ConditionState,
-  rank: number | null,
-  at: number,
-): Judgement | null {
-  // Without the unranked trigger a null rank says nothing: it is never a drop to infinity.
-  if (rank === null && !rule.unranked) return null;
-  if (state.phase === 'firing') {
-    const recovered = rank !== null && (state.baseline === null || rank <= state.baseline + rule.rearmBand);
-    // On recovery the baseline restarts at the recovered rank.
-    return { breached: true, recovered, baseline: rank, baselineAt: at };
-  }
-  let baseline = state.baseline;
-  let baselineAt = state.baselineAt;
-  const stale = state.phase === 'clear' && at - state.baselineAt >= rule.baselineMaxAge;
-  if (rank !== null && (baseline === null || rank <= baseline || stale)) {
-    baseline = rank;
-    baselineAt = at;
-  }
-  return { breached: triggers(rule, baseline, rank) !== '', recovered: false, baseline, baselineAt };
+/** `triggers(…) !== ''` without building the string: the judgement of every keyword of every poll. */
+function breaches(rule: KeywordRankDropRule, baseline: number | null, rank: number | null): boolean {
+  if (baseline === null) return false;
+  if (rank === null) return rule.unranked;
+  const lost = rank - baseline;
+  if (rule.positionsLost !== undefined && lost >= rule.positionsLost) return true;
+  if (rule.percent !== undefined && lost > 0 && (lost / baseline) * 100 >= rule.percent) return true;
+  return rule.leaveTopN !== undefined && baseline <= rule.leaveTopN && rank > rule.leaveTopN;
 }
 
 /** Which configured triggers a reading meets against a baseline, comma-separated ('' for none). */

@@ -2,6 +2,8 @@ import type { Alert, AlertKind, AlertSubject } from '../model/alert.ts';
 import type { ConditionState } from './condition.ts';
 import type { RuleConfig } from './config.ts';
 import { fingerprint } from './fingerprint.ts';
+import type { KeywordPass } from './keyword-pass.ts';
+import type { KeywordState } from './keyword-state.ts';
 
 /** Who is evaluating and when. `nowMs` is the poll's time: rules never read the clock. */
 export interface RuleContext {
@@ -10,9 +12,15 @@ export interface RuleContext {
   nowMs: number;
 }
 
-/** Condition states of one poll target, keyed `ruleId|subjectKey`. Plain JSON. */
+/**
+ * Condition states of one poll target. `conditions` holds the few conditions of BSR rules, keyed
+ * `ruleId|subjectKey` (plain JSON); keyword_rank_drop conditions, one per keyword, are columns
+ * aligned with the observation (`keyword-state.ts`). Stored through `state-codec.ts`.
+ */
 export interface RuleState {
   conditions: Record<string, ConditionState>;
+  /** Absent when no keyword rule judged the target. */
+  keywords?: KeywordState;
 }
 
 /** What one evaluation reads and writes; kind modules share it so the engine stays a dispatcher. */
@@ -22,6 +30,10 @@ export interface Scope {
   before: Record<string, ConditionState>;
   /** States to commit: only subjects seen this poll are carried over, so the record cannot grow. */
   after: Record<string, ConditionState>;
+  /** Keyword columns from the last committed poll (read only). */
+  keywordsBefore: KeywordState | undefined;
+  /** Set up by the first keyword rule that applies: the pairing with the stored columns, the columns to commit. */
+  keywordPass: KeywordPass | undefined;
   alerts: Alert[];
 }
 

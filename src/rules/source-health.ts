@@ -36,7 +36,14 @@ export function evaluateSourceHealth(
   state: SourceHealthState | undefined,
   detail?: { error?: string },
 ): { alerts: Alert[]; state: SourceHealthState } {
-  const scope: Scope = { ctx, before: {}, after: {}, alerts: [] };
+  const scope: Scope = {
+    ctx,
+    before: {},
+    after: {},
+    keywordsBefore: undefined,
+    keywordPass: undefined,
+    alerts: [],
+  };
   const next: SourceHealthState = { rules: {} };
   for (const rule of rules) {
     if (rule.kind !== 'source_health') continue;

@@ -15,14 +15,22 @@ import type { StoredTarget, TargetHealth } from './store.ts';
  *
  *   ASCII decimal pollSeq, ':'                      ← the compare-and-set script reads only this
  *   u8 record version, num committedAt,
- *   u8 0 (no rule state) | u8 1 + string (rule state as JSON),
+ *   u8 0 (no rule state) | u8 1 + string (rule state as JSON) | u8 2 + uvarint length + bytes,
  *   the observation (`encoding.ts`, with its own version byte) to the end.
+ *
+ * The rule state is opaque here: the rules engine encodes its state to bytes (`rules/state-codec.ts`)
+ * and those are kept as they are (flag 2); any other value is kept as JSON (flag 1, what versions
+ * before the binary rule state wrote, still read). A version that does not know flag 2 reads such a
+ * record as unreadable and takes a fresh baseline: no crash on a rollback.
  *
  * The sequence number is plain ASCII at the front so the Lua script can check it with GETRANGE and
  * a pattern, without a binary-unpacking library or reading the whole value.
  */
 
 const RECORD_VERSION = 1;
+const STATE_NONE = 0;
+const STATE_JSON = 1;
+const STATE_BYTES = 2;
 const COLON = 0x3a;
 
 /** Snapshots and health expire this long after their last write, so abandoned targets cannot pile up. */
@@ -59,20 +67,27 @@ export function encodeRecord(
   ruleState: unknown,
   observation: Buffer,
 ): Buffer {
+  const bytes = ruleState instanceof Uint8Array ? ruleState : undefined;
   let json: string | undefined;
-  try {
-    json = JSON.stringify(ruleState);
-  } catch (error) {
-    throw new SnapshotEncodeError(`rule state is not JSON: ${(error as Error).message}`, { cause: error });
+  if (bytes === undefined) {
+    try {
+      json = JSON.stringify(ruleState);
+    } catch (error) {
+      throw new SnapshotEncodeError(`rule state is not JSON: ${(error as Error).message}`, { cause: error });
+    }
   }
-  const w = new ByteWriter(observation.length + (json?.length ?? 0) + 32);
+  const w = new ByteWriter(observation.length + (bytes?.length ?? json?.length ?? 0) + 32);
   w.bytes(Buffer.from(`${pollSeq}:`, 'latin1'));
   w.u8(RECORD_VERSION);
   w.num(committedAt);
-  if (json === undefined) {
-    w.u8(0);
+  if (bytes !== undefined) {
+    w.u8(STATE_BYTES);
+    w.uvarint(bytes.length);
+    w.bytes(bytes);
+  } else if (json === undefined) {
+    w.u8(STATE_NONE);
   } else {
-    w.u8(1);
+    w.u8(STATE_JSON);
     w.str(json);
   }
   w.bytes(observation);
@@ -103,8 +118,10 @@ export function decodeRecord(value: Buffer): DecodedRecord {
     const committedAt = r.reqNum('committedAt');
     const flag = r.u8();
     let ruleState: unknown;
-    if (flag === 1) ruleState = parseJson(r.str(), 'rule state');
-    else if (flag !== 0) throw new SnapshotDecodeError(`bad rule-state flag ${flag}`);
+    // A copy: the caller owns it, and it does not pin (or alias, in the memory store) the record.
+    if (flag === STATE_BYTES) ruleState = Buffer.from(r.bytes(r.count(1)));
+    else if (flag === STATE_JSON) ruleState = parseJson(r.str(), 'rule state');
+    else if (flag !== STATE_NONE) throw new SnapshotDecodeError(`bad rule-state flag ${flag}`);
     return { pollSeq, committedAt, ruleState, observation: r.rest() };
   } catch (error) {
     throw withSeq(error, pollSeq);

@@ -16,7 +16,11 @@ import type { Observation, TargetRef } from '../model/observation.ts';
 
 export interface StoredTarget {
   observation: Observation;
-  /** JSON from the rules engine; comes back through JSON.parse (so `undefined` stays undefined). */
+  /**
+   * The rules engine's state, opaque to the store: a `Uint8Array` is kept as bytes and comes back
+   * as a `Buffer`; any other value is kept as JSON and comes back through JSON.parse (so
+   * `undefined` stays undefined, and a record of an older version gives its JSON state).
+   */
   ruleState: unknown;
   committedAt: number;
   /** 1 after the first commit, +1 on each; 0 means "never committed" and is never stored. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluate } from '../../src/rules/engine.ts';
+import { conditionsOf, evaluate } from '../../src/rules/engine.ts';
 import { DAY, HOUR, keywords, kinds, rule, run, T0 } from './helpers.ts';
 
 const drop = (extra: object = {}) =>
@@ -12,7 +12,9 @@ describe('keyword_rank_drop', () => {
   it('stays silent on the baseline poll, however bad the rank', () => {
     const { alerts, state } = run([drop()], polls([90]));
     expect(alerts).toEqual([]);
-    expect(Object.values(state?.conditions ?? {})).toMatchObject([{ phase: 'clear', baseline: 90 }]);
+    expect(Object.values(state === undefined ? {} : conditionsOf(state))).toMatchObject([
+      { phase: 'clear', baseline: 90 },
+    ]);
   });
 
   it('fires once with a plain, specific title and before/after facts', () => {
@@ -150,7 +152,10 @@ describe('keyword_rank_drop', () => {
 
   it('drops the state of keywords that are no longer tracked', () => {
     const { state } = run([drop()], [keywords(T0, { a: 1, b: 2 }), keywords(T0 + HOUR, { b: 2, c: 3 })]);
-    expect(Object.keys(state?.conditions ?? {}).sort()).toEqual(['kw|B0CJ4XQ2ZK|US|b', 'kw|B0CJ4XQ2ZK|US|c']);
+    expect(Object.keys(state === undefined ? {} : conditionsOf(state)).sort()).toEqual([
+      'kw|B0CJ4XQ2ZK|US|b',
+      'kw|B0CJ4XQ2ZK|US|c',
+    ]);
   });
 
   it('judges a keyword first seen this poll silently', () => {

@@ -197,6 +197,21 @@ describe('stored record and health', () => {
     expect(decodeRecord(encodeRecord(1, 5, undefined, obs)).ruleState).toBeUndefined();
   });
 
+  it('keeps a rule state given as bytes as those bytes (flag 2), and fails cleanly when they are cut short', () => {
+    const obs = encodeObservation(book()).bytes;
+    const state = Buffer.from([1, 2, 3, 0x3a, 0]);
+    const encoded = encodeRecord(3, 9, state, obs);
+    const record = decodeRecord(encoded);
+    expect(record.ruleState).toEqual(state);
+    expect(record.observation.equals(obs)).toBe(true);
+    // The length says 5 bytes, 3 are left: unreadable, with the pollSeq for a fresh baseline.
+    const at = encoded.indexOf(state);
+    const cut = Buffer.concat([encoded.subarray(0, at - 1), Buffer.from([100]), state.subarray(0, 3)]);
+    expect(() => decodeRecord(cut)).toThrow(
+      expect.objectContaining({ name: 'SnapshotDecodeError', pollSeq: 3 }),
+    );
+  });
+
   it('reports a corrupt record with the pollSeq when the header survived', () => {
     const good = encodeRecord(7, 5, { a: 1 }, encodeObservation(book()).bytes);
     const err = (() => {

@@ -52,6 +52,31 @@ export function defineSnapshotStoreConformance(name: string, makeStore: () => Sn
       });
     });
 
+    it('keeps a rule state given as bytes as those bytes, opaque, and a later JSON one as JSON', async () => {
+      const store = makeStore();
+      const observation = keywords(50);
+      const target = targetOf(freshWorkspace(), observation);
+      const bytes = new Uint8Array([2, 0, 255, 7, 0x3a, 1]);
+      expect(await store.commit(target, { observation, ruleState: bytes, committedAt: at }, 0)).toBe(true);
+      const stored = await store.get(target);
+      const back = stored?.ruleState;
+      if (!(back instanceof Uint8Array)) throw new Error(`expected bytes, got ${String(back)}`);
+      expect([...back]).toEqual([...bytes]);
+      expect(stored?.observation).toEqual(asStored(observation));
+      // What the caller got is its own: changing it changes nothing stored.
+      back.fill(0);
+      expect((await store.get(target))?.ruleState).toEqual(Buffer.from(bytes));
+      const empty = new Uint8Array(0);
+      expect(await store.commit(target, { observation, ruleState: empty, committedAt: at + 1 }, 1)).toBe(
+        true,
+      );
+      expect((await store.get(target))?.ruleState).toEqual(Buffer.alloc(0));
+      expect(await store.commit(target, { observation, ruleState: { n: 3 }, committedAt: at + 2 }, 2)).toBe(
+        true,
+      );
+      expect((await store.get(target))?.ruleState).toEqual({ n: 3 });
+    });
+
     it('keeps review summaries only, so a hostile title is not stored', async () => {
       const store = makeStore();
       const observation = reviews();

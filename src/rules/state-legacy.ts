@@ -1,0 +1,101 @@
+import type { Observation } from '../model/observation.ts';
+import type { ConditionState } from './condition.ts';
+import { allocColumns, findRepeats, type KeywordColumns, writeEntry } from './keyword-state.ts';
+import type { RuleState } from './scope.ts';
+
+/**
+ * A stored rule state that cannot be read: corrupt bytes, an unknown version, columns that do not
+ * fit the observation stored with them. The poller treats it like an unreadable snapshot (a fresh,
+ * silent baseline): judging with a guessed state could alert twice or invent an episode.
+ */
+export class RuleStateDecodeError extends Error {
+  override readonly name = 'RuleStateDecodeError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** A rule state that cannot be encoded (columns handed in with another observation): a bug upstream. */
+export class RuleStateEncodeError extends Error {
+  override readonly name = 'RuleStateEncodeError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/**
+ * The state the previous version stored as JSON (record flag 1): `{conditions}` keyed
+ * `ruleId|subject`, keyword conditions keyed `ruleId|asin|marketplace|keyword`. Keyword conditions
+ * move into columns aligned with the observation stored with them, the rest stay keyed; every
+ * condition keeps every field, so a firing keyword stays firing in the same episode (no second
+ * alert after an upgrade). Rule ids cannot contain `|` (config schema), nor can ASINs or
+ * marketplaces, so the first `|` ends the rule id and the keyword is everything after
+ * `|asin|marketplace|`, `|` or not.
+ */
+export function migrateLegacyState(value: unknown, observation: Observation): RuleState {
+  if (!isRecord(value) || !isRecord(value.conditions)) {
+    throw new RuleStateDecodeError('legacy rule state has no conditions object');
+  }
+  const conditions: [string, ConditionState][] = [];
+  const byRule = new Map<string, Map<string, ConditionState>>();
+  const infix = observation.kind === 'keywords' ? `|${observation.asin}|${observation.marketplace}|` : null;
+  for (const [key, raw] of Object.entries(value.conditions)) {
+    const condition = legacyCondition(raw);
+    if (condition === undefined) throw new RuleStateDecodeError(`legacy condition ${key} is malformed`);
+    const bar = key.indexOf('|');
+    if (infix === null || bar <= 0 || !key.startsWith(infix, bar)) {
+      conditions.push([key, condition]);
+      continue;
+    }
+    const ruleId = key.slice(0, bar);
+    let keywords = byRule.get(ruleId);
+    if (keywords === undefined) {
+      keywords = new Map();
+      byRule.set(ruleId, keywords);
+    }
+    keywords.set(key.slice(bar + infix.length), condition);
+  }
+  const state: RuleState = { conditions: Object.fromEntries(conditions) };
+  if (observation.kind !== 'keywords' || byRule.size === 0) return state;
+  const ranks = observation.ranks;
+  const repeatOf = findRepeats(ranks);
+  const rules = new Map<string, KeywordColumns>();
+  for (const [ruleId, keywords] of byRule) {
+    const columns = allocColumns(ranks.length);
+    for (let i = 0; i < ranks.length; i++) {
+      // A repeated keyword had one condition, kept at its first occurrence as the engine does.
+      if (repeatOf !== null && repeatOf[i]! >= 0) continue;
+      const condition = keywords.get(ranks[i]!.keyword);
+      if (condition !== undefined) writeEntry(columns, i, condition);
+    }
+    rules.set(ruleId, columns);
+  }
+  state.keywords = {
+    asin: observation.asin,
+    marketplace: observation.marketplace,
+    ranks,
+    repeatOf,
+    rules,
+  };
+  return state;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A copy of a stored condition with exactly its phase's fields, or undefined when one is missing. */
+function legacyCondition(raw: unknown): ConditionState | undefined {
+  if (!isRecord(raw)) return undefined;
+  const { phase, baseline, baselineAt, clearAt } = raw;
+  const num = (v: unknown): v is number => typeof v === 'number';
+  if (!(baseline === null || num(baseline)) || !num(baselineAt) || !num(clearAt)) return undefined;
+  if (phase === 'clear') return { phase, baseline, baselineAt, clearAt };
+  if (phase === 'pending') {
+    return num(raw.count) ? { phase, baseline, baselineAt, clearAt, count: raw.count } : undefined;
+  }
+  if (phase !== 'firing') return undefined;
+  const { firedAt, lastNotifiedAt, repeatCount } = raw;
+  if (!num(firedAt) || !num(lastNotifiedAt) || !num(repeatCount)) return undefined;
+  return { phase, baseline, baselineAt, clearAt, firedAt, lastNotifiedAt, repeatCount };
+}
