@@ -17,7 +17,7 @@ import { fetchObservation } from '../src/poll/fetch.ts';
 import { type PollDeps, processPoll } from '../src/poll/processor.ts';
 import type { WatchTarget } from '../src/poll/targets.ts';
 import { defaultRules } from '../src/rules/config.ts';
-import { evaluate, type RuleState } from '../src/rules/engine.ts';
+import { encodeRuleState, evaluate, type RuleState } from '../src/rules/engine.ts';
 import { RedisSnapshotStore } from '../src/snapshot/store.ts';
 import { systemClock } from '../src/util/clock.ts';
 import type { BenchContext, BenchResult } from './lib/context.ts';
@@ -111,7 +111,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     const seq = prev?.seq ?? 0;
     const ok = await store.commit(
       target.ref,
-      { observation, ruleState: evaluation.state, committedAt: at },
+      { observation, ruleState: encodeRuleState(evaluation.state, observation), committedAt: at },
       seq,
     );
     if (!ok) throw new Error(`engine: commit of ${book.asin} lost its compare-and-set`);
@@ -187,7 +187,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     return [
       {
         floor: 'floor: JSON.parse + raw BullMQ no-op job',
-        engine: 'engine: parse + zod, normalise, evaluate, addBulk alerts, commit',
+        engine: 'engine: parse + validate, normalise, evaluate, addBulk alerts, encode + commit',
         poll: 'processPoll: engine + budget gate, baseline read, health read/write',
       }[name],
       ms(median),
