@@ -127,9 +127,40 @@ export async function processFlush(
   const now = deps.clock.now();
   const quietEnd = data.critical ? null : quietHoursEnd(now, settings.quietHours);
   if (quietEnd !== null) throw new FlushDeferredError(quietEnd, 'quiet hours');
-  const nextSlot = await deps.pacer.acquire(settings.paceKey, now, settings.minIntervalMs);
-  if (nextSlot !== 0) throw new FlushDeferredError(nextSlot, 'channel pacing');
+  const slot = await deps.pacer.acquire(settings.paceKey, now, settings.minIntervalMs);
+  if (typeof slot === 'number') throw new FlushDeferredError(slot, 'channel pacing');
+  // The slot stays booked until this send ends, whatever happens in between (see ChannelPacer).
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    await deps.pacer.release(slot, deps.clock.now());
+  };
+  try {
+    return await takeAndSend(deps, { data, jobId, now, signal, channel, paceKey: settings.paceKey }, release);
+  } finally {
+    // Never fails the job: a delivered message must not turn into a resend; a lost release only
+    // leaves the channel paused until its booking expires.
+    await release().catch((error: unknown) =>
+      deps.logger.warn({ err: error, channel: data.channelId }, 'could not release the pacing slot'),
+    );
+  }
+}
 
+/** The part of a flush that runs while the channel's pacing slot is booked. */
+async function takeAndSend(
+  deps: DeliveryDeps,
+  flush: {
+    data: FlushJobData;
+    jobId: string;
+    now: number;
+    signal: AbortSignal;
+    channel: Notifier;
+    paceKey: string;
+  },
+  release: () => Promise<void>,
+): Promise<FlushResult> {
+  const { data, jobId, now, signal, channel } = flush;
   const taken = await deps.groups.take(data.groupHash, jobId, now);
   // A re-run of this job after a crash between the dedup write and the confirm must not resend.
   const alreadySent = await deps.dedup.sentAmong(
@@ -141,14 +172,6 @@ export async function processFlush(
     await deps.groups.confirm(data.groupHash, jobId);
     return { status: 'empty' };
   }
-  // The slot booked above counts from the start of this send, but the message lands somewhere
-  // during it: booking the next slot again from the end keeps two landings an interval apart
-  // however long a send takes (a big group renders and posts slower than a small one).
-  const paceFromNow = async () => {
-    if (settings.minIntervalMs <= 0) return;
-    const end = deps.clock.now();
-    await deps.pacer.holdUntil(settings.paceKey, end + settings.minIntervalMs, end);
-  };
   try {
     await channel.send(
       {
@@ -160,11 +183,12 @@ export async function processFlush(
       signal,
     );
   } catch (error) {
-    await paceFromNow();
+    // Released before a Retry-After hold, which must win over the end-of-send slot.
+    await release();
     if (!(error instanceof DeliveryError)) throw error;
     if (error.retryAfterMs !== undefined) {
       const until = deps.clock.now() + error.retryAfterMs;
-      await deps.pacer.holdUntil(settings.paceKey, until, deps.clock.now());
+      await deps.pacer.holdUntil(flush.paceKey, until, deps.clock.now());
       throw new FlushDeferredError(until, `${data.channelId} answered ${error.status ?? 'busy'}`);
     }
     if (error.disableChannel) await deps.disableChannel(data.channelId, error);
@@ -177,11 +201,6 @@ export async function processFlush(
     deps.clock.now(),
   );
   await deps.groups.confirm(data.groupHash, jobId);
-  // After the confirm, and never failing the job: the message is delivered, a retry would find
-  // nothing to send; a lost hold only shortens one gap.
-  await paceFromNow().catch((error: unknown) =>
-    deps.logger.warn({ err: error, channel: data.channelId }, 'could not book the pacing slot after a send'),
-  );
   return { status: 'sent', alerts: alerts.length };
 }
 

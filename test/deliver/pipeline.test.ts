@@ -61,13 +61,14 @@ describe('grouping and pacing', () => {
       expect((times[i] ?? 0) - (times[i - 1] ?? 0)).toBeGreaterThanOrEqual(1_000);
   }, 90_000);
 
-  it('a slow send still leaves the whole interval before the next message lands', async () => {
+  it('a send slower than the interval still leaves the whole interval before the next lands', async () => {
     const slack = new CapturingNotifier('slack');
-    // The first message takes 900 ms to land; paced from the start of the send only, the next
-    // one could land 200 ms after it.
+    // The first message takes 1.5 s to land. Paced from the start of a send, the next one could
+    // start (and land) while the first is still in flight; paced from the end of the previous
+    // send only, a 0.9 s send let the next land 0.2 s after it.
     let first = true;
     slack.sendTimeMs = () => {
-      const ms = first ? 900 : 0;
+      const ms = first ? 1_500 : 0;
       first = false;
       return ms;
     };
@@ -78,11 +79,18 @@ describe('grouping and pacing', () => {
         ['slack', settings({ paceKey: 'hook-slow', minIntervalMs: 1_100, groupWaitMs: 200 })],
       ]),
     });
-    await send([makeAlert(1, { kind: 'review_new' }), makeAlert(2, { kind: 'bsr_worsened' })]);
-    await slack.waitForAlerts(2, 20_000);
-    const [a, b] = slack.messages.map((m) => m.at);
-    expect((b ?? 0) - (a ?? 0)).toBeGreaterThanOrEqual(1_100);
-  }, 30_000);
+    await send([
+      makeAlert(1, { kind: 'review_new' }),
+      makeAlert(2, { kind: 'bsr_worsened' }),
+      makeAlert(3, { kind: 'royalty_change' }),
+    ]);
+    await slack.waitForAlerts(3, 30_000);
+    const landed = slack.messages.map((m) => m.at).sort((a, b) => a - b);
+    expect(landed).toHaveLength(3);
+    for (let i = 1; i < landed.length; i += 1) {
+      expect((landed[i] ?? 0) - (landed[i - 1] ?? 0)).toBeGreaterThanOrEqual(1_100);
+    }
+  }, 45_000);
 });
 
 describe('failures', () => {
