@@ -12,20 +12,9 @@ import {
   bookKeywordsValidator,
   loopBookKeywords,
 } from '../../src/api/schemas.ts';
+import { prng } from '../snapshot/fixtures.ts';
 
 const listSchema = bookKeywordsSchema.shape.data;
-
-/** Seeded PRNG (mulberry32): every run checks the same inputs. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Stands for "the field is absent". */
 const MISSING = Symbol('missing');

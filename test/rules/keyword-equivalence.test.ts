@@ -10,20 +10,9 @@ import {
   evaluate,
   type RuleState,
 } from '../../src/rules/engine.ts';
+import { prng } from '../snapshot/fixtures.ts';
 import { ASIN, HOUR, rule, T0 } from './helpers.ts';
 import { type ReferenceAlert, referenceEvaluate } from './keyword-reference.ts';
-
-/** mulberry32: the walks are the same on every run, and a failure names its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // A `|` inside a keyword, a lookalike of a key, a prototype name: the old keys had to cope with all.
 const POOL = [

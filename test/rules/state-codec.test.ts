@@ -12,18 +12,8 @@ import {
   RuleStateEncodeError,
 } from '../../src/rules/engine.ts';
 import { allocColumns, findRepeats, type KeywordColumns, writeEntry } from '../../src/rules/keyword-state.ts';
+import { prng } from '../snapshot/fixtures.ts';
 import { ASIN, book, HOUR, keywords, rule, run, T0 } from './helpers.ts';
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function observation(n: number, at = T0, repeat = false): KeywordsObservation {
   const ranks = Array.from({ length: n }, (_, i) => ({
