@@ -25,7 +25,10 @@ export interface DeliverWorkerOptions {
   metrics?: Metrics;
 }
 
-/** A flush parked more often than this (a channel answering 429 for hours) fails into the dead letters. */
+/**
+ * A flush parked more often than this (a channel answering 429 for hours) fails into the dead
+ * letters. Waits for the pacing slot are not counted (FlushDeferredError.counted).
+ */
 const MAX_DEFERRALS = 500;
 
 /** Wires admission and flush jobs to their processors; the logic lives in src/deliver/processor.ts. */
@@ -57,13 +60,13 @@ export function startDeliverWorker(
           count('failed');
           throw error;
         }
-        const deferrals = (flush.data.deferrals ?? 0) + 1;
+        const deferrals = (flush.data.deferrals ?? 0) + (error.counted ? 1 : 0);
         if (deferrals > MAX_DEFERRALS) {
           count('rejected');
           throw new UnrecoverableError(`deferred ${MAX_DEFERRALS} times: ${error.reason}`);
         }
         count('deferred');
-        await flush.updateData({ ...flush.data, deferrals });
+        if (error.counted) await flush.updateData({ ...flush.data, deferrals });
         // Parked, not failed: waiting for a slot or a Retry-After never spends an attempt.
         await flush.moveToDelayed(Date.now() + realDelayMs(clock, error.untilMs - clock.now()), token);
         throw new DelayedError();

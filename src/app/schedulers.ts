@@ -56,6 +56,10 @@ const RELEASE_LOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis
  */
 export const KEEP_SLOWER_SHARE = 0.05;
 
+/** A cadence change waits for the next reconcile while a run is due this close to now (see repeatFor). */
+const DUE_BEFORE_MS = 60_000;
+const DUE_AFTER_MS = 5_000;
+
 /** Upserts and removals in flight at once while reconciling (see reconcileSchedulers). */
 const UPSERT_CONCURRENCY = 16;
 
@@ -73,11 +77,11 @@ export interface RepeatDecision {
   repeat: UpsertRepeat;
   /**
    * `new`: no scheduler to follow, the first run after `firstRunDelayMs`; `same`; `in-band`: a
-   * cadence kept by the hysteresis; `phase`: the next run is the last + the new cadence (or the
+   * cadence kept by the hysteresis; `due`: a run is due about now, the change waits; `phase`: the next run is the last + the new cadence (or the
    * pending first run); `overdue`: that is past, so the next run is within the first-run spread;
    * `pattern`: a cron or its zone changed.
    */
-  reason: 'new' | 'same' | 'in-band' | 'phase' | 'overdue' | 'pattern';
+  reason: 'new' | 'same' | 'in-band' | 'due' | 'phase' | 'overdue' | 'pattern';
 }
 
 /**
@@ -106,6 +110,12 @@ export function repeatFor(want: Repeat, have: ExistingRepeat | undefined, nowMs:
   }
   const keep = { every: haveEvery };
   if (haveEvery === want.every) return { changed: false, repeat: keep, reason: 'same' };
+  // A run due about now may be starting while this reconciles: BullMQ moves `next` on only once
+  // the job is active, so an upsert could take the run that just started for the pending one (a
+  // second poll at once, or a phase set from the wrong run). The next reconcile makes the change.
+  if (have.next > nowMs - DUE_BEFORE_MS && have.next <= nowMs + DUE_AFTER_MS) {
+    return { changed: false, repeat: keep, reason: 'due' };
+  }
   const slower = haveEvery > want.every && haveEvery <= want.every * (1 + KEEP_SLOWER_SHARE);
   if (slower && want.exact !== true) return { changed: false, repeat: keep, reason: 'in-band' };
   const neverRan = have.iterationCount !== undefined && have.iterationCount <= 1;

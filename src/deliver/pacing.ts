@@ -1,24 +1,36 @@
 import type { Cluster, Redis } from 'ioredis';
 
-// KEYS: next-allowed. ARGV: now, booked-until, ttl. Returns 0 and books the slot, or the time to come back.
-const ACQUIRE = `
-local nextAt = tonumber(redis.call('GET', KEYS[1]) or '0')
-if tonumber(ARGV[1]) < nextAt then return nextAt end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', tonumber(ARGV[3]))
-return 0
+// The key holds either the time the next message may go ("<ms>": after a send, or a Retry-After
+// hold) or an in-flight send's booking ("b<ms>"). Scripts read both.
+const READ = `
+local function slot(key)
+  local v = redis.call('GET', key)
+  if not v then return 0, false end
+  if string.sub(v, 1, 1) == 'b' then return tonumber(string.sub(v, 2)) or 0, true end
+  return tonumber(v) or 0, false
+end
 `;
 
-// KEYS: next-allowed. ARGV: booked-until, next-allowed, ttl. Moves our own booking (only) to the
-// time the next message may go; anything else there (a Retry-After hold) is left alone.
+// KEYS: the slot. ARGV: now, booked-until, ttl. Returns {0, 0} and books the slot, or
+// {time, 1 if a send is in flight}.
+const ACQUIRE = `${READ}
+local at, booked = slot(KEYS[1])
+if tonumber(ARGV[1]) < at then return {at, booked and 1 or 0} end
+redis.call('SET', KEYS[1], 'b' .. ARGV[2], 'PX', tonumber(ARGV[3]))
+return {0, 0}
+`;
+
+// KEYS: the slot. ARGV: booked-until, next-allowed, ttl. Moves our own booking (only) to the time
+// the next message may go; anything else there (a later booking, a Retry-After hold) is left alone.
 const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', tonumber(ARGV[3])) end
+if redis.call('GET', KEYS[1]) == 'b' .. ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', tonumber(ARGV[3])) end
 return 0
 `;
 
-// KEYS: next-allowed. ARGV: until, ttl. Pushes the next slot out (never in), e.g. after a 429.
-const HOLD = `
-local nextAt = tonumber(redis.call('GET', KEYS[1]) or '0')
-if tonumber(ARGV[1]) > nextAt then redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2])) end
+// KEYS: the slot. ARGV: until, ttl. Pushes the next slot out (never in), e.g. after a 429.
+const HOLD = `${READ}
+local at = slot(KEYS[1])
+if tonumber(ARGV[1]) > at then redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2])) end
 return 0
 `;
 
@@ -61,17 +73,28 @@ export class ChannelPacer {
     const booking: PaceBooking = { channelId, bookedUntil, intervalMs };
     if (intervalMs <= 0) return booking;
     const ttl = SEND_HOLD_MS + intervalMs + 60_000;
-    const nextAt = Number(await this.redis.eval(ACQUIRE, 1, this.key(channelId), nowMs, bookedUntil, ttl));
-    if (nextAt === 0) return booking;
-    // While a send is in flight its booking reaches far ahead, but its release will bring the slot
-    // to the send's end + interval: look again within an interval rather than at the booking's end.
-    return Math.min(nextAt, nowMs + intervalMs);
+    const [at, inFlight] = (await this.redis.eval(
+      ACQUIRE,
+      1,
+      this.key(channelId),
+      nowMs,
+      bookedUntil,
+      ttl,
+    )) as [number, number];
+    if (at === 0) return booking;
+    // A send in flight is booked far ahead, but its release will bring the slot to its end +
+    // interval: look again within an interval rather than at the booking's end. A hold (after a
+    // send, or a Retry-After) is the real time to come back.
+    return inFlight === 1 ? Math.min(at, nowMs + intervalMs) : at;
   }
 
-  /** The send of `booking` ended at `endMs`: the next message may go an interval later. */
-  async release(booking: PaceBooking, endMs: number): Promise<void> {
+  /**
+   * The send of `booking` ended at `endMs`: the next message may go an interval later. With
+   * `sent` false nothing went out, and the slot is free at once.
+   */
+  async release(booking: PaceBooking, endMs: number, sent = true): Promise<void> {
     if (booking.intervalMs <= 0) return;
-    const next = Math.ceil(endMs + booking.intervalMs);
+    const next = sent ? Math.ceil(endMs + booking.intervalMs) : 0;
     await this.redis.eval(
       RELEASE,
       1,

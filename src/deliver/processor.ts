@@ -50,9 +50,15 @@ export type FlushResult = { status: 'sent'; alerts: number } | { status: 'empty'
 /** A flush must wait (pacing, a 429, quiet hours): parked as a delayed job, no attempt spent. */
 export class FlushDeferredError extends Error {
   override readonly name = 'FlushDeferredError';
+  /**
+   * `counted` false for a wait on the channel's pacing slot: some flush sends every interval, so
+   * that wait always ends, however many groups queue behind one webhook. Quiet hours and a
+   * channel's refusals (429, 5xx with Retry-After) count towards the deferral limit.
+   */
   constructor(
     readonly untilMs: number,
     readonly reason: string,
+    readonly counted = true,
   ) {
     super(`flush deferred until ${new Date(untilMs).toISOString()}: ${reason}`);
   }
@@ -128,22 +134,32 @@ export async function processFlush(
   const quietEnd = data.critical ? null : quietHoursEnd(now, settings.quietHours);
   if (quietEnd !== null) throw new FlushDeferredError(quietEnd, 'quiet hours');
   const slot = await deps.pacer.acquire(settings.paceKey, now, settings.minIntervalMs);
-  if (typeof slot === 'number') throw new FlushDeferredError(slot, 'channel pacing');
+  if (typeof slot === 'number') throw new FlushDeferredError(slot, 'channel pacing', false);
   // The slot stays booked until this send ends, whatever happens in between (see ChannelPacer).
+  // Never fails the job: a delivered message must not turn into a resend, and a send's own error
+  // must reach the caller; a lost release only leaves the channel paused until the booking expires.
   let released = false;
+  let sending = false;
   const release = async () => {
     if (released) return;
     released = true;
-    await deps.pacer.release(slot, deps.clock.now());
+    await deps.pacer
+      .release(slot, deps.clock.now(), sending)
+      .catch((error: unknown) =>
+        deps.logger.warn({ err: error, channel: data.channelId }, 'could not release the pacing slot'),
+      );
   };
+  const flush = { data, jobId, now, signal, channel, paceKey: settings.paceKey };
   try {
-    return await takeAndSend(deps, { data, jobId, now, signal, channel, paceKey: settings.paceKey }, release);
+    return await takeAndSend(deps, flush, {
+      release,
+      sending: () => {
+        sending = true;
+      },
+    });
   } finally {
-    // Never fails the job: a delivered message must not turn into a resend; a lost release only
-    // leaves the channel paused until its booking expires.
-    await release().catch((error: unknown) =>
-      deps.logger.warn({ err: error, channel: data.channelId }, 'could not release the pacing slot'),
-    );
+    // Nothing sent (an empty group, a failure before the send): the slot is free again at once.
+    await release();
   }
 }
 
@@ -158,7 +174,7 @@ async function takeAndSend(
     channel: Notifier;
     paceKey: string;
   },
-  release: () => Promise<void>,
+  pacing: { release: () => Promise<void>; sending: () => void },
 ): Promise<FlushResult> {
   const { data, jobId, now, signal, channel } = flush;
   const taken = await deps.groups.take(data.groupHash, jobId, now);
@@ -172,6 +188,7 @@ async function takeAndSend(
     await deps.groups.confirm(data.groupHash, jobId);
     return { status: 'empty' };
   }
+  pacing.sending();
   try {
     await channel.send(
       {
@@ -184,7 +201,7 @@ async function takeAndSend(
     );
   } catch (error) {
     // Released before a Retry-After hold, which must win over the end-of-send slot.
-    await release();
+    await pacing.release();
     if (!(error instanceof DeliveryError)) throw error;
     if (error.retryAfterMs !== undefined) {
       const until = deps.clock.now() + error.retryAfterMs;

@@ -80,7 +80,7 @@ describe('repeatFor: a changed cadence keeps the phase', () => {
       reason: 'phase',
       repeat: { every: 3 * HOUR, startDate: NOW + 3 * MIN },
     });
-    const waiting = { every: HOUR, next: NOW - 5_000, iterationCount: 1 };
+    const waiting = { every: HOUR, next: NOW - 2 * MIN, iterationCount: 1 };
     expect(repeatFor({ every: 3 * HOUR, firstRunDelayMs: 60_000 }, waiting, NOW)).toMatchObject({
       reason: 'overdue',
       repeat: { startDate: NOW + 60_000 },
@@ -131,5 +131,23 @@ describe('repeatFor: cron schedulers', () => {
       reason: 'pattern',
     });
     expect(repeatFor(want, { pattern: '0 8 * * *', tz: 'UTC' }, NOW).changed).toBe(true);
+  });
+});
+
+describe('repeatFor: a run due about now', () => {
+  it('leaves the cadence change to the next reconcile, since that run may be starting', () => {
+    for (const dueIn of [-59_000, -1_000, 0, 4_000]) {
+      const have = { every: HOUR, next: NOW + dueIn, iterationCount: 5 };
+      expect(repeatFor({ every: 2 * HOUR, firstRunDelayMs: 0 }, have, NOW)).toEqual({
+        changed: false,
+        reason: 'due',
+        repeat: { every: HOUR },
+      });
+    }
+    // Further off on either side, the change is made.
+    const later = { every: HOUR, next: NOW + 6_000, iterationCount: 5 };
+    expect(repeatFor({ every: 2 * HOUR, firstRunDelayMs: 0 }, later, NOW).reason).toBe('phase');
+    const stuck = { every: HOUR, next: NOW - 61_000, iterationCount: 5 };
+    expect(repeatFor({ every: 2 * HOUR, firstRunDelayMs: 0 }, stuck, NOW).changed).toBe(true);
   });
 });
