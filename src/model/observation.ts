@@ -46,7 +46,10 @@ export interface KeywordsObservation {
   observedAt: number;
   asin: string;
   marketplace: string;
-  /** The tracked keywords in API order (by traffic share). */
+  /**
+   * The tracked keywords: in API order (by traffic share) on a target's first poll, then in its
+   * stored snapshot's order with new keywords after (`snapshot/keyword-order.ts`).
+   */
   ranks: KeywordRank[];
 }
 

@@ -14,6 +14,7 @@ import {
   RuleStateDecodeError,
   type SourceHealthState,
 } from '../rules/engine.ts';
+import { inStoredOrder } from '../snapshot/keyword-order.ts';
 import {
   SnapshotDecodeError,
   type SnapshotStore,
@@ -206,7 +207,8 @@ async function pollTarget(
     };
   }
 
-  const observation: Observation = fetched.observation;
+  // In the stored keyword order: an answer that only reshuffled keeps its dictionary (keyword-order.ts).
+  const observation: Observation = inStoredOrder(stored?.observation, fetched.observation);
   const before = stored === undefined ? undefined : readRuleState(deps, ref, stored);
   const evaluation = evaluate(ruleCtx, rules, before?.observation, observation, before?.state);
   const alerts = [...healthEval.alerts, ...evaluation.alerts];

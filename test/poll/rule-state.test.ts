@@ -149,4 +149,27 @@ describe('rule state through the poller', () => {
     });
     expect(p.alerts.map((a) => `${a.facts.before} → ${a.facts.after}`)).toEqual(['20 → 40']);
   });
+
+  it('an answer that only reshuffles its keywords keeps the stored order and dictionary, and still alerts', async () => {
+    const p = poller('ws-order');
+    const dictionaries = async () =>
+      (await redis.keys(`${prefix}:kwdict:*`)).filter((key) => key.includes('ws-order')).length;
+    expect(await p.poll(observation(T0, { 'cozy mystery': 4, cat: 9, tea: 30 }))).toMatchObject({
+      status: 'ok',
+      baseline: true,
+    });
+    expect(await dictionaries()).toBe(1);
+    // Traffic shares moved: the same keywords in another order, and "cat" fell.
+    expect(await p.poll(observation(T0 + HOUR, { tea: 30, cat: 40, 'cozy mystery': 4 }))).toMatchObject({
+      status: 'ok',
+      alerts: 1,
+    });
+    expect(p.alerts.map((a) => `${a.kind} ${a.facts.keyword}`)).toEqual(['keyword_rank_drop cat']);
+    expect(await dictionaries()).toBe(1);
+    const stored = await p.store.get(p.target.ref);
+    expect(stored?.observation.kind === 'keywords' && stored.observation.ranks.map((r) => r.keyword)).toEqual(
+      ['cozy mystery', 'cat', 'tea'],
+    );
+    expect(p.errors).toEqual([]);
+  });
 });
