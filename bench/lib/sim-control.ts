@@ -2,7 +2,7 @@
  * The simulator's control endpoint (`/_sim/…`: never counted, never logged) and a tally of its
  * request log, read incrementally so a month of requests never has to fit in the log at once.
  */
-import { Agent, request } from 'undici';
+import { SimControlClient } from '../../src/sim/control-client.ts';
 import { busiestWindow } from './stats.ts';
 
 export interface SimWorld {
@@ -23,25 +23,9 @@ export type SimEvent =
   | { type: 'keyword_rank'; asin: string; keyword: string; marketplace: string; rank: number | null }
   | { type: 'bsr'; asin: string; marketplace: string; rank: number | null };
 
-export class SimControl {
-  private readonly agent = new Agent({ connections: 2 });
-
-  constructor(
-    private readonly url: string,
-    private readonly adminToken: string,
-  ) {}
-
-  async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    const res = await request(`${this.url}${path}`, {
-      method,
-      dispatcher: this.agent,
-      headers: { 'x-sim-admin-token': this.adminToken, 'content-type': 'application/json' },
-      body: body === undefined ? null : JSON.stringify(body),
-    });
-    const text = await res.body.text();
-    if (res.statusCode >= 300)
-      throw new Error(`${method} ${path} → ${res.statusCode}: ${text.slice(0, 300)}`);
-    return JSON.parse(text) as T;
+export class SimControl extends SimControlClient {
+  constructor(url: string, adminToken: string) {
+    super({ url, adminToken }, { connections: 2 });
   }
 
   world(): Promise<SimWorld> {
@@ -56,10 +40,6 @@ export class SimControl {
 
   async requestsSince(seq: number): Promise<LoggedRequest[]> {
     return (await this.call<{ data: LoggedRequest[] }>('GET', `/_sim/requests?since_seq=${seq}`)).data;
-  }
-
-  close(): Promise<void> {
-    return this.agent.close();
   }
 }
 

@@ -14,6 +14,7 @@ import { RequestLog } from './request-log.ts';
 import type { SimState } from './state.ts';
 import { World } from './world/index.ts';
 
+export { SimControlClient, type SimControlTarget } from './control-client.ts';
 export { SimConfigError } from './errors.ts';
 export type { SimFaultRates } from './faults.ts';
 export type { PlanName, SimKeySpec, SimPlan } from './keys.ts';

@@ -1,11 +1,10 @@
 /** Shared set-up for the API client tests: a simulator per file and its control endpoint. */
-import { Agent, request } from 'undici';
 import {
   type AnalyticsClient,
   type AnalyticsClientOptions,
   createAnalyticsClient,
 } from '../../src/api/index.ts';
-import { parsePlan, startSimulator } from '../../src/sim/index.ts';
+import { parsePlan, SimControlClient, startSimulator } from '../../src/sim/index.ts';
 
 export const KEYS = {
   main: 'sk_test_main_0123456789abcdef',
@@ -77,22 +76,7 @@ export async function startTestSimulator(): Promise<Simulator> {
 }
 
 /** Talks to the simulator's control endpoint with its own connection pool. */
-export class SimControl {
-  private readonly agent = new Agent();
-  constructor(private readonly sim: Simulator) {}
-
-  async call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
-    const res = await request(`${this.sim.url}${path}`, {
-      method,
-      dispatcher: this.agent,
-      headers: { 'x-sim-admin-token': this.sim.adminToken, 'content-type': 'application/json' },
-      body: body === undefined ? null : JSON.stringify(body),
-    });
-    const text = await res.body.text();
-    if (res.statusCode >= 300) throw new Error(`${method} ${path} → ${res.statusCode}: ${text}`);
-    return (text === '' ? undefined : JSON.parse(text)) as T;
-  }
-
+export class SimControl extends SimControlClient {
   world(): Promise<World> {
     return this.call<World>('GET', '/_sim/world');
   }
@@ -129,10 +113,6 @@ export class SimControl {
 
   advance(ms: number): Promise<unknown> {
     return this.call('POST', '/_sim/clock', { advanceMs: ms });
-  }
-
-  close(): Promise<void> {
-    return this.agent.close();
   }
 }
 

@@ -1,5 +1,4 @@
-import { Agent, request } from 'undici';
-import type { RequestLogEntry, RunningSimulator, SimFaultRates } from '../../src/sim/index.ts';
+import { type RequestLogEntry, SimControlClient, type SimFaultRates } from '../../src/sim/index.ts';
 
 export interface SimWorld {
   now: string;
@@ -18,23 +17,7 @@ export interface SimFault {
 }
 
 /** The simulator's control endpoint (`/_sim/`): events, faults, the request log. */
-export class SimAdmin {
-  private readonly agent = new Agent();
-
-  constructor(private readonly sim: RunningSimulator) {}
-
-  private async call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
-    const res = await request(`${this.sim.url}${path}`, {
-      method,
-      dispatcher: this.agent,
-      headers: { 'x-sim-admin-token': this.sim.adminToken, 'content-type': 'application/json' },
-      body: body === undefined ? null : JSON.stringify(body),
-    });
-    const text = await res.body.text();
-    if (res.statusCode >= 300) throw new Error(`${method} ${path} → ${res.statusCode}: ${text}`);
-    return (text === '' ? undefined : JSON.parse(text)) as T;
-  }
-
+export class SimAdmin extends SimControlClient {
   world(): Promise<SimWorld> {
     return this.call('GET', '/_sim/world');
   }
@@ -58,9 +41,5 @@ export class SimAdmin {
 
   async requests(): Promise<RequestLogEntry[]> {
     return (await this.call<{ data: RequestLogEntry[] }>('GET', '/_sim/requests')).data;
-  }
-
-  close(): Promise<void> {
-    return this.agent.close();
   }
 }
