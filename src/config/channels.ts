@@ -2,7 +2,7 @@
 /** Where alerts go: channels, the routes that pick them, and the daily digest. */
 import { z } from 'zod';
 import { asinSchema } from '../api/schemas.ts';
-import type { AlertKind } from '../model/alert.ts';
+import { ALERT_KINDS } from '../model/alert.ts';
 import { duration, severitySchema } from '../rules/config.ts';
 import {
   boolField,
@@ -114,26 +114,6 @@ export type SlackChannelConfig = z.output<typeof slackChannel>;
 export type EmailChannelConfig = z.output<typeof emailChannel>;
 
 export const DEFAULT_CHANNELS: z.input<typeof channelSchema>[] = [{ id: 'log', type: 'log' }];
-
-const ALERT_KINDS = [
-  'keyword_rank_drop',
-  'keyword_rank_recovered',
-  'bsr_worsened',
-  'bsr_recovered',
-  'bsr_removed',
-  'bsr_restored',
-  'review_new',
-  'review_removed',
-  'review_count_down',
-  'royalty_change',
-  'sales_revision',
-  'source_health',
-  'source_recovered',
-] as const satisfies readonly AlertKind[];
-
-/** Fails to compile when an alert kind is added to the model but not listed above. */
-type MustBeNever<T extends never> = T;
-export type UnlistedAlertKinds = MustBeNever<Exclude<AlertKind, (typeof ALERT_KINDS)[number]>>;
 
 const routeMatch = z.strictObject({
   workspace: idField('a workspace').optional(),

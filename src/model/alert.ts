@@ -3,20 +3,24 @@
  * (and escaping of the untrusted text inside) is the channel's job.
  */
 
-export type AlertKind =
-  | 'keyword_rank_drop'
-  | 'keyword_rank_recovered'
-  | 'bsr_worsened'
-  | 'bsr_recovered'
-  | 'bsr_removed'
-  | 'bsr_restored'
-  | 'review_new'
-  | 'review_removed'
-  | 'review_count_down'
-  | 'royalty_change'
-  | 'sales_revision'
-  | 'source_health'
-  | 'source_recovered';
+/** Every alert kind, in one list: the config's route filter and the type are both made from it. */
+export const ALERT_KINDS = [
+  'keyword_rank_drop',
+  'keyword_rank_recovered',
+  'bsr_worsened',
+  'bsr_recovered',
+  'bsr_removed',
+  'bsr_restored',
+  'review_new',
+  'review_removed',
+  'review_count_down',
+  'royalty_change',
+  'sales_revision',
+  'source_health',
+  'source_recovered',
+] as const;
+
+export type AlertKind = (typeof ALERT_KINDS)[number];
 
 export type Severity = 'info' | 'warning' | 'critical';
 
