@@ -46,6 +46,29 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     ? `${fmt(fleetBooks)} books × ${KEYWORDS} keywords`
     : `${fmt(fleetBooks)} books: 10% track 1,000 keywords, 30% track 300, 60% the default top 100 (${fmt(ranks / fleetBooks)} a book on average)`;
   const ratio = perBook.total / perBook.bound;
+  const ofBound = (total: number) => fmt(total / perBook.bound, 2);
+  /** A row of one JSON string per book. */
+  const jsonRow = (layout: string, total: number) => [
+    layout,
+    fmt(total),
+    '',
+    '',
+    '',
+    '',
+    fmt(total),
+    ofBound(total),
+  ];
+  /** A row of a layout stored as shelfwatch stores it: record, dictionary, health and index share. */
+  const storedRow = (layout: string, record: number, ruleState: number, total: number) => [
+    layout,
+    fmt(record),
+    fmt(ruleState),
+    fmt(perBook.dict),
+    fmt(perBook.health),
+    fmt(perBook.index, 1),
+    fmt(total),
+    ofBound(total),
+  ];
   const details = [
     `#### Redis bytes per watched ${KEYWORDS}-keyword book (${perBook.books} books after ${perBook.polls} polls each through processPoll, MEMORY USAGE SAMPLES 0)`,
     '',
@@ -62,56 +85,26 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       ],
       [
         ['packed lower bound (strings once + 4 B/rank)', '', '', '', '', '', fmt(perBook.bound), '1.00'],
-        [
-          'JSON string of the observation',
-          fmt(perBook.jsonObservation),
-          '',
-          '',
-          '',
-          '',
-          fmt(perBook.jsonObservation),
-          fmt(perBook.jsonObservation / perBook.bound, 2),
-        ],
-        [
-          'JSON string of observation + rule state (keyed)',
-          fmt(perBook.jsonWithState),
-          '',
-          '',
-          '',
-          '',
-          fmt(perBook.jsonWithState),
-          fmt(perBook.jsonWithState / perBook.bound, 2),
-        ],
-        [
+        jsonRow('JSON string of the observation', perBook.jsonObservation),
+        jsonRow('JSON string of observation + rule state (keyed)', perBook.jsonWithState),
+        storedRow(
           'shelfwatch (rule state as columns, stored as bytes)',
-          fmt(perBook.snap),
-          fmt(perBook.ruleStateBytes),
-          fmt(perBook.dict),
-          fmt(perBook.health),
-          fmt(perBook.index, 1),
-          fmt(perBook.total),
-          fmt(ratio, 2),
-        ],
-        [
+          perBook.snap,
+          perBook.ruleStateBytes,
+          perBook.total,
+        ),
+        storedRow(
           'shelfwatch without rule state (for comparison)',
-          fmt(perBook.snapNoState),
-          '0',
-          fmt(perBook.dict),
-          fmt(perBook.health),
-          fmt(perBook.index, 1),
-          fmt(perBook.totalNoState),
-          fmt(perBook.totalNoState / perBook.bound, 2),
-        ],
-        [
+          perBook.snapNoState,
+          0,
+          perBook.totalNoState,
+        ),
+        storedRow(
           'rule state as keyed JSON (the previous format, for comparison)',
-          fmt(perBook.snapJson),
-          fmt(perBook.ruleStateJson),
-          fmt(perBook.dict),
-          fmt(perBook.health),
-          fmt(perBook.index, 1),
-          fmt(perBook.totalJson),
-          fmt(perBook.totalJson / perBook.bound, 2),
-        ],
+          perBook.snapJson,
+          perBook.ruleStateJson,
+          perBook.totalJson,
+        ),
       ],
     ),
     '',

@@ -2,36 +2,23 @@
  * The compiled build (`npm run build`) is what the Docker image runs: it must compile from a clean
  * tree and start the same CLI as the tsx entry point, package version and config checks included.
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_TEST_TIMEOUT_MS, type Outcome, writeConfig } from './helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, runNode, writeConfig } from './helpers.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+/** tsc on a busy 2-core machine takes longer than a CLI start. */
+const RUN_TIMEOUT_MS = 60_000;
 // Inside the repository, so the build finds node_modules and package.json as dist/ does.
 const OUT = join(ROOT, '.shelfwatch', `build-${randomBytes(4).toString('hex')}`);
 
-function run(file: string, args: readonly string[]): Promise<Outcome> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [file, ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-        done({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
 beforeAll(async () => {
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const built = await run(tsc, ['-p', 'tsconfig.build.json', '--outDir', OUT]);
+  const built = await runNode(tsc, ['-p', 'tsconfig.build.json', '--outDir', OUT], {}, RUN_TIMEOUT_MS);
   if (built.code !== 0) throw new Error(`tsc failed (${built.code}): ${built.stdout}${built.stderr}`);
 }, CLI_TEST_TIMEOUT_MS);
 
@@ -49,7 +36,7 @@ describe('the compiled build', () => {
 
   it('prints the package version', async () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    const out = await run(main(), ['--version']);
+    const out = await runNode(main(), ['--version'], {}, RUN_TIMEOUT_MS);
     expect(out).toMatchObject({ code: 0 });
     expect(out.stdout.trim()).toBe(pkg.version);
   });
@@ -64,10 +51,10 @@ describe('the compiled build', () => {
           workspaces: [{ ...workspace, books: [{ asin: 'B000000001' }] }],
         });
         const bad = writeConfig(dir, 'bad.yaml', { workspaces: [{ ...workspace, plan: 'gold' }] });
-        const ok = await run(main(), ['validate', '--config', good]);
+        const ok = await runNode(main(), ['validate', '--config', good], {}, RUN_TIMEOUT_MS);
         expect(ok.code, ok.stderr).toBe(0);
         expect(ok.stdout).toContain('config OK');
-        const refused = await run(main(), ['validate', '--config', bad]);
+        const refused = await runNode(main(), ['validate', '--config', bad], {}, RUN_TIMEOUT_MS);
         expect(refused.code).not.toBe(0);
         expect(refused.stderr).toContain('plan');
       } finally {

@@ -25,10 +25,20 @@ export function shelfwatch(
   env: Record<string, string> = {},
   timeoutMs = 30_000,
 ): Promise<Outcome> {
+  return runNode(BIN, args, env, timeoutMs);
+}
+
+/** Runs a script with this node, from the repository root, with the same clean environment. */
+export function runNode(
+  script: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+  timeoutMs = 30_000,
+): Promise<Outcome> {
   return new Promise((resolveOutcome) => {
     execFile(
       process.execPath,
-      [BIN, ...args],
+      [script, ...args],
       { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: timeoutMs },
       (error, stdout, stderr) => {
         // A child killed at the deadline has no exit code: -1 says "hung".
