@@ -54,7 +54,7 @@ const conditionFields = {
 const percentSchema = z.number().positive();
 
 export const keywordRankDropSchema = z
-  .object({
+  .strictObject({
     ...base('keyword_rank_drop', 'warning'),
     ...conditionFields,
     keywords: z.array(z.string().min(1)).min(1).optional().describe('Only these keywords (exact).'),
@@ -73,7 +73,7 @@ export const keywordRankDropSchema = z
     },
   );
 
-export const bsrWorsenedSchema = z.object({
+export const bsrWorsenedSchema = z.strictObject({
   ...base('bsr_worsened', 'warning'),
   ...conditionFields,
   baselineHours: z.number().int().min(1).max(72).default(24).describe('Hours of history in the median.'),
@@ -82,7 +82,7 @@ export const bsrWorsenedSchema = z.object({
   rearmFactor: z.number().min(0).default(0.5).describe('Resolve when rank ≤ baseline × (1 + rearmFactor).'),
 });
 
-export const bsrRemovedSchema = z.object({
+export const bsrRemovedSchema = z.strictObject({
   ...base('bsr_removed', 'warning'),
   for: conditionFields.for,
   repeatEvery: conditionFields.repeatEvery,
@@ -91,7 +91,7 @@ export const bsrRemovedSchema = z.object({
 const ratingSchema = z.number().int().min(1).max(5);
 
 export const reviewNewSchema = z
-  .object({
+  .strictObject({
     ...base('review_new', 'info'),
     platforms: z
       .array(z.enum(['amazon', 'audible', 'goodreads']))
@@ -106,7 +106,7 @@ export const reviewNewSchema = z
     path: ['minRating'],
   });
 
-export const reviewRemovedSchema = z.object({
+export const reviewRemovedSchema = z.strictObject({
   ...base('review_removed', 'warning'),
   platforms: z
     .array(z.enum(['amazon', 'audible', 'goodreads']))
@@ -114,12 +114,12 @@ export const reviewRemovedSchema = z.object({
     .optional(),
 });
 
-export const reviewCountDownSchema = z.object({
+export const reviewCountDownSchema = z.strictObject({
   ...base('review_count_down', 'warning'),
   minDrop: z.number().int().min(1).default(1).describe('Fire when the count fell by at least this.'),
 });
 
-export const royaltyChangeSchema = z.object({
+export const royaltyChangeSchema = z.strictObject({
   ...base('royalty_change', 'warning'),
   currencies: z
     .array(z.string().regex(/^[A-Z]{3}$/))
@@ -136,12 +136,12 @@ export const royaltyChangeSchema = z.object({
   direction: z.enum(['down', 'up', 'both']).default('down'),
 });
 
-export const salesRevisionSchema = z.object({
+export const salesRevisionSchema = z.strictObject({
   ...base('sales_revision', 'info'),
   minRoyaltyChange: z.number().int().min(0).default(0).describe('Ignore revisions smaller than this.'),
 });
 
-export const sourceHealthSchema = z.object({
+export const sourceHealthSchema = z.strictObject({
   id: ruleIdSchema,
   kind: z.literal('source_health'),
   severity: severitySchema.default('critical'),
