@@ -13,16 +13,44 @@ export { groupDigits };
 export type Align = 'left' | 'right';
 
 /**
+ * Terminal escape sequences (CSI such as "clear screen", OSC such as hyperlinks and window titles,
+ * in their 7-bit and 8-bit forms), removed whole so no parameter text is left behind.
+ */
+const ESCAPE_SEQUENCE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+  /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]|(?:\u001b\]|\u009d)[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[@-Z\\-_]?/g;
+/**
+ * What is left that a terminal would act on rather than print: C0 controls but tab and line feed,
+ * DEL, C1 controls, and the bidirectional overrides that can make text read differently than
+ * it is ("Trojan Source").
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Untrusted text (API error messages, titles, reasons read back from Redis) made safe to print:
+ * escape sequences and control characters are removed, so a message cannot clear the screen,
+ * move the cursor, retitle the window or plant a hyperlink. Tabs and line feeds stay.
+ */
+export function terminalText(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(ESCAPE_SEQUENCE, '').replace(CONTROL_CHARACTER, '');
+}
+
+/** One table cell: terminal-safe, on one line (line breaks and tabs in untrusted text become spaces). */
+function tableCell(text: string): string {
+  return terminalText(text).replace(/\s*[\n\t\u2028\u2029]+\s*/g, ' ');
+}
+
+/**
  * Columns padded to their widest cell, two spaces apart, a dashed rule under the header.
- * Cells are single lines: line breaks in untrusted text (error messages, titles) become spaces.
+ * Every cell goes through `tableCell`: one line, no escape sequences or control characters.
  */
 export function formatTable(
   header: readonly string[],
   rows: readonly (readonly string[])[],
   align: readonly Align[] = [],
 ): string {
-  const clean = (cell: string) => cell.replace(/\s*[\r\n]+\s*/g, ' ');
-  const body = rows.map((row) => header.map((_, column) => clean(row[column] ?? '')));
+  const body = rows.map((row) => header.map((_, column) => tableCell(row[column] ?? '')));
   const widths = header.map((title, column) =>
     Math.max(title.length, ...body.map((cells) => cells[column]?.length ?? 0)),
   );
@@ -34,7 +62,11 @@ export function formatTable(
       })
       .join('  ')
       .trimEnd();
-  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...body.map(line)].join('\n');
+  return [
+    line(header.map(tableCell)),
+    line(widths.map((width) => '-'.repeat(width))),
+    ...body.map(line),
+  ].join('\n');
 }
 
 /** `2026-11-21T14:05:00Z`: UTC to the second, the form the API and the logs use. */
@@ -56,14 +88,24 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${groupDigits(n)} ${n === 1 ? one : many}`;
 }
 
-/** Cuts one-line text for a table cell, marking the cut. */
+/** Cuts one-line, terminal-safe text for a table cell, marking the cut. */
 export function cell(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = terminalText(text).replace(/\s+/g, ' ').trim();
   return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1))}…`;
 }
 
+/**
+ * Characters JSON.stringify leaves as they are but a terminal acts on (it escapes only C0). They can
+ * only occur inside JSON strings, so escaping them keeps the JSON equal to the data.
+ */
+const JSON_UNSAFE = /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]/g;
+
 export function printJson(value: unknown, write: (text: string) => void = (t) => process.stdout.write(t)) {
-  write(`${JSON.stringify(value, null, 2)}\n`);
+  const text = JSON.stringify(value, null, 2).replace(
+    JSON_UNSAFE,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  write(`${text}\n`);
 }
 
 /**

@@ -4,6 +4,7 @@ import { registerDemoCommand } from './demo.ts';
 import { registerDigestCommand } from './digest.ts';
 import { registerDlqCommand } from './dlq.ts';
 import { CliError } from './errors.ts';
+import { terminalText } from './format.ts';
 import { registerKeywordsCommand } from './keywords.ts';
 import { registerPlanCommand } from './plan.ts';
 import { registerRunCommand } from './run.ts';
@@ -36,8 +37,9 @@ function buildProgram(): Command {
   return program;
 }
 
+/** Error text can carry an API's or a server's words: printed terminal-safe (see `terminalText`). */
 function printError(message: string): void {
-  process.stderr.write(`shelfwatch: ${message}\n`);
+  process.stderr.write(`shelfwatch: ${terminalText(message)}\n`);
 }
 
 async function main(argv: readonly string[]): Promise<void> {

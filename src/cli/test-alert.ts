@@ -6,6 +6,7 @@ import { sendSampleAlert, type TestAlertResult } from '../deliver/sample-alert.t
 import { createLogger } from '../ops/logger.ts';
 import { systemClock } from '../util/clock.ts';
 import { CliError, usageError } from './errors.ts';
+import { terminalText } from './format.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 
 const EXAMPLES = `
@@ -65,7 +66,7 @@ export function registerTestAlertCommand(program: Command): void {
         if (result.ok) process.stdout.write(`ok      ${label}\n`);
         else {
           failed.push(result.channelId);
-          process.stdout.write(`failed  ${label}: ${result.reason.replace(/\s+/g, ' ')}\n`);
+          process.stdout.write(`failed  ${label}: ${terminalText(result.reason).replace(/\s+/g, ' ')}\n`);
         }
       }
       if (failed.length > 0) {
