@@ -29,6 +29,7 @@ export function createNotifiers(
           createEmailNotifier({
             id: channel.id,
             smtpUrl: channel.smtpUrl,
+            allowInsecure: channel.allowInsecure,
             from: channel.from,
             to: channel.to,
             pool: deps.smtp,

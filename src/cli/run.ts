@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { Runtime } from '../app/runtime.ts';
 import { startWorkers } from '../app/start.ts';
+import { insecureSettings } from '../config/transport-security.ts';
 import { readinessChecks, startOpsServer } from '../ops/http-server.ts';
 import { createLogger, type Logger } from '../ops/logger.ts';
 import { Shutdown } from '../ops/shutdown.ts';
@@ -67,6 +68,7 @@ at a time reconciles the poll schedulers.`,
         ...(options.config === undefined ? {} : { configPath: options.config }),
       });
       const logger = createLogger({ level: options.logLevel, pretty: process.stdout.isTTY === true });
+      for (const insecure of insecureSettings(config)) logger.warn({ path: insecure.path }, insecure.message);
       const runtime = new Runtime({ config, logger, version: VERSION });
       await connectRuntime(runtime);
       await checkRedisOrThrow(runtime, logger);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { ShelfwatchConfig } from '../config/schema.ts';
+import { insecureSettings } from '../config/transport-security.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 
 function plural(count: number, word: string): string {
@@ -49,6 +50,10 @@ Each problem is one line: path: what was expected, what was found (what to do).`
         env: process.env,
         ...(options.config === undefined ? {} : { configPath: options.config }),
       });
+      // Valid, but only because a setting opted out of TLS: said on stderr, the exit stays 0.
+      for (const insecure of insecureSettings(config)) {
+        process.stderr.write(`shelfwatch: warning: ${insecure.path}: ${insecure.message}\n`);
+      }
       process.stdout.write(`config OK: ${summarize(config)}\n`);
     });
 }

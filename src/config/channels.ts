@@ -14,9 +14,9 @@ import {
   timeZoneField,
   uniqueList,
 } from './fields.ts';
+import { isLoopbackHost } from './transport-security.ts';
 
 const SLACK_HOST = 'hooks.slack.com';
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 const channelId = idField('a channel');
 
@@ -61,7 +61,7 @@ const slackChannel = z
     if (url === undefined) return;
     // Plain http would send the webhook token in clear; it is only tolerated on this machine,
     // where tests and the demo run their stand-in receiver.
-    const loopback = LOOPBACK_HOSTS.has(url.hostname);
+    const loopback = isLoopbackHost(url.hostname);
     if (url.protocol !== 'https:' && !(channel.allowAnyHost && loopback)) {
       ctx.addIssue({
         code: 'custom',
@@ -86,7 +86,12 @@ const emailChannel = z.strictObject({
   type: z.literal('email'),
   ...deliveryFields,
   smtpUrl: secretUrlField(['smtp', 'smtps'], 'smtps://user:password@smtp.example.com:465').meta({
-    description: 'SMTP server with credentials (secret), e.g. ${SMTP_URL}.',
+    description:
+      'SMTP server with credentials (secret), e.g. ${SMTP_URL}. smtp:// off this machine must upgrade with STARTTLS.',
+  }),
+  allowInsecure: boolField().prefault(false).meta({
+    description:
+      'Allow smtp:// off this machine without STARTTLS (the password and mail travel unencrypted).',
   }),
   from: emailField,
   to: uniqueList(emailField, 'address').min(1, 'expected at least one address'),

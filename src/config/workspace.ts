@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { asinSchema, type Marketplace } from '../api/schemas.ts';
 import { duration, rulesSchema } from '../rules/config.ts';
 import {
+  boolField,
   idField,
   intField,
   marketplaceField,
@@ -13,6 +14,7 @@ import {
   uniqueList,
   urlField,
 } from './fields.ts';
+import { hostName, isPlainOffLoopback } from './transport-security.ts';
 
 /** The plans of the contract; enterprise plans are custom ("custom:PER_MINUTE:PER_MONTH"). */
 export const PLAN_PRESETS = {
@@ -108,8 +110,12 @@ export const workspaceSchema = z
   .strictObject({
     id: idField('a workspace').meta({ description: 'Unique id: lowercase letters, digits and "-".' }),
     baseUrl: urlField(['http', 'https'], 'https://api.example.com').meta({
-      description: 'Base URL of the Publishing Analytics API (or of the simulator).',
+      description:
+        'Base URL of the Publishing Analytics API (or of the simulator); http:// only on this machine.',
     }),
+    allowInsecure: boolField()
+      .prefault(false)
+      .meta({ description: 'Allow a plain http:// baseUrl off this machine (the key travels unencrypted).' }),
     apiKey: secretField.meta({
       description: 'Bearer API key of this workspace, e.g. ${PUBLISHING_API_KEY}.',
     }),
@@ -130,6 +136,17 @@ export const workspaceSchema = z
     rules: rulesSchema.default([]).meta({ description: 'Extra rules for this workspace only.' }),
   })
   .superRefine((ws, ctx) => {
+    // The bearer key goes with every request: in clear only to this machine, or when asked for.
+    if (!ws.allowInsecure && isPlainOffLoopback(ws.baseUrl, 'http')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['baseUrl'],
+        message: `expected an https:// URL for a host off this machine, got plain http:// to "${hostName(ws.baseUrl)}"`,
+        params: {
+          hint: 'the API key would travel unencrypted: use https, or set allowInsecure: true on this workspace for a network you trust',
+        },
+      });
+    }
     const seen = new Map<string, number>();
     ws.books.forEach((book, index) => {
       const first = seen.get(book.asin);

@@ -103,7 +103,9 @@ export async function sendDigest(
   switch (channel.type) {
     case 'email': {
       try {
-        const info = await deps.smtp.sendMail(channel.smtpUrl, mailOf(built, channel.from, channel.to));
+        const info = await deps.smtp.sendMail(channel.smtpUrl, mailOf(built, channel.from, channel.to), {
+          allowInsecure: channel.allowInsecure,
+        });
         const accepted = info.accepted.map(String);
         return { kind: 'email', channel: channel.id, messageId: info.messageId, accepted };
       } catch (error) {

@@ -57,6 +57,7 @@ describe('configJsonSchema', () => {
     expect(Object.keys(properties(workspace))).toEqual([
       'id',
       'baseUrl',
+      'allowInsecure',
       'apiKey',
       'plan',
       'reserve',

@@ -17,6 +17,8 @@ import { type SmtpPool, smtpDeliveryError } from './smtp-pool.ts';
 export interface EmailNotifierOptions {
   id: string;
   smtpUrl: Secret;
+  /** The channel's `allowInsecure`: without it, plain SMTP off this machine is refused before AUTH. */
+  allowInsecure?: boolean;
   from: string;
   to: readonly string[];
   pool: SmtpPool;
@@ -25,6 +27,8 @@ export interface EmailNotifierOptions {
 
 export function createEmailNotifier(options: EmailNotifierOptions): Notifier {
   const { id, smtpUrl, from, pool, logger } = options;
+  const policy = { allowInsecure: options.allowInsecure === true };
+  const sendMail = (mail: Parameters<SmtpPool['sendMail']>[1]) => pool.sendMail(smtpUrl, mail, policy);
   const to = [...options.to];
   return {
     id,
@@ -34,7 +38,7 @@ export function createEmailNotifier(options: EmailNotifierOptions): Notifier {
       const { 'Message-ID': messageId, ...headers } = email.headers;
       let info: Awaited<ReturnType<SmtpPool['sendMail']>>;
       try {
-        info = await pool.sendMail(smtpUrl, {
+        info = await sendMail({
           from,
           to,
           subject: email.subject,

@@ -12,6 +12,7 @@ import nodemailer, {
   type Transporter,
 } from 'nodemailer';
 import type { Secret } from '../../config/secret.ts';
+import { isLoopbackHost } from '../../config/transport-security.ts';
 import { DeliveryError } from '../notifier.ts';
 
 export type PooledTransport = Transporter<SMTPPoolSentMessageInfo, SMTPPoolOptions>;
@@ -48,6 +49,31 @@ export const SMTP_DEFAULTS: Readonly<Pick<SMTPPoolOptions, Tunable>> = {
  * and the access flags keep message content from reading local files or fetching URLs.
  */
 const IGNORED_PARAMS = ['logger', 'debug', 'transactionLog', 'disableFileAccess', 'disableUrlAccess'];
+/**
+ * URL parameters that could switch a required STARTTLS off again: nodemailer lets the URL's
+ * parameters override the options, so only the channel's `allowInsecure` may opt out.
+ */
+const TLS_OPT_OUT_PARAMS = ['requireTLS', 'ignoreTLS', 'opportunisticTLS'];
+
+/** How a channel may talk to its server. */
+export interface SmtpTransportPolicy {
+  /** The email channel's `allowInsecure`: plain SMTP (and AUTH) off this machine is tolerated. */
+  allowInsecure?: boolean;
+}
+
+/**
+ * Off this machine the connection must be encrypted before AUTH: `smtps://`, or STARTTLS, which
+ * nodemailer's `requireTLS` makes mandatory (a server that offers none is refused after EHLO,
+ * before the password is sent). Unparseable URLs count as off this machine.
+ */
+function mustEncrypt(raw: string, policy: SmtpTransportPolicy): boolean {
+  if (policy.allowInsecure === true) return false;
+  try {
+    return !isLoopbackHost(new URL(raw).hostname);
+  } catch {
+    return true;
+  }
+}
 
 /** A failed send, with nodemailer's details kept and every trace of the credentials removed. */
 export class SmtpSendError extends Error {
@@ -135,7 +161,7 @@ function toSendError(error: unknown, secrets: readonly string[]): SmtpSendError 
   });
 }
 
-function transportUrl(raw: string): string {
+function transportUrl(raw: string, ignored: readonly string[]): string {
   let url: URL;
   try {
     url = new URL(raw);
@@ -143,8 +169,8 @@ function transportUrl(raw: string): string {
     return raw;
   }
   // Rewrite only when needed: re-serialising could change how the credentials are encoded.
-  if (!IGNORED_PARAMS.some((p) => url.searchParams.has(p))) return raw;
-  for (const p of IGNORED_PARAMS) url.searchParams.delete(p);
+  if (!ignored.some((p) => url.searchParams.has(p))) return raw;
+  for (const p of ignored) url.searchParams.delete(p);
   return url.toString();
 }
 
@@ -153,11 +179,12 @@ export interface SmtpPool {
    * Sends any nodemailer message (the digest's HTML with CID images included) through the
    * transport of `url`. Resolves once the server accepted it for at least one recipient
    * (`info.rejected` lists the others); rejects with a `SmtpSendError`. File paths and URLs as
-   * content are refused: pass attachments as `content` buffers.
+   * content are refused: pass attachments as `content` buffers. Off this machine the send is
+   * refused before AUTH unless the connection is encrypted or `policy.allowInsecure` is set.
    */
-  sendMail(url: Secret, mail: SendMailOptions): Promise<SmtpSentInfo>;
-  /** The shared transport of this URL, created on first use. */
-  transportFor(url: Secret): PooledTransport;
+  sendMail(url: Secret, mail: SendMailOptions, policy?: SmtpTransportPolicy): Promise<SmtpSentInfo>;
+  /** The shared transport of this URL (and policy), created on first use. */
+  transportFor(url: Secret, policy?: SmtpTransportPolicy): PooledTransport;
   /** How many transports are open (one per distinct URL). */
   readonly size: number;
   /** Closes every transport (messages being transmitted finish first); later sends are refused. */
@@ -168,20 +195,24 @@ export function createSmtpPool(defaults: Partial<Pick<SMTPPoolOptions, Tunable>>
   const transports = new Map<string, PooledTransport>();
   let closed = false;
 
-  function transportFor(url: Secret): PooledTransport {
+  function transportFor(url: Secret, policy: SmtpTransportPolicy = {}): PooledTransport {
     const raw = url.reveal();
+    const requireTLS = mustEncrypt(raw, policy);
     // Keyed by a hash: the map holds no readable copy of the URL.
-    const key = createHash('sha256').update(raw).digest('hex');
+    const key = createHash('sha256')
+      .update(`${requireTLS ? 'tls' : 'any'} ${raw}`)
+      .digest('hex');
     const existing = transports.get(key);
     if (existing !== undefined) return existing;
     const transport = nodemailer.createTransport({
       ...SMTP_DEFAULTS,
       ...defaults,
-      url: transportUrl(raw),
+      url: transportUrl(raw, requireTLS ? [...IGNORED_PARAMS, ...TLS_OPT_OUT_PARAMS] : IGNORED_PARAMS),
       pool: true,
       logger: false,
       disableFileAccess: true,
       disableUrlAccess: true,
+      ...(requireTLS ? { requireTLS: true } : {}),
     });
     // Every failure reaches its caller through sendMail's rejection; an unheard 'error' event
     // would crash the process instead.
@@ -195,11 +226,11 @@ export function createSmtpPool(defaults: Partial<Pick<SMTPPoolOptions, Tunable>>
     get size() {
       return transports.size;
     },
-    async sendMail(url, mail) {
+    async sendMail(url, mail, policy) {
       const secrets = secretsOf(url.reveal());
       if (closed) throw new SmtpSendError('SMTP pool is closed (shutting down)', { code: 'EPOOLCLOSED' });
       try {
-        return await transportFor(url).sendMail(mail);
+        return await transportFor(url, policy).sendMail(mail);
       } catch (error) {
         throw toSendError(error, secrets);
       }

@@ -1,0 +1,189 @@
+/**
+ * TLS off this machine: a plain http:// API base URL is refused unless the workspace opts out, and
+ * plain SMTP to a server that offers no STARTTLS is refused before AUTH unless the channel opts
+ * out. Both opt-outs are `allowInsecure: true`, and `validate` warns about each one used.
+ */
+import type { AddressInfo } from 'node:net';
+import { hostname, networkInterfaces } from 'node:os';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.ts';
+import { Secret } from '../../src/config/secret.ts';
+import { insecureSettings, isLoopbackHost } from '../../src/config/transport-security.ts';
+import { createSmtpPool, type SmtpPool, SmtpSendError } from '../../src/deliver/channels/smtp-pool.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../cli/helpers.ts';
+import { problemAt, tempDir, validRaw } from './helpers.ts';
+
+type Raw = Record<string, unknown>;
+
+function withWorkspace(change: Raw): Raw {
+  const raw = validRaw();
+  Object.assign((raw.workspaces as Raw[])[0] ?? {}, change);
+  return raw;
+}
+
+function withMailChannel(change: Raw): Raw {
+  const raw = validRaw();
+  Object.assign((raw.channels as Raw[])[2] ?? {}, change);
+  return raw;
+}
+
+describe('isLoopbackHost', () => {
+  it.each([
+    ['localhost', true],
+    ['LocalHost', true],
+    ['127.0.0.1', true],
+    ['127.45.6.7', true],
+    ['[::1]', true],
+    ['::1', true],
+    ['[::ffff:7f00:1]', true],
+    ['128.0.0.1', false],
+    ['10.0.0.1', false],
+    ['[::2]', false],
+    ['localhost.example.com', false],
+    ['api.example.com', false],
+  ])('%s → %s', (host, loopback) => {
+    expect(isLoopbackHost(host)).toBe(loopback);
+  });
+});
+
+describe('a workspace base URL over plain http', () => {
+  it('off this machine: refused, naming the host and the opt-out', () => {
+    const result = parseConfig(withWorkspace({ baseUrl: 'http://api.example.com/' }));
+    if (result.ok) throw new Error('accepted');
+    expect(problemAt(result.problems, 'workspaces[0].baseUrl')).toEqual({
+      path: 'workspaces[0].baseUrl',
+      message: 'expected an https:// URL for a host off this machine, got plain http:// to "api.example.com"',
+      hint: 'the API key would travel unencrypted: use https, or set allowInsecure: true on this workspace for a network you trust',
+    });
+  });
+
+  it.each(['http://127.0.0.1:4010', 'http://127.9.0.1', 'http://localhost:4010', 'http://[::1]:4010'])(
+    'on this machine (%s): accepted without a warning',
+    (baseUrl) => {
+      const result = parseConfig(withWorkspace({ baseUrl }));
+      if (!result.ok) throw new Error(JSON.stringify(result.problems));
+      expect(insecureSettings(result.config)).toEqual([]);
+    },
+  );
+
+  it('with allowInsecure: true: accepted, with a warning; over https the opt-out changes nothing', () => {
+    const plain = parseConfig(withWorkspace({ baseUrl: 'http://sim.internal:4010', allowInsecure: true }));
+    if (!plain.ok) throw new Error(JSON.stringify(plain.problems));
+    expect(insecureSettings(plain.config)).toEqual([
+      {
+        path: 'workspaces[0].baseUrl',
+        message:
+          'plain http to "sim.internal" (allowInsecure: true): the API key and the data travel unencrypted',
+      },
+    ]);
+    const tls = parseConfig(withWorkspace({ allowInsecure: true }));
+    if (!tls.ok) throw new Error(JSON.stringify(tls.problems));
+    expect(insecureSettings(tls.config)).toEqual([]);
+  });
+});
+
+/**
+ * An address of this machine that is not loopback, so the pool must treat the server as remote
+ * while the test still reaches it: a non-internal interface, else the host name (which the
+ * loopback check does not resolve).
+ */
+function remoteLookingHost(): { listen: string; connect: string } {
+  const addresses = Object.values(networkInterfaces()).flatMap((list) => list ?? []);
+  const external = addresses.find((a) => !a.internal && a.family === 'IPv4');
+  if (external !== undefined) return { listen: external.address, connect: external.address };
+  return { listen: '127.0.0.1', connect: hostname() };
+}
+
+describe('SMTP to a server off this machine that offers no STARTTLS', () => {
+  const host = remoteLookingHost();
+  const auths: string[] = [];
+  const delivered: string[] = [];
+  let connections = 0;
+  let server: SMTPServer;
+  let pool: SmtpPool;
+  let url: string;
+
+  beforeAll(async () => {
+    server = new SMTPServer({
+      disabledCommands: ['STARTTLS'],
+      allowInsecureAuth: true,
+      logger: false,
+      onConnect(_session, callback) {
+        connections += 1;
+        callback();
+      },
+      onAuth(login, _session, callback) {
+        auths.push(login.username ?? '');
+        callback(null, { user: login.username });
+      },
+      onData(stream, session, callback) {
+        stream.resume();
+        stream.on('end', () => {
+          delivered.push(session.envelope.rcptTo.map((r) => r.address).join(','));
+          callback();
+        });
+      },
+    });
+    server.on('error', () => {});
+    await new Promise<void>((resolve) => server.listen(0, host.listen, resolve));
+    const { port } = server.server.address() as AddressInfo;
+    url = `smtp://mailer:smtp-password@${host.connect}:${port}`;
+    pool = createSmtpPool({ rateLimit: 0, connectionTimeout: 5_000, greetingTimeout: 5_000 });
+  });
+
+  afterAll(async () => {
+    await pool?.closeAll();
+    await new Promise<void>((resolve) => server?.close(() => resolve()));
+  });
+
+  const mail = { from: 'alerts@example.com', to: 'team@example.com', subject: 'tls', text: 'hello' };
+
+  it.each([
+    ['the plain URL', ''],
+    ['a URL whose parameters try to switch TLS off', '?requireTLS=false&ignoreTLS=true'],
+  ])('%s: the send is refused after EHLO, before AUTH', async (_name, params) => {
+    const before = connections;
+    const error = await pool.sendMail(new Secret(`${url}${params}`), mail).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SmtpSendError);
+    expect((error as SmtpSendError).code).toBe('ETLS');
+    expect((error as SmtpSendError).message).not.toContain('smtp-password');
+    expect(connections).toBeGreaterThan(before); // it reached the server: refused by the client
+    expect(auths).toEqual([]);
+    expect(delivered).toEqual([]);
+  });
+
+  it('with the channel opt-out (allowInsecure: true) it logs in and delivers', async () => {
+    const info = await pool.sendMail(new Secret(url), mail, { allowInsecure: true });
+    expect(info.accepted).toEqual(['team@example.com']);
+    expect(auths).toEqual(['mailer']);
+    expect(delivered).toEqual(['team@example.com']);
+  });
+});
+
+describe('the email channel opt-out', () => {
+  it(
+    'is a config key; validate warns on stderr when it is used, and still says OK',
+    async () => {
+      const raw = withMailChannel({
+        smtpUrl: 'smtp://user:smtp-password@mail.internal:25',
+        allowInsecure: true,
+      });
+      const checked = parseConfig(raw);
+      if (!checked.ok) throw new Error(JSON.stringify(checked.problems));
+      const warning = {
+        path: 'channels[2].smtpUrl',
+        message:
+          'STARTTLS not required by "mail.internal" (allowInsecure: true): the SMTP password and the mail travel unencrypted when the server offers no TLS',
+      };
+      expect(insecureSettings(checked.config)).toEqual([warning]);
+      const file = writeConfig(tempDir(), 'insecure.yaml', raw);
+      const outcome = await shelfwatch(['validate', '--config', file]);
+      expect(outcome.code, outcome.stderr).toBe(0);
+      expect(outcome.stdout).toMatch(/^config OK: /);
+      expect(outcome.stderr).toBe(`shelfwatch: warning: ${warning.path}: ${warning.message}\n`);
+      expect(outcome.stderr).not.toContain('smtp-password');
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+});
