@@ -162,8 +162,10 @@ describe('SMTP to a server off this machine that offers no STARTTLS', () => {
 });
 
 describe('the email channel opt-out', () => {
+  const dir = tempDir();
+
   it(
-    'is a config key; validate warns on stderr when it is used, and still says OK',
+    'is a config key; validate and run warn when it is used, and validate still says OK',
     async () => {
       const raw = withMailChannel({
         smtpUrl: 'smtp://user:smtp-password@mail.internal:25',
@@ -177,12 +179,29 @@ describe('the email channel opt-out', () => {
           'STARTTLS not required by "mail.internal" (allowInsecure: true): the SMTP password and the mail travel unencrypted when the server offers no TLS',
       };
       expect(insecureSettings(checked.config)).toEqual([warning]);
-      const file = writeConfig(tempDir(), 'insecure.yaml', raw);
-      const outcome = await shelfwatch(['validate', '--config', file]);
-      expect(outcome.code, outcome.stderr).toBe(0);
-      expect(outcome.stdout).toMatch(/^config OK: /);
-      expect(outcome.stderr).toBe(`shelfwatch: warning: ${warning.path}: ${warning.message}\n`);
-      expect(outcome.stderr).not.toContain('smtp-password');
+      const file = writeConfig(dir, 'insecure.yaml', raw);
+      // `run` logs its warnings before it connects: with no Redis there it stops right after them.
+      const noRedis = writeConfig(dir, 'insecure-no-redis.yaml', {
+        ...raw,
+        redis: { url: 'redis://127.0.0.1:1' },
+      });
+      const [validate, run] = await Promise.all([
+        shelfwatch(['validate', '--config', file]),
+        shelfwatch(['run', '--config', noRedis], {}, 40_000),
+      ]);
+      expect(validate.code, validate.stderr).toBe(0);
+      expect(validate.stdout).toMatch(/^config OK: /);
+      expect(validate.stderr).toBe(`shelfwatch: warning: ${warning.path}: ${warning.message}\n`);
+      expect(validate.stderr).not.toContain('smtp-password');
+      const logged = run.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => line.msg === warning.message);
+      expect(logged, run.stdout + run.stderr).toEqual([
+        expect.objectContaining({ level: 40, path: warning.path }),
+      ]);
+      expect(run.stdout + run.stderr).not.toContain('smtp-password');
     },
     CLI_TEST_TIMEOUT_MS,
   );
