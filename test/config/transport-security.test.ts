@@ -4,7 +4,6 @@
  * out. Both opt-outs are `allowInsecure: true`, and `validate` warns about each one used.
  */
 import type { AddressInfo } from 'node:net';
-import { hostname, networkInterfaces } from 'node:os';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.ts';
@@ -84,15 +83,13 @@ describe('a workspace base URL over plain http', () => {
 });
 
 /**
- * An address of this machine that is not loopback, so the pool must treat the server as remote
- * while the test still reaches it: a non-internal interface, else the host name (which the
- * loopback check does not resolve).
+ * A server on loopback reached through a name the loopback check does not take for loopback:
+ * `127.1` is the classic inet_aton shorthand of 127.0.0.1 (the OS resolver reads it so), while
+ * `isLoopbackHost` accepts only the written forms it knows and so treats it as remote, the strict
+ * direction. The test's traffic never leaves loopback.
  */
 function remoteLookingHost(): { listen: string; connect: string } {
-  const addresses = Object.values(networkInterfaces()).flatMap((list) => list ?? []);
-  const external = addresses.find((a) => !a.internal && a.family === 'IPv4');
-  if (external !== undefined) return { listen: external.address, connect: external.address };
-  return { listen: '127.0.0.1', connect: hostname() };
+  return { listen: '127.0.0.1', connect: '127.1' };
 }
 
 describe('SMTP to a server off this machine that offers no STARTTLS', () => {
@@ -143,6 +140,7 @@ describe('SMTP to a server off this machine that offers no STARTTLS', () => {
     ['the plain URL', ''],
     ['a URL whose parameters try to switch TLS off', '?requireTLS=false&ignoreTLS=true'],
   ])('%s: the send is refused after EHLO, before AUTH', async (_name, params) => {
+    expect(isLoopbackHost(host.connect)).toBe(false);
     const before = connections;
     const error = await pool.sendMail(new Secret(`${url}${params}`), mail).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SmtpSendError);
