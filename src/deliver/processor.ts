@@ -79,6 +79,24 @@ export function flushJobId(hash: string, dueAt: number): string {
   return `flush.${hash}.${dueAt}`;
 }
 
+/** The due time a flush job id was made from (`flushJobId`); NaN for another id. */
+export function flushDueAt(jobId: string): number {
+  return Number(jobId.slice(jobId.lastIndexOf('.') + 1) || Number.NaN);
+}
+
+/**
+ * A flush job is about to fail for good (a permanent refusal, its last attempt, too many
+ * deferrals): its alerts stay with it as its dead letter, for `dlq list`, `retry` and `purge`,
+ * also when it failed before taking its group's buffer (see `GroupBuffer.keepForDeadLetter`).
+ */
+export async function keepForDeadLetter(
+  deps: Pick<DeliveryDeps, 'groups'>,
+  data: FlushJobData,
+  jobId: string,
+): Promise<number> {
+  return deps.groups.keepForDeadLetter(data.groupHash, jobId, flushDueAt(jobId));
+}
+
 /**
  * Admission of one alert to one channel: skip it if the dedup log says it was sent, else put it in
  * its group's buffer and make sure the group's flush job exists.

@@ -6,6 +6,7 @@ import {
   listDeadLetters,
   retryDeadLetters,
 } from '../../src/deliver/dead-letters.ts';
+import { orphanedGroups } from '../../src/deliver/groups.ts';
 import { DeliveryError } from '../../src/deliver/notifier.ts';
 import { tempDir } from '../config/helpers.ts';
 import { CapturingNotifier, makeAlert, settings, startPipeline } from '../deliver/pipeline-harness.ts';
@@ -126,6 +127,29 @@ describe('dead letters of a failing channel', { timeout: CLI_TEST_TIMEOUT_MS }, 
     await gone.waitForAlerts(1, 10_000);
     expect(gone.fingerprints()).toEqual([makeAlert(5).fingerprint]);
     expect(await runtime.channelHealth.disabledReason('gone')).toBeNull();
+  });
+
+  it('a flush that fails before taking its group keeps the alerts; later alerts of the group are not stuck', async () => {
+    const gone = new CapturingNotifier('gone');
+    const { send, deps, runtime } = await pipeline('dlq-stuck', [gone], 3);
+    // Disabled before the flush runs: it fails before it takes the group's buffer.
+    await runtime.channelHealth.disable('gone', 'Slack answered 404 channel_not_found');
+    await send([makeAlert(1), makeAlert(2)]);
+    const [first] = await deadLettersOnce(deps, 1);
+    expect(first).toMatchObject({ alertCount: 2, titles: ['keyword 1 fell', 'keyword 2 fell'] });
+    // A later alert of the group opens a new window (a new flush job), not the failed job's id.
+    await send([makeAlert(3)]);
+    const letters = await deadLettersOnce(deps, 2);
+    expect(letters.map((d) => d.titles)).toEqual([['keyword 1 fell', 'keyword 2 fell'], ['keyword 3 fell']]);
+    // Nothing is left for the janitor to flush again into the disabled channel.
+    expect(await orphanedGroups(runtime.redis, runtime.prefix)).toEqual([]);
+
+    const report = await retryDeadLetters(deps, { channelId: 'gone' });
+    expect(report.enabled).toEqual(['gone']);
+    expect(report.retried.map((d) => d.alertCount)).toEqual([2, 1]);
+    await gone.waitForAlerts(3, 10_000);
+    expect(gone.fingerprints().sort()).toEqual([1, 2, 3].map((n) => makeAlert(n).fingerprint));
+    await waitUntil(async () => (await listDeadLetters(deps)).length === 0, 10_000, 'an empty DLQ');
   });
 
   it('purge says how many, then removes them and their alerts', async () => {
