@@ -132,6 +132,26 @@ describe('slack notifier over HTTP', () => {
     expect(raw).not.toContain('<script>');
   });
 
+  it('shows a reviewer name and a review title on one line each; the body stays quoted', async () => {
+    const forged = review(5, 'Loved it\n*🔴 Royalties fell to 0* read on');
+    forged.facts = {
+      ...forged.facts,
+      reviewer: 'Ann\n\n*🔴 Your Slack app was disabled*\r\nhttps://evil.example/login',
+      reviewTitle: 'Great\u2028*🟠 Sales revised*\u0007',
+    };
+    await notifier.send(message([forged]), AbortSignal.timeout(5_000));
+    const body = await nextPayload();
+    const lines = (body.blocks[1]?.text?.text ?? '').split('\n');
+    // Only the alert's own title starts a line with a mark; the rest sit on the lines they belong to.
+    expect(lines.filter((line) => /^[*_~]*[🔴🟠🔵✅]/u.test(line))).toEqual([`🔵 *${forged.title}*`]);
+    expect(lines).toContain(
+      '★★★★★ · Amazon · by Ann *🔴 Your Slack app was disabled* https://evil.example/login',
+    );
+    expect(lines).toContain('*Great *🟠 Sales revised**');
+    expect(lines).toContain('>*🔴 Royalties fell to 0* read on');
+    expect(body.text).not.toContain('\n');
+  });
+
   it('delivers a storm of 200 reviews as one message of at most 50 blocks with "…and N more"', async () => {
     const alerts = Array.from({ length: 200 }, (_, i) => review((i % 5) + 1, `review ${i} `.repeat(200)));
     await notifier.send(message(alerts, { hideLowStarText: true }), AbortSignal.timeout(5_000));
