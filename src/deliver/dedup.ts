@@ -15,6 +15,31 @@ export class DedupLog {
     return `${this.prefix}:sent:${fingerprint}:${channelId}`;
   }
 
+  private unconfirmedKey(fingerprint: string, channelId: string): string {
+    return `${this.prefix}:unconfirmed:${fingerprint}:${channelId}`;
+  }
+
+  /**
+   * Counts a send of these alerts that may or may not have been shown (it timed out after the
+   * request went out); returns the most sends any of them has had without a confirmation.
+   */
+  async recordUnconfirmed(fingerprints: readonly string[], channelId: string): Promise<number> {
+    if (fingerprints.length === 0) return 0;
+    const batch = this.redis.pipeline();
+    for (const fingerprint of fingerprints) {
+      batch.incr(this.unconfirmedKey(fingerprint, channelId));
+      batch.pexpire(this.unconfirmedKey(fingerprint, channelId), this.ttlMs);
+    }
+    const results = (await batch.exec()) ?? [];
+    const counts = results
+      .filter((_, i) => i % 2 === 0)
+      .map(([error, count]) => {
+        if (error) throw error;
+        return Number(count);
+      });
+    return Math.max(0, ...counts);
+  }
+
   async wasSent(fingerprint: string, channelId: string): Promise<boolean> {
     return (await this.redis.exists(this.key(fingerprint, channelId))) === 1;
   }

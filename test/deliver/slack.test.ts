@@ -222,7 +222,7 @@ describe('slack notifier over HTTP', () => {
     expect(webhookHash(new Secret(receiver.url))).toMatch(/^[0-9a-f]{8}$/);
   });
 
-  it('reports a timeout (the receiver never answers) as retryable', async () => {
+  it('reports a timeout (the receiver never answers) as retryable and possibly delivered', async () => {
     let release: () => void = () => {};
     const held = new Promise<void>((resolve) => {
       release = resolve;
@@ -239,7 +239,9 @@ describe('slack notifier over HTTP', () => {
       expect(error.retryable).toBe(true);
       expect(error.disableChannel).toBe(false);
       expect(error.status).toBeUndefined();
-      expect(error.message).toContain('timed out after 300 ms');
+      expect(error.message).toContain('timed out after 300 ms, possibly delivered');
+      // The request went out: Slack may post it however late it answers.
+      expect(error.possiblyDelivered).toBe(true);
       expectNoSecret(error);
     } finally {
       release();
@@ -275,6 +277,7 @@ describe('slack notifier over HTTP', () => {
       const error = await sendError(own, message([review(5, 'x')]));
       expect(error.retryable).toBe(true);
       expect(error.message).toContain('connection failed');
+      expect(error.possiblyDelivered).toBe(false);
       expect((error.cause as { code?: string }).code).toBe('ECONNREFUSED');
       expectNoSecret(error);
 
