@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.ts';
 import { createSlackNotifier } from '../../src/deliver/channels/slack.ts';
 import { listDeadLetters } from '../../src/deliver/dead-letters.ts';
-import { groupHash, orphanedGroups } from '../../src/deliver/groups.ts';
+import { GroupBuffer, groupHash, orphanedGroups } from '../../src/deliver/groups.ts';
 import { DeliveryError } from '../../src/deliver/notifier.ts';
-import { flushOrphanedGroups, groupKeyOf } from '../../src/deliver/processor.ts';
+import { flushJobId, flushOrphanedGroups, groupKeyOf } from '../../src/deliver/processor.ts';
 import type { AlertKind } from '../../src/model/alert.ts';
 import { waitUntil } from '../cli/helpers.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
@@ -237,6 +237,26 @@ describe('failures', () => {
     const [letter] = await listDeadLetters(deps);
     expect(letter).toMatchObject({ alertCount: 1, attempts: 2 });
     expect(letter?.failedReason).toMatch(/possibly delivered.*sent 2 times without an answer/);
+  });
+
+  it("a failed flush keeps its own window's buffer, never a later window's", async () => {
+    const prefix = testPrefix('keep');
+    const redis = testRedis(prefix);
+    const groups = new GroupBuffer(redis, prefix);
+    const alert = makeAlert(5);
+    const hash = groupHash('chat', groupKeyOf(alert, false));
+    const timing = { nowMs: 1_000, groupWaitMs: 0, groupIntervalMs: 0, notBeforeMs: 0 };
+    const due = await groups.admit(hash, alert, timing, {});
+    // A flush of another window (an older dead letter retried, say) leaves this buffer alone.
+    expect(await groups.keepForDeadLetter(hash, flushJobId(hash, due - 1), due - 1)).toBe(0);
+    expect(await redis.exists(groups.keys(hash).buffer, groups.keys(hash).due)).toBe(2);
+    // The flush of this window takes it as its dead letter, and frees the group for the next window.
+    expect(await groups.keepForDeadLetter(hash, flushJobId(hash, due), due)).toBe(1);
+    expect(await groups.inflight(hash, flushJobId(hash, due))).toEqual([alert]);
+    expect(await redis.exists(groups.keys(hash).buffer, groups.keys(hash).due)).toBe(0);
+    expect(await orphanedGroups(redis, prefix)).toEqual([]);
+    // Again (a re-run): the same alerts, nothing else moves.
+    expect(await groups.keepForDeadLetter(hash, flushJobId(hash, due), due)).toBe(1);
   });
 
   it('a group left holding alerts without a flush is picked up by the janitor', async () => {
