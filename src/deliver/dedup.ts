@@ -2,7 +2,8 @@ import type { Cluster, Redis } from 'ioredis';
 
 /**
  * The notification log: written only after a channel confirmed a send (at-least-once). A duplicate
- * can still happen if a process dies between the channel's confirmation and this write.
+ * can still happen if a process dies between the channel's confirmation and this write, or when a
+ * send got no answer after its request went out (counted here, so it is re-sent only once).
  */
 export class DedupLog {
   constructor(
