@@ -8,6 +8,7 @@ import {
   FlushDeferredError,
   type FlushJobData,
   type FlushResult,
+  keepForDeadLetter,
   PermanentDeliveryError,
   processAdmit,
   processFlush,
@@ -52,17 +53,22 @@ export function startDeliverWorker(
         count(result.status, result.status === 'sent' ? result.alerts : 0);
         return result;
       } catch (error) {
+        // A job failing for good keeps its group's alerts as its dead letter first.
+        const keep = () => keepForDeadLetter(deps, flush.data, flush.id ?? '');
         if (error instanceof PermanentDeliveryError) {
           count('rejected');
+          await keep();
           throw new UnrecoverableError(error.message);
         }
         if (!(error instanceof FlushDeferredError)) {
           count('failed');
+          if (flush.attemptsMade + 1 >= (flush.opts.attempts ?? 1)) await keep();
           throw error;
         }
         const deferrals = (flush.data.deferrals ?? 0) + (error.counted ? 1 : 0);
         if (deferrals > MAX_DEFERRALS) {
           count('rejected');
+          await keep();
           throw new UnrecoverableError(`deferred ${MAX_DEFERRALS} times: ${error.reason}`);
         }
         count('deferred');

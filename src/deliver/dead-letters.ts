@@ -8,7 +8,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type { ChannelHealth } from './channel-health.ts';
 import type { DeliverQueueData } from './enqueue.ts';
 import type { GroupBuffer } from './groups.ts';
-import type { FlushJobData } from './processor.ts';
+import { type FlushJobData, keepForDeadLetter } from './processor.ts';
 
 export interface DeadLetterDeps {
   queue: Queue<DeliverQueueData>;
@@ -65,6 +65,9 @@ async function failedFlushJobs(
 }
 
 async function describe(groups: GroupBuffer, job: FlushJob): Promise<DeadLetter> {
+  // A dead letter from a version that left a failed flush's alerts in the group's buffer gets
+  // them moved to its in-flight set here (idempotent), so it shows them and a purge removes them.
+  await keepForDeadLetter({ groups }, job.data, job.id ?? '');
   const alerts = await groups.inflight(job.data.groupHash, job.id ?? '');
   alerts.sort((a, b) => a.observedAt - b.observedAt);
   return {

@@ -2,7 +2,8 @@ import type { Cluster, Redis } from 'ioredis';
 
 /**
  * The notification log: written only after a channel confirmed a send (at-least-once). A duplicate
- * can still happen if a process dies between the channel's confirmation and this write.
+ * can still happen if a process dies between the channel's confirmation and this write, or when a
+ * send got no answer after its request went out (counted here, so it is re-sent only once).
  */
 export class DedupLog {
   constructor(
@@ -13,6 +14,31 @@ export class DedupLog {
 
   private key(fingerprint: string, channelId: string): string {
     return `${this.prefix}:sent:${fingerprint}:${channelId}`;
+  }
+
+  private unconfirmedKey(fingerprint: string, channelId: string): string {
+    return `${this.prefix}:unconfirmed:${fingerprint}:${channelId}`;
+  }
+
+  /**
+   * Counts a send of these alerts that may or may not have been shown (it timed out after the
+   * request went out); returns the most sends any of them has had without a confirmation.
+   */
+  async recordUnconfirmed(fingerprints: readonly string[], channelId: string): Promise<number> {
+    if (fingerprints.length === 0) return 0;
+    const batch = this.redis.pipeline();
+    for (const fingerprint of fingerprints) {
+      batch.incr(this.unconfirmedKey(fingerprint, channelId));
+      batch.pexpire(this.unconfirmedKey(fingerprint, channelId), this.ttlMs);
+    }
+    const results = (await batch.exec()) ?? [];
+    const counts = results
+      .filter((_, i) => i % 2 === 0)
+      .map(([error, count]) => {
+        if (error) throw error;
+        return Number(count);
+      });
+    return Math.max(0, ...counts);
   }
 
   async wasSent(fingerprint: string, channelId: string): Promise<boolean> {

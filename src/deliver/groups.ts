@@ -69,6 +69,24 @@ end
 return redis.call('HVALS', KEYS[3])
 `;
 
+// KEYS: buffer, due, inflight (of this flush job), meta. ARGV: the job's due time, ttl.
+// For a flush that fails for good: its alerts become its dead letter. One that failed before it took
+// the buffer (channel disabled or gone, too many deferrals) left the buffer waiting under its due
+// time, and every later alert of the group got this job's id, which BullMQ ignores while the failed
+// job is kept: stuck until a retry, and invisible to `dlq list`. The buffer moves to the job's
+// in-flight set only while the due time is still this job's (else it is a later window's).
+// Freeing the due key opens a new window; no buffer is left behind for the janitor to re-flush.
+const KEEP = `
+if redis.call('EXISTS', KEYS[3]) == 1 then return redis.call('HLEN', KEYS[3]) end
+local due = redis.call('GET', KEYS[2])
+if not due or tonumber(due) ~= tonumber(ARGV[1]) then return 0 end
+redis.call('DEL', KEYS[2], KEYS[4])
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('RENAME', KEYS[1], KEYS[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[2])
+return redis.call('HLEN', KEYS[3])
+`;
+
 const RETENTION_MS = 30 * 86_400_000;
 
 export class GroupBuffer {
@@ -130,7 +148,16 @@ export class GroupBuffer {
     return values.map((value) => JSON.parse(value) as Alert);
   }
 
-  /** Forgets a flush job's alerts: after the channel confirmed them, or when its dead letter is purged. */
+  /**
+   * Keeps the alerts of flush job `jobId` (due at `dueAt`) for its dead letter: its in-flight set,
+   * or the group's buffer when the job failed before taking it. Returns how many it holds.
+   */
+  async keepForDeadLetter(hash: string, jobId: string, dueAt: number): Promise<number> {
+    const k = this.keys(hash);
+    const inflight = inflightKey(this.prefix, hash, jobId);
+    return Number(await this.redis.eval(KEEP, 4, k.buffer, k.due, inflight, k.meta, dueAt, RETENTION_MS));
+  }
+
   /**
    * Claims an orphaned group (alerts buffered, no flush due) for a flush at `nowMs`: the group's
    * flush job data, or null when another process claimed it or it is not orphaned any more.
@@ -143,6 +170,7 @@ export class GroupBuffer {
     return meta === null ? null : { meta: JSON.parse(meta) as unknown, dueAt: nowMs };
   }
 
+  /** Forgets a flush job's alerts: after the channel confirmed them, or when its dead letter is purged. */
   async confirm(hash: string, jobId: string): Promise<void> {
     await this.redis.del(inflightKey(this.prefix, hash, jobId));
   }

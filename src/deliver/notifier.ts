@@ -37,6 +37,11 @@ export class DeliveryError extends Error {
   readonly disableChannel: boolean;
   readonly retryAfterMs: number | undefined;
   readonly status: number | undefined;
+  /**
+   * The request went out but no answer came (a timeout after connecting): the channel may have
+   * shown the message. The pipeline re-sends such a message once, not on every attempt.
+   */
+  readonly possiblyDelivered: boolean;
 
   constructor(
     message: string,
@@ -46,6 +51,7 @@ export class DeliveryError extends Error {
       disableChannel?: boolean;
       retryAfterMs?: number;
       status?: number;
+      possiblyDelivered?: boolean;
       cause?: unknown;
     },
   ) {
@@ -55,5 +61,6 @@ export class DeliveryError extends Error {
     this.disableChannel = init.disableChannel ?? false;
     this.retryAfterMs = init.retryAfterMs;
     this.status = init.status;
+    this.possiblyDelivered = init.possiblyDelivered ?? false;
   }
 }

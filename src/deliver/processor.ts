@@ -64,6 +64,13 @@ export class FlushDeferredError extends Error {
   }
 }
 
+/**
+ * Sends of one message that timed out after the request went out (possibly shown) before it is
+ * kept as a dead letter rather than sent again: the first send and one re-send. Re-sending on
+ * every attempt put one message five times into a Slack channel slower than the timeout.
+ */
+export const MAX_UNCONFIRMED_SENDS = 2;
+
 /** A flush that must not be retried (channel gone, payload refused): straight to the dead letters. */
 export class PermanentDeliveryError extends Error {
   override readonly name = 'PermanentDeliveryError';
@@ -77,6 +84,24 @@ export function groupKeyOf(alert: Alert, hideLowStarText: boolean): string {
 
 export function flushJobId(hash: string, dueAt: number): string {
   return `flush.${hash}.${dueAt}`;
+}
+
+/** The due time a flush job id was made from (`flushJobId`); NaN for another id. */
+export function flushDueAt(jobId: string): number {
+  return Number(jobId.slice(jobId.lastIndexOf('.') + 1) || Number.NaN);
+}
+
+/**
+ * A flush job is about to fail for good (a permanent refusal, its last attempt, too many
+ * deferrals): its alerts stay with it as its dead letter, for `dlq list`, `retry` and `purge`,
+ * also when it failed before taking its group's buffer (see `GroupBuffer.keepForDeadLetter`).
+ */
+export async function keepForDeadLetter(
+  deps: Pick<DeliveryDeps, 'groups'>,
+  data: FlushJobData,
+  jobId: string,
+): Promise<number> {
+  return deps.groups.keepForDeadLetter(data.groupHash, jobId, flushDueAt(jobId));
 }
 
 /**
@@ -189,14 +214,10 @@ async function takeAndSend(
     return { status: 'empty' };
   }
   pacing.sending();
+  const messageId = `${data.groupHash}-${alerts[0]?.fingerprint ?? ''}`;
   try {
     await channel.send(
-      {
-        alerts,
-        totalCount: alerts.length,
-        hideLowStarText: data.hideLowStarText,
-        messageId: `${data.groupHash}-${alerts[0]?.fingerprint ?? ''}`,
-      },
+      { alerts, totalCount: alerts.length, hideLowStarText: data.hideLowStarText, messageId },
       signal,
     );
   } catch (error) {
@@ -208,6 +229,7 @@ async function takeAndSend(
       await deps.pacer.holdUntil(flush.paceKey, until, deps.clock.now());
       throw new FlushDeferredError(until, `${data.channelId} answered ${error.status ?? 'busy'}`);
     }
+    if (error.possiblyDelivered) await countUnconfirmedSend(deps, data.channelId, alerts, messageId, error);
     if (error.disableChannel) await deps.disableChannel(data.channelId, error);
     if (!error.retryable) throw new PermanentDeliveryError(error.message, { cause: error });
     throw error;
@@ -219,6 +241,31 @@ async function takeAndSend(
   );
   await deps.groups.confirm(data.groupHash, jobId);
   return { status: 'sent', alerts: alerts.length };
+}
+
+/**
+ * At-least-once with a dedup log written on confirmation: a send without an answer is sent again,
+ * but only up to `MAX_UNCONFIRMED_SENDS` times; then the message waits in the dead letters, where an
+ * operator who finds it missing can `dlq retry` it.
+ */
+async function countUnconfirmedSend(
+  deps: DeliveryDeps,
+  channelId: string,
+  alerts: readonly Alert[],
+  messageId: string,
+  error: DeliveryError,
+): Promise<void> {
+  const fingerprints = alerts.map((a) => a.fingerprint);
+  const sends = await deps.dedup.recordUnconfirmed(fingerprints, channelId);
+  deps.logger.warn(
+    { channel: channelId, messageId, alerts: alerts.length, unconfirmedSends: sends },
+    'send got no answer after the request went out: possibly delivered',
+  );
+  if (sends < MAX_UNCONFIRMED_SENDS) return;
+  throw new PermanentDeliveryError(
+    `${error.message}; sent ${sends} times without an answer, not sent again (dlq retry sends it once more)`,
+    { cause: error },
+  );
 }
 
 /**

@@ -1,9 +1,10 @@
 /** The rendered digest: subject, plain text and HTML from one set of figures and charts. */
+import { oneLine } from '../util/one-line.ts';
 import type { DigestCharts } from './charts.ts';
 import { subjectOf } from './format.ts';
 import { escapeHtml, renderHtml } from './template-html.ts';
 import { renderText } from './template-text.ts';
-import type { DigestFigures } from './types.ts';
+import type { DigestFigures, KeywordMove } from './types.ts';
 
 export { escapeHtml, subjectOf };
 
@@ -13,7 +14,33 @@ export interface RenderedDigest {
   html: string;
 }
 
+/**
+ * Book titles (from the API) and keywords are shown inside a line of the digest: a line break in
+ * one must not start a line of its own in the text part.
+ */
+function oneLineNames(f: DigestFigures): DigestFigures {
+  const title = <T extends { title: string | null }>(item: T): T => ({
+    ...item,
+    title: item.title === null ? null : oneLine(item.title),
+  });
+  const keyword = (m: KeywordMove): KeywordMove => ({ ...m, keyword: oneLine(m.keyword) });
+  const { keywords: k, reviews: r } = f;
+  return {
+    ...f,
+    sales: f.sales.status === 'ok' ? { ...f.sales, pairs: f.sales.pairs.map(title) } : f.sales,
+    bsr: { books: f.bsr.books.map(title), movers: f.bsr.movers.map(title) },
+    keywords: {
+      ...k,
+      movers: k.movers.map(keyword),
+      entered: k.entered.map(keyword),
+      left: k.left.map(keyword),
+    },
+    reviews: { ...r, items: r.items.map(title) },
+  };
+}
+
 export function renderDigest(figures: DigestFigures, charts: DigestCharts): RenderedDigest {
-  const subject = subjectOf(figures);
-  return { subject, text: renderText(figures, charts), html: renderHtml(figures, charts, subject) };
+  const shown = oneLineNames(figures);
+  const subject = subjectOf(shown);
+  return { subject, text: renderText(shown, charts), html: renderHtml(shown, charts, subject) };
 }

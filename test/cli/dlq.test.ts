@@ -4,9 +4,12 @@ import {
   type DeadLetter,
   type DeadLetterDeps,
   listDeadLetters,
+  purgeDeadLetters,
   retryDeadLetters,
 } from '../../src/deliver/dead-letters.ts';
+import { inflightKey, orphanedGroups } from '../../src/deliver/groups.ts';
 import { DeliveryError } from '../../src/deliver/notifier.ts';
+import { flushDueAt } from '../../src/deliver/processor.ts';
 import { tempDir } from '../config/helpers.ts';
 import { CapturingNotifier, makeAlert, settings, startPipeline } from '../deliver/pipeline-harness.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
@@ -54,6 +57,19 @@ async function deadLettersOnce(deps: DeadLetterDeps, count: number): Promise<Dea
     `${count} dead letters`,
   );
   return listDeadLetters(deps);
+}
+
+/**
+ * Two alerts sent to a channel disabled before their flush runs: the flush fails before it takes
+ * the group's buffer, and becomes a dead letter.
+ */
+async function disabledChannelDeadLetter(name: string) {
+  const gone = new CapturingNotifier('gone');
+  const started = await pipeline(name, [gone], 3);
+  await started.runtime.channelHealth.disable('gone', 'Slack answered 404 channel_not_found');
+  await started.send([makeAlert(1), makeAlert(2)]);
+  const [letter] = await deadLettersOnce(started.deps, 1);
+  return { ...started, gone, letter };
 }
 
 describe('dead letters of a failing channel', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
@@ -126,6 +142,39 @@ describe('dead letters of a failing channel', { timeout: CLI_TEST_TIMEOUT_MS }, 
     await gone.waitForAlerts(1, 10_000);
     expect(gone.fingerprints()).toEqual([makeAlert(5).fingerprint]);
     expect(await runtime.channelHealth.disabledReason('gone')).toBeNull();
+  });
+
+  it('a flush that fails before taking its group keeps the alerts; later alerts of the group are not stuck', async () => {
+    const { gone, send, deps, runtime, letter: first } = await disabledChannelDeadLetter('dlq-stuck');
+    expect(first).toMatchObject({ alertCount: 2, titles: ['keyword 1 fell', 'keyword 2 fell'] });
+    // A later alert of the group opens a new window (a new flush job), not the failed job's id.
+    await send([makeAlert(3)]);
+    const letters = await deadLettersOnce(deps, 2);
+    expect(letters.map((d) => d.titles)).toEqual([['keyword 1 fell', 'keyword 2 fell'], ['keyword 3 fell']]);
+    // Nothing is left for the janitor to flush again into the disabled channel.
+    expect(await orphanedGroups(runtime.redis, runtime.prefix)).toEqual([]);
+
+    const report = await retryDeadLetters(deps, { channelId: 'gone' });
+    expect(report.enabled).toEqual(['gone']);
+    expect(report.retried.map((d) => d.alertCount)).toEqual([2, 1]);
+    await gone.waitForAlerts(3, 10_000);
+    expect(gone.fingerprints().sort()).toEqual([1, 2, 3].map((n) => makeAlert(n).fingerprint));
+    await waitUntil(async () => (await listDeadLetters(deps)).length === 0, 10_000, 'an empty DLQ');
+  });
+
+  it('a dead letter whose alerts an older version left in the group buffer lists and purges them', async () => {
+    const { deps, runtime, letter } = await disabledChannelDeadLetter('dlq-legacy');
+    const hash = letter?.groupHash ?? '';
+    const jobId = letter?.jobId ?? '';
+    // What the older version left: the alerts in the buffer, the due time still the failed job's.
+    const keys = deps.groups.keys(hash);
+    await runtime.redis.rename(inflightKey(runtime.prefix, hash, jobId), keys.buffer);
+    await runtime.redis.set(keys.due, String(flushDueAt(jobId)));
+    expect((await listDeadLetters(deps)).map((d) => d.alertCount)).toEqual([2]);
+    expect(await purgeDeadLetters(deps)).toHaveLength(1);
+    expect(await runtime.redis.exists(keys.buffer, keys.due, inflightKey(runtime.prefix, hash, jobId))).toBe(
+      0,
+    );
   });
 
   it('purge says how many, then removes them and their alerts', async () => {

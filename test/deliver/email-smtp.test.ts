@@ -124,6 +124,37 @@ describe('email channel over SMTP', () => {
     expect(html).not.toMatch(/<script|<img|<!channel>|"onerror/);
   });
 
+  it('a name or title cannot print a line of its own; the body keeps its quoted lines', async () => {
+    const forged = reviewAlert(++seq);
+    forged.facts = {
+      ...forged.facts,
+      reviewer: 'Ann\n\n[CRITICAL] Royalties fell to 0\r\n  Sign in: https://evil.example/login',
+      reviewTitle: 'Fine\u2028[WARNING] Account suspended\u0000\u001b[2J',
+      body: 'First line\n[CRITICAL] quoted, not an alert',
+      publishedAt: Date.UTC(2026, 10, 25, 9, 30),
+    };
+    await channel.send(message([forged]), signal);
+    const got = capture.messages.at(-1)?.mail;
+    const lines = (got?.text || '').split('\n');
+    // The only line that starts like an alert is the alert's own.
+    expect(lines.filter((line) => /^\s*\[(CRITICAL|WARNING|INFO)/.test(line))).toEqual([
+      `[INFO] ${forged.title}`,
+    ]);
+    expect(lines).toContain(
+      '  Reviewer: Ann [CRITICAL] Royalties fell to 0 Sign in: https://evil.example/login',
+    );
+    expect(lines).toContain('  Review title: Fine [WARNING] Account suspended[2J');
+    expect(lines).toContain('    > [CRITICAL] quoted, not an alert');
+    // A timestamp reads as a time, not as a number with thousands separators.
+    expect(lines).toContain('  Published: 2026-11-25 09:30 UTC');
+    const html = got?.html || '';
+    expect(html).toContain(
+      '<bdi>Ann [CRITICAL] Royalties fell to 0 Sign in: https://evil.example/login</bdi>',
+    );
+    expect(html).toContain('<bdi>Fine [WARNING] Account suspended[2J</bdi>');
+    expect(html).toContain('First line<br>[CRITICAL] quoted, not an alert');
+  });
+
   it('550 to the only recipient: final, and the channel is broken', async () => {
     capture.refuseNext(1, 'rcpt', 550, '5.1.1 No such user');
     const error = await failure(channel.send(message(), signal));

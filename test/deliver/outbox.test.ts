@@ -92,6 +92,26 @@ describe('outbox channel', () => {
     expect((await readdir(dir)).sort()).toEqual(['20261121T140010123Z-m.eml', '20261121T140010123Z-m.html']);
   });
 
+  it('writes a reviewer name and a review title on one line each', async () => {
+    const dir = join(root, 'one-line');
+    const outbox = createOutboxNotifier({ id: 'outbox', dir, clock: new ManualClock(START) });
+    const sent = message('msg-one-line', 'New 1★ review\n[CRITICAL] Royalties fell to 0');
+    const [forged] = sent.alerts;
+    if (forged === undefined) throw new Error('no alert');
+    forged.facts = {
+      ...forged.facts,
+      reviewer: 'Ann\r\n[CRITICAL] Payout stopped',
+      reviewTitle: 'Meh\n\n[WARNING] x',
+    };
+    await outbox.send(sent, signal);
+    const mail = await simpleParser(await readFile(join(dir, '20261121T140010123Z-msg-one-line.eml')));
+    const lines = (mail.text ?? '').split('\n');
+    expect(lines.filter((line) => /^\s*\[(CRITICAL|WARNING)/.test(line))).toEqual([]);
+    expect(lines).toContain('[INFO] New 1★ review [CRITICAL] Royalties fell to 0');
+    expect(lines).toContain('  Reviewer: Ann [CRITICAL] Payout stopped');
+    expect(lines).toContain('  Review title: Meh [WARNING] x');
+  });
+
   it('leaves no temporary files and names odd message ids safely', async () => {
     const dir = join(root, 'atomic');
     const outbox = createOutboxNotifier({ id: 'outbox', dir, clock: new ManualClock(START) });

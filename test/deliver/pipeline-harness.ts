@@ -84,7 +84,8 @@ export function makeAlert(n: number, overrides: Partial<Alert> = {}): Alert {
 
 export async function startPipeline(options: {
   prefix: string;
-  channels: CapturingNotifier[];
+  /** Each is configured as a log channel; its notifier is the one given (a capture, a real Slack one). */
+  channels: Notifier[];
   settings: Map<string, ChannelSettings>;
   clock?: Clock;
   attempts?: number;

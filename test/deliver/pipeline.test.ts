@@ -1,9 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { groupHash, orphanedGroups } from '../../src/deliver/groups.ts';
+import { Secret } from '../../src/config/secret.ts';
+import { createSlackNotifier } from '../../src/deliver/channels/slack.ts';
+import { listDeadLetters } from '../../src/deliver/dead-letters.ts';
+import { GroupBuffer, groupHash, orphanedGroups } from '../../src/deliver/groups.ts';
 import { DeliveryError } from '../../src/deliver/notifier.ts';
-import { flushOrphanedGroups, groupKeyOf } from '../../src/deliver/processor.ts';
+import { flushJobId, flushOrphanedGroups, groupKeyOf } from '../../src/deliver/processor.ts';
 import type { AlertKind } from '../../src/model/alert.ts';
+import { waitUntil } from '../cli/helpers.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
+import { type Reply, startSlackReceiver } from '../helpers/slack-receiver.ts';
 import { CapturingNotifier, makeAlert, settings, startPipeline } from './pipeline-harness.ts';
 
 const stops: (() => Promise<void>)[] = [];
@@ -208,6 +213,50 @@ describe('failures', () => {
     // The dead letter keeps its own alert; the later ones went out on their own.
     expect(flaky.fingerprints()).toEqual([makeAlert(2).fingerprint, makeAlert(3).fingerprint]);
     expect(await runtime.deliverQueue.getFailedCount()).toBe(1);
+  });
+
+  it('a Slack endpoint slower than the timeout gets a message twice at most, then a dead letter', async () => {
+    const receiver = await startSlackReceiver();
+    // Every answer comes after the notifier gave up: each request may well have been posted.
+    const late = () => new Promise<Reply>((resolve) => setTimeout(() => resolve({ status: 200 }), 600));
+    receiver.respondWith(late, 10);
+    const slack = createSlackNotifier({ id: 'slow', webhookUrl: new Secret(receiver.url), timeoutMs: 200 });
+    const { send, runtime } = await pipeline('slow-slack', {
+      prefix: '',
+      attempts: 5,
+      channels: [slack],
+      settings: new Map([['slow', settings({ paceKey: 'slow', groupWaitMs: 50 })]]),
+    });
+    // The runtime closes the notifier; the receiver goes after it.
+    stops.push(() => receiver.close());
+    await send([makeAlert(1)]);
+    const deps = { queue: runtime.deliverQueue, groups: runtime.deliveryDeps.groups };
+    await waitUntil(async () => (await listDeadLetters(deps)).length === 1, 15_000, 'a dead letter');
+    // Not five sends (one per attempt): the first and one re-send, then it waits for an operator.
+    expect(receiver.requests).toHaveLength(2);
+    const [letter] = await listDeadLetters(deps);
+    expect(letter).toMatchObject({ alertCount: 1, attempts: 2 });
+    expect(letter?.failedReason).toMatch(/possibly delivered.*sent 2 times without an answer/);
+  });
+
+  it("a failed flush keeps its own window's buffer, never a later window's", async () => {
+    const prefix = testPrefix('keep');
+    const redis = testRedis(prefix);
+    const groups = new GroupBuffer(redis, prefix);
+    const alert = makeAlert(5);
+    const hash = groupHash('chat', groupKeyOf(alert, false));
+    const timing = { nowMs: 1_000, groupWaitMs: 0, groupIntervalMs: 0, notBeforeMs: 0 };
+    const due = await groups.admit(hash, alert, timing, {});
+    // A flush of another window (an older dead letter retried, say) leaves this buffer alone.
+    expect(await groups.keepForDeadLetter(hash, flushJobId(hash, due - 1), due - 1)).toBe(0);
+    expect(await redis.exists(groups.keys(hash).buffer, groups.keys(hash).due)).toBe(2);
+    // The flush of this window takes it as its dead letter, and frees the group for the next window.
+    expect(await groups.keepForDeadLetter(hash, flushJobId(hash, due), due)).toBe(1);
+    expect(await groups.inflight(hash, flushJobId(hash, due))).toEqual([alert]);
+    expect(await redis.exists(groups.keys(hash).buffer, groups.keys(hash).due)).toBe(0);
+    expect(await orphanedGroups(redis, prefix)).toEqual([]);
+    // Again (a re-run): the same alerts, nothing else moves.
+    expect(await groups.keepForDeadLetter(hash, flushJobId(hash, due), due)).toBe(1);
   });
 
   it('a group left holding alerts without a flush is picked up by the janitor', async () => {

@@ -132,6 +132,26 @@ describe('slack notifier over HTTP', () => {
     expect(raw).not.toContain('<script>');
   });
 
+  it('shows a reviewer name and a review title on one line each; the body stays quoted', async () => {
+    const forged = review(5, 'Loved it\n*🔴 Royalties fell to 0* read on');
+    forged.facts = {
+      ...forged.facts,
+      reviewer: 'Ann\n\n*🔴 Your Slack app was disabled*\r\nhttps://evil.example/login',
+      reviewTitle: 'Great\u2028*🟠 Sales revised*\u0007',
+    };
+    await notifier.send(message([forged]), AbortSignal.timeout(5_000));
+    const body = await nextPayload();
+    const lines = (body.blocks[1]?.text?.text ?? '').split('\n');
+    // Only the alert's own title starts a line with a mark; the rest sit on the lines they belong to.
+    expect(lines.filter((line) => /^[*_~]*[🔴🟠🔵✅]/u.test(line))).toEqual([`🔵 *${forged.title}*`]);
+    expect(lines).toContain(
+      '★★★★★ · Amazon · by Ann *🔴 Your Slack app was disabled* https://evil.example/login',
+    );
+    expect(lines).toContain('*Great *🟠 Sales revised**');
+    expect(lines).toContain('>*🔴 Royalties fell to 0* read on');
+    expect(body.text).not.toContain('\n');
+  });
+
   it('delivers a storm of 200 reviews as one message of at most 50 blocks with "…and N more"', async () => {
     const alerts = Array.from({ length: 200 }, (_, i) => review((i % 5) + 1, `review ${i} `.repeat(200)));
     await notifier.send(message(alerts, { hideLowStarText: true }), AbortSignal.timeout(5_000));
@@ -202,7 +222,7 @@ describe('slack notifier over HTTP', () => {
     expect(webhookHash(new Secret(receiver.url))).toMatch(/^[0-9a-f]{8}$/);
   });
 
-  it('reports a timeout (the receiver never answers) as retryable', async () => {
+  it('reports a timeout (the receiver never answers) as retryable and possibly delivered', async () => {
     let release: () => void = () => {};
     const held = new Promise<void>((resolve) => {
       release = resolve;
@@ -219,7 +239,9 @@ describe('slack notifier over HTTP', () => {
       expect(error.retryable).toBe(true);
       expect(error.disableChannel).toBe(false);
       expect(error.status).toBeUndefined();
-      expect(error.message).toContain('timed out after 300 ms');
+      expect(error.message).toContain('timed out after 300 ms, possibly delivered');
+      // The request went out: Slack may post it however late it answers.
+      expect(error.possiblyDelivered).toBe(true);
       expectNoSecret(error);
     } finally {
       release();
@@ -255,6 +277,7 @@ describe('slack notifier over HTTP', () => {
       const error = await sendError(own, message([review(5, 'x')]));
       expect(error.retryable).toBe(true);
       expect(error.message).toContain('connection failed');
+      expect(error.possiblyDelivered).toBe(false);
       expect((error.cause as { code?: string }).code).toBe('ECONNREFUSED');
       expectNoSecret(error);
 

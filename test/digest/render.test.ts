@@ -8,6 +8,7 @@ import {
 } from '../../src/digest/charts.ts';
 import { computeFigures } from '../../src/digest/figures.ts';
 import { escapeHtml, renderDigest } from '../../src/digest/template.ts';
+import type { DigestInputs } from '../../src/digest/types.ts';
 import { A, book, campaign, HOUR, hourly, inputs, keywordObs, lastDigest, review, row } from './fixtures.ts';
 
 const DAY = '2026-11-21';
@@ -66,34 +67,33 @@ describe('digest charts', () => {
   });
 });
 
+/** A digest of one book on one marketplace with a title and a tracked keyword the test chooses. */
+function oneBookFigures(title: string, keyword: string, extra: Partial<DigestInputs> = {}) {
+  return computeFigures(
+    inputs({
+      day: DAY,
+      nowMs: NOW,
+      sales: { status: 'ok', rows: [row(A, 'US', DAY, 1, '3.00')], from: '2026-11-14', to: DAY, requests: 1 },
+      books: [book(A, 'US', hourly(Date.UTC(2026, 10, 20), Array(48).fill(100)), title)],
+      keywords: [keywordObs(A, { [keyword]: 9 })],
+      previous: lastDigest({ keywordRanks: [{ asin: A, marketplace: 'US', keyword, rank: 40 }] }),
+      ...extra,
+    }),
+  );
+}
+
 describe('digest templates', () => {
   it('escapes every untrusted string in the HTML and references each image by cid with alt text', () => {
     const evil = '<img src=x onerror=alert(1)> & "Co"';
-    const figures = computeFigures(
-      inputs({
-        day: DAY,
-        nowMs: NOW,
-        sales: {
-          status: 'ok',
-          rows: [row(A, 'US', DAY, 1, '3.00')],
-          from: '2026-11-14',
-          to: DAY,
-          requests: 1,
+    const figures = oneBookFigures(evil, '<b>bold</b>', {
+      campaigns: [
+        {
+          campaignId: 'arc<script>',
+          invites: 1,
+          reviews: campaign('arc<script>', [review('r9', A, 1, NOW - HOUR)]),
         },
-        books: [book(A, 'US', hourly(Date.UTC(2026, 10, 20), Array(48).fill(100)), evil)],
-        keywords: [keywordObs(A, { '<b>bold</b>': 9 })],
-        campaigns: [
-          {
-            campaignId: 'arc<script>',
-            invites: 1,
-            reviews: campaign('arc<script>', [review('r9', A, 1, NOW - HOUR)]),
-          },
-        ],
-        previous: lastDigest({
-          keywordRanks: [{ asin: A, marketplace: 'US', keyword: '<b>bold</b>', rank: 40 }],
-        }),
-      }),
-    );
+      ],
+    });
     const { html, text } = renderDigest(figures, digestCharts(figures));
     expect(html).not.toContain('<img src=x');
     expect(html).not.toContain('<b>bold</b>');
@@ -106,5 +106,15 @@ describe('digest templates', () => {
     // The text part carries the same untrusted text, unescaped (it is not HTML).
     expect(text).toContain(evil);
     expect(escapeHtml(`'`)).toBe('&#39;');
+  });
+
+  it('shows book titles and keywords on one line each', () => {
+    const figures = oneBookFigures('Dune\n\nSALES — yesterday: 0.00 USD\r\n\u0007', 'space\nopera');
+    const { text, html } = renderDigest(figures, digestCharts(figures));
+    const lines = text.split('\n');
+    expect(lines.filter((line) => line.startsWith('SALES'))).toHaveLength(1);
+    expect(lines).toContain(`  “Dune SALES — yesterday: 0.00 USD” (${A}, US)`);
+    expect(text).toContain(`“space opera” (${A}, US)`);
+    expect(html).toContain(`“Dune SALES — yesterday: 0.00 USD” (${A}, US)`);
   });
 });

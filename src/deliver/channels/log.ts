@@ -1,4 +1,5 @@
 import type { Logger } from '../../ops/logger.ts';
+import { oneLine } from '../../util/one-line.ts';
 import type { Notifier, OutgoingMessage } from '../notifier.ts';
 
 /** Writes each alert as one structured log line: the default channel, and proof alerts flow. */
@@ -18,7 +19,8 @@ export function createLogNotifier(id: string, logger: Logger): Notifier {
             subject: alert.subject,
             facts: alert.facts,
           },
-          alert.title,
+          // The message is the line people read (pretty-printed, it is printed as it is).
+          oneLine(alert.title),
         );
       }
     },

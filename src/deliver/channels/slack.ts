@@ -25,7 +25,13 @@ export interface SlackNotifierOptions {
   timeoutMs?: number;
 }
 
-const DEFAULT_TIMEOUT_MS = 10_000;
+/**
+ * Slack answers a webhook in well under a second; 10 s leaves a slow network or proxy plenty of
+ * room while every send still ends well inside its pacing booking (`SEND_HOLD_MS`, 30 s), which
+ * must outlast any send or the next message could start while this one may still land. A send
+ * that times out after connecting may have been shown: see `possiblyDelivered`.
+ */
+export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Slack answers with a short word (`channel_not_found`); anything longer is not Slack's. */
 const MAX_ERROR_TEXT = 100;
 const MAX_BODY_BYTES = 4_096;
@@ -97,8 +103,15 @@ export function createSlackNotifier(options: SlackNotifierOptions): Notifier {
         if (code === 'UND_ERR_INVALID_ARG' || error instanceof TypeError) {
           throw fail(`the request could not be built (${cause.message})`, { retryable: false, cause });
         }
-        const what = timedOut ? `timed out after ${timeoutMs} ms` : 'connection failed';
-        throw fail(`${what} (${cause.message})`, { retryable: true, cause });
+        if (!timedOut) throw fail(`connection failed (${cause.message})`, { retryable: true, cause });
+        // Past the connect, the request may have reached Slack, which may post it however late it answers.
+        const possiblyDelivered = code !== 'UND_ERR_CONNECT_TIMEOUT';
+        const what = possiblyDelivered ? ', possibly delivered' : ' before connecting';
+        throw fail(`timed out after ${timeoutMs} ms${what} (${cause.message})`, {
+          retryable: true,
+          possiblyDelivered,
+          cause,
+        });
       }
       if (status >= 200 && status <= 299) return;
       throw classify(status, headers, scrub(shortText(text)), fail);

@@ -60,7 +60,8 @@ const REVIEW: RowSpec[] = [
   plain('Platform', 'platform'),
   plain('Reviewer', 'reviewer'),
   plain('Campaign', 'campaignId'),
-  plain('Published', 'publishedAt'),
+  // A time in milliseconds: shown as a number it read "1,795,603,415,000".
+  ['Published', (f) => time(f('publishedAt'))],
 ];
 
 /** What each kind shows besides the book; which facts each kind carries is in docs/alerts.md. */

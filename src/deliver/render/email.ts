@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Alert, AlertKind } from '../../model/alert.ts';
+import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
 import { type Facts, KIND_ROWS, MAX, show, time, truncateText } from './email-facts.ts';
 import { bookUrl } from './text.ts';
@@ -76,13 +77,6 @@ const KIND_NOUN: Readonly<Record<AlertKind, readonly [string, string]>> = {
   source_recovered: ['polling recovery', 'polling recoveries'],
 };
 
-/** Titles and facts may carry line breaks or control characters; a header must not. */
-const oneLine = (text: string): string =>
-  text
-    .replace(/\p{Cc}+/gu, ' ')
-    .replace(/ {2,}/g, ' ')
-    .trim();
-
 function workspaces(alerts: readonly Alert[]): string[] {
   return [...new Set(alerts.map((a) => a.workspace))];
 }
@@ -117,14 +111,16 @@ interface AlertView {
 function view(alert: Alert, hideLowStarText: boolean): AlertView {
   const f: Facts = (key) => alert.facts[key];
   const rows: Row[] = [];
-  if (typeof f('bookTitle') === 'string') rows.push(['Book', show(f('bookTitle'))]);
-  if (typeof f('author') === 'string') rows.push(['Author', show(f('author'))]);
+  // Every row is one line (a reviewer's name, a book title): only the review body keeps its lines.
+  const add = (label: string, value: string) => rows.push([label, oneLine(value)]);
+  if (typeof f('bookTitle') === 'string') add('Book', show(f('bookTitle')));
+  if (typeof f('author') === 'string') add('Author', show(f('author')));
   const asin = f('asin') ?? alert.subject.asin;
   const marketplace = f('marketplace') ?? alert.subject.marketplace;
   if (typeof asin === 'string')
-    rows.push(['ASIN', typeof marketplace === 'string' ? `${asin} (${marketplace})` : asin]);
-  for (const [label, format] of KIND_ROWS[alert.kind]) rows.push([label, format(f)]);
-  rows.push(['Observed', time(alert.observedAt)]);
+    add('ASIN', typeof marketplace === 'string' ? `${asin} (${marketplace})` : asin);
+  for (const [label, format] of KIND_ROWS[alert.kind]) add(label, format(f));
+  add('Observed', time(alert.observedAt));
   const links: Link[] = [];
   const product = amazonProductUrl(asin, marketplace);
   if (product !== undefined)
@@ -134,12 +130,12 @@ function view(alert: Alert, hideLowStarText: boolean): AlertView {
     const url = f('url');
     const href = safeHttpUrl(url);
     if (href !== undefined) links.push({ label: 'Read the review', href });
-    else if (typeof url === 'string' && url !== '') rows.push(['Review URL', show(url)]);
+    else if (typeof url === 'string' && url !== '') add('Review URL', show(url));
     out.review =
       hideLowStarText && f('lowStar') === true
         ? 'hidden'
         : {
-            title: truncateText(String(f('reviewTitle') ?? ''), MAX.reviewTitle),
+            title: truncateText(oneLine(String(f('reviewTitle') ?? '')), MAX.reviewTitle),
             body: truncateText(String(f('body') ?? ''), MAX.body),
           };
   }
@@ -151,7 +147,7 @@ const HIDDEN_NOTE = 'Text hidden: low-star review (the rating is shown above).';
 function textOf(v: AlertView): string {
   const { alert } = v;
   const lines = [
-    `[${alert.severity.toUpperCase()}${alert.status === 'resolved' ? ', resolved' : ''}] ${truncateText(alert.title, MAX.title)}`,
+    `[${alert.severity.toUpperCase()}${alert.status === 'resolved' ? ', resolved' : ''}] ${truncateText(oneLine(alert.title), MAX.title)}`,
   ];
   for (const [label, value] of v.rows) lines.push(`  ${label}: ${value}`);
   if (v.review === 'hidden') lines.push(`  ${HIDDEN_NOTE}`);
@@ -196,7 +192,7 @@ function htmlOf(v: AlertView): string {
   return (
     `<div style="background:#ffffff;border:1px solid #d0d7de;border-left:4px solid ${color};border-radius:6px;padding:12px 16px;margin:0 0 12px;">` +
     `<p style="margin:0 0 4px;font-size:12px;color:${color};text-transform:uppercase;letter-spacing:0.04em;">${escapeHtml(label)}</p>` +
-    `<p style="margin:0 0 8px;font-size:15px;font-weight:600;">${isolate(truncateText(alert.title, MAX.title))}</p>` +
+    `<p style="margin:0 0 8px;font-size:15px;font-weight:600;">${isolate(truncateText(oneLine(alert.title), MAX.title))}</p>` +
     `<table role="presentation" style="border-collapse:collapse;font-size:14px;">${rows}</table>${review}${links}</div>`
   );
 }

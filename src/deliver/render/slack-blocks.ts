@@ -6,6 +6,7 @@
  */
 import type { Alert } from '../../model/alert.ts';
 import { groupDigits } from '../../rules/format.ts';
+import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
 import {
   alertLine,
@@ -134,7 +135,7 @@ export function renderAlertText(alert: Alert, max: number, options: AlertTextOpt
   const add = (order: number, claim: number, render: (budget: number) => string): void => {
     parts.push({ order, claim, render });
   };
-  add(0, 0, (b) => framed(`${alertMark(alert)} *`, alert.title, '*', b, TITLE_CHARS));
+  add(0, 0, (b) => framed(`${alertMark(alert)} *`, oneLine(alert.title), '*', b, TITLE_CHARS));
 
   const review = reviewOf(alert);
   const hidden = review !== undefined && options.hideLowStar && review.lowStar;

@@ -7,6 +7,7 @@ import type { Alert, AlertKind, Severity } from '../../model/alert.ts';
 // Formatting only (digits, money, ranks): shared so a message reads like the alert's title.
 import { groupDigits, money, rank } from '../../rules/format.ts';
 import { formatDuration } from '../../util/duration.ts';
+import { oneLine } from '../../util/one-line.ts';
 
 const BARS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'] as const;
 const TOP = BARS.length - 1;
@@ -115,7 +116,7 @@ export const KIND_LABEL: Record<AlertKind, string> = {
 
 /** One line of plain text (titles may hold untrusted book titles: escape it before use). */
 export function alertLine(alert: Alert): string {
-  return `${alertMark(alert)} ${alert.title.replace(/\s+/g, ' ').trim()}`;
+  return `${alertMark(alert)} ${oneLine(alert.title)}`;
 }
 
 // A Map, not an object: a marketplace string like "constructor" must find nothing.
@@ -176,8 +177,9 @@ const rankOrNull = (v: unknown): number | null => num(v) ?? null;
 export function factRows(alert: Alert): FactRow[] {
   const f = alert.facts;
   const rows: FactRow[] = [];
+  // A fact is shown on its label's line: a line break in it must not start a line of its own.
   const add = (label: string, value: string | undefined): void => {
-    if (value !== undefined) rows.push({ label, value });
+    if (value !== undefined) rows.push({ label, value: oneLine(value) });
   };
   const count = (v: unknown): string | undefined => {
     const n = num(v);
@@ -256,11 +258,13 @@ export function reviewOf(alert: Alert): ReviewView | undefined {
   const f = alert.facts;
   const rating = num(f.rating);
   const platform = text(f.platform);
+  const line = (v: unknown) => text(typeof v === 'string' ? oneLine(v) : v);
   return {
     rating,
     platform: platform === undefined ? undefined : (PLATFORM[platform] ?? platform),
-    reviewer: text(f.reviewer),
-    title: text(f.reviewTitle),
+    // Names and titles are one line each; only the body keeps its lines (quoted by each channel).
+    reviewer: line(f.reviewer),
+    title: line(f.reviewTitle),
     body: text(f.body),
     url: text(f.url),
     // Hiding hurtful text errs on the side of hiding: review_removed carries no lowStar fact.
