@@ -9,6 +9,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
+import { PauseEpisodes } from '../src/budget/pause-episode.ts';
 import { budgetGate, RedisRequestBudget } from '../src/budget/request-budget.ts';
 import { type DeliverQueueData, QueueAlertSink } from '../src/deliver/enqueue.ts';
 import type { KeywordsObservation, Observation } from '../src/model/observation.ts';
@@ -126,6 +127,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     clientFor: () => payloadClient((asin) => current.get(asin)!, gate),
     store,
     budget,
+    pauses: new PauseEpisodes(redis, prefix),
     registry: { target: (_ws, id) => targets.get(id), rules: () => rules },
     alerts: sink,
     clock: systemClock,

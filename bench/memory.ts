@@ -1,3 +1,4 @@
+import { PauseEpisodes } from '../src/budget/pause-episode.ts';
 import { RedisRequestBudget } from '../src/budget/request-budget.ts';
 import type { TargetRef } from '../src/model/observation.ts';
 import { silentLogger } from '../src/ops/logger.ts';
@@ -208,6 +209,7 @@ async function bytesPerBook(ctx: BenchContext) {
     clientFor: () => payloadClient((asin) => current.get(asin)!),
     store,
     budget: new RedisRequestBudget({ redis, prefix, clock: systemClock }),
+    pauses: new PauseEpisodes(redis, prefix),
     registry: { target: (_ws, id) => targets.get(id), rules: () => rules },
     alerts: { enqueue: async () => {} },
     clock: systemClock,

@@ -1,6 +1,7 @@
 import { Queue, type Worker } from 'bullmq';
 import type { Dispatcher } from 'undici';
 import { type AnalyticsClient, createAnalyticsClient } from '../api/index.ts';
+import { PauseEpisodes } from '../budget/pause-episode.ts';
 import type { Plan } from '../budget/planner.ts';
 import {
   BudgetExhaustedError,
@@ -152,6 +153,7 @@ export class Runtime {
       clientFor: (workspace) => this.client(workspace),
       store: this.store,
       budget: this.budget,
+      pauses: new PauseEpisodes(this.redis, this.prefix),
       registry: this.registry,
       alerts: countingSink(new QueueAlertSink(this.deliverQueue, router, delivery), this.metrics),
       clock: this.clock,

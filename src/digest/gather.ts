@@ -3,9 +3,11 @@
  * through the workspace's budgeted client, so the digest spends from the same request budget as
  * the polls); books, keywords and reviews come from the poller's snapshots, at no request cost.
  */
-import { type AnalyticsClient, collectAll, RateLimitedError, UnauthorizedError } from '../api/index.ts';
+import { type AnalyticsClient, collectAll, UnauthorizedError } from '../api/index.ts';
 import type { Marketplace } from '../api/schemas.ts';
-import { BudgetExhaustedError, type RedisRequestBudget } from '../budget/request-budget.ts';
+import { judgeApiOutcome } from '../budget/api-outcome-policy.ts';
+import { PauseEpisodes } from '../budget/pause-episode.ts';
+import type { RedisRequestBudget } from '../budget/request-budget.ts';
 import type { WorkspaceConfig } from '../config/schema.ts';
 import type { BookObservation, KeywordsObservation, SalesDay, TargetRef } from '../model/observation.ts';
 import { targetsOfWorkspace } from '../poll/registry.ts';
@@ -81,8 +83,9 @@ function toSalesDay(r: {
 
 /**
  * One walk per watched marketplace (the API answers one marketplace unless told otherwise).
- * A budget refusal or a 429 defers the whole digest; any other failure makes sales
- * "unavailable (reason)", so the digest never shows zeros for figures it does not have.
+ * A budget refusal or a 429 defers the whole digest (`api-outcome-policy.ts`); a 401 pauses the
+ * workspace as a poll's would; any failure but a deferral makes sales "unavailable (reason)", so
+ * the digest never shows zeros for figures it does not have.
  */
 export async function fetchDigestSales(
   deps: GatherDeps,
@@ -108,13 +111,11 @@ export async function fetchDigestSales(
     }
   } catch (error) {
     if (signal.aborted) throw error;
-    if (error instanceof BudgetExhaustedError) {
-      throw new DigestDeferredError(error.retryAtMs, `request budget: ${error.reason}`, { cause: error });
-    }
-    if (error instanceof RateLimitedError) {
-      const until = deps.clock.now() + error.retryAfterMs;
-      await deps.budget.pauseUntil(ws.id, until, error.scope === 'month' ? 'quota_exceeded' : 'rate_limited');
-      throw new DigestDeferredError(until, `429 ${error.code}`, { cause: error });
+    // The same budget policy as the poller's: a 401 pauses the workspace (the polls alert it).
+    const episodes = new PauseEpisodes(deps.redis, deps.prefix);
+    const verdict = await judgeApiOutcome({ budget: deps.budget, episodes }, ws.id, error);
+    if (verdict?.kind === 'deferred') {
+      throw new DigestDeferredError(verdict.retryAtMs, verdict.reason, { cause: error });
     }
     return { status: 'unavailable', reason: describe(error) };
   }

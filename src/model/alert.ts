@@ -34,6 +34,8 @@ export interface AlertSubject {
   currency?: string;
   /** The poll target, for source-health alerts. */
   targetId?: string;
+  /** `workspace` on source-health alerts about the whole workspace (the API paused it). */
+  scope?: 'workspace';
 }
 
 export interface Alert {

@@ -1,6 +1,7 @@
 import type { AnalyticsClient } from '../api/index.ts';
-import { RateLimitedError, UnauthorizedError } from '../api/index.ts';
-import { BudgetExhaustedError, type RedisRequestBudget } from '../budget/request-budget.ts';
+import { judgeApiOutcome } from '../budget/api-outcome-policy.ts';
+import type { PauseEpisodes } from '../budget/pause-episode.ts';
+import type { RedisRequestBudget } from '../budget/request-budget.ts';
 import type { Alert } from '../model/alert.ts';
 import type { Observation } from '../model/observation.ts';
 import type { Logger } from '../ops/logger.ts';
@@ -24,6 +25,7 @@ import {
 import type { Clock } from '../util/clock.ts';
 import { fetchObservation, isEmptyWhereDataExpected } from './fetch.ts';
 import type { TargetLease } from './lease.ts';
+import { announcePause, closePauseEpisode } from './pause-alerts.ts';
 import type { WatchTarget } from './targets.ts';
 
 export interface PollJobData {
@@ -46,6 +48,8 @@ export interface PollDeps {
   clientFor(workspace: string): AnalyticsClient;
   store: SnapshotStore;
   budget: RedisRequestBudget;
+  /** Workspace pauses the API caused, alerted once per episode (budget/pause-episode.ts). */
+  pauses: PauseEpisodes;
   registry: TargetRegistry;
   alerts: AlertSink;
   clock: Clock;
@@ -84,8 +88,6 @@ export class PollDeferredError extends Error {
     super(`poll deferred until ${new Date(retryAtMs).toISOString()}: ${reason}`, options);
   }
 }
-
-const DEFAULT_AUTH_RECHECK_MS = 15 * 60_000;
 
 function emptyHealth(): TargetHealth {
   return {
@@ -153,24 +155,15 @@ async function pollTarget(
     }
   } catch (error) {
     if (ctx.signal.aborted) throw error;
-    if (error instanceof BudgetExhaustedError) {
-      throw new PollDeferredError(error.retryAtMs, `request budget: ${error.reason}`, { cause: error });
-    }
-    if (error instanceof RateLimitedError) {
-      const until = deps.clock.now() + error.retryAfterMs;
-      await deps.budget.pauseUntil(
-        data.workspace,
-        until,
-        error.scope === 'month' ? 'quota_exceeded' : 'rate_limited',
-      );
-      throw new PollDeferredError(until, `429 ${error.code}`, { cause: error });
-    }
-    if (error instanceof UnauthorizedError) {
-      await deps.budget.pauseUntil(
-        data.workspace,
-        deps.clock.now() + (deps.authRecheckMs ?? DEFAULT_AUTH_RECHECK_MS),
-        'unauthorized',
-      );
+    // The budget's side of the outcome (defer, pause) is decided in one place for poll and digest.
+    const verdict = await judgeApiOutcome(
+      { budget: deps.budget, episodes: deps.pauses, authRecheckMs: deps.authRecheckMs },
+      data.workspace,
+      error,
+    );
+    if (verdict?.pause !== undefined) await announcePause(deps, data.workspace, verdict.pause);
+    if (verdict?.kind === 'deferred') {
+      throw new PollDeferredError(verdict.retryAtMs, verdict.reason, { cause: error });
     }
     failure = { status: 'error', reason: describe(error), requests: 0 };
   }
@@ -212,6 +205,7 @@ async function pollTarget(
   const before = stored === undefined ? undefined : readRuleState(deps, ref, stored);
   const evaluation = evaluate(ruleCtx, rules, before?.observation, observation, before?.state);
   const alerts = [...healthEval.alerts, ...evaluation.alerts];
+  const recoveries = await closePauseEpisode(deps, data.workspace);
   await deps.alerts.enqueue(alerts);
   const committed = await deps.store.commit(
     ref,
@@ -225,7 +219,7 @@ async function pollTarget(
   if (!committed) deps.logger.info({ target: ref }, 'another poll moved the baseline first; kept theirs');
   return {
     status: 'ok',
-    alerts: alerts.length,
+    alerts: alerts.length + recoveries,
     requests: fetched.requests,
     committed,
     baseline: before === undefined,

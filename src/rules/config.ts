@@ -148,6 +148,9 @@ export const sourceHealthSchema = z.strictObject({
   targets: z.array(z.string().min(1)).min(1).optional().describe('Only these poll target ids.'),
   failures: z.number().int().min(1).default(3).describe('Consecutive failed polls before alerting.'),
   countNoData: z.boolean().default(true).describe('Count no_data outcomes as failures.'),
+  pausedFor: duration
+    .prefault('30m')
+    .describe('Alert when the API pauses the whole workspace (429) for this long; a 401 alerts at once.'),
 });
 
 export const ruleSchema = z.discriminatedUnion('kind', [

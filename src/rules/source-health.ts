@@ -99,6 +99,92 @@ function step(
   return { failures, since, alerted, lastError };
 }
 
+/** What the rules see of a workspace pause episode (`budget/pause-episode.ts`). */
+export interface WorkspacePauseView {
+  sinceMs: number;
+  untilMs: number;
+  reason: string;
+  alertedRuleIds: readonly string[];
+}
+
+/** The scope of workspace-wide alerts: no target, so `targetId` filters of rules do not apply. */
+function workspaceScope(workspace: string, nowMs: number): Scope {
+  const ctx = { workspace, targetId: '*', nowMs };
+  return { ctx, before: {}, after: {}, keywordsBefore: undefined, keywordPass: undefined, alerts: [] };
+}
+
+const sourceHealthRules = (rules: readonly RuleConfig[]): SourceHealthRule[] =>
+  rules.filter((rule): rule is SourceHealthRule => rule.kind === 'source_health');
+
+/**
+ * A pause of the whole workspace by the API stops every target's polls without failing them, so
+ * per-target streaks never see it: each source-health rule raises one `source_health` per pause
+ * episode, at once for a refused key (401), else once the episode is known to last `pausedFor`.
+ * Returns the rules that alerted now.
+ */
+export function evaluateWorkspacePause(
+  workspace: string,
+  rules: readonly RuleConfig[],
+  episode: WorkspacePauseView,
+  nowMs: number,
+): { alerts: Alert[]; alertedRuleIds: string[] } {
+  const scope = workspaceScope(workspace, nowMs);
+  const alertedRuleIds: string[] = [];
+  const lastsMs = Math.max(episode.untilMs, nowMs) - episode.sinceMs;
+  const refused = episode.reason === 'unauthorized';
+  for (const rule of sourceHealthRules(rules)) {
+    if (episode.alertedRuleIds.includes(rule.id)) continue;
+    if (!refused && lastsMs < rule.pausedFor) continue;
+    const title = refused
+      ? `The API refused the key of workspace ${workspace} (401): its polls are paused until the key works (next try ${iso(episode.untilMs)})`
+      : `The API paused workspace ${workspace} (${episode.reason}) since ${iso(episode.sinceMs)}, until ${iso(episode.untilMs)}`;
+    emit(scope, rule, {
+      kind: 'source_health',
+      subject: { scope: 'workspace' },
+      observation: `pause:${episode.sinceMs}`,
+      title,
+      facts: {
+        scope: 'workspace',
+        pauseReason: episode.reason,
+        since: episode.sinceMs,
+        pausedUntil: episode.untilMs,
+      },
+      observedAt: nowMs,
+      ...(refused ? { severity: 'critical' as const } : {}),
+    });
+    alertedRuleIds.push(rule.id);
+  }
+  return { alerts: scope.alerts, alertedRuleIds };
+}
+
+/** The first ok answer after a pause episode: one `source_recovered` from each rule that alerted. */
+export function evaluateWorkspaceRecovery(
+  workspace: string,
+  rules: readonly RuleConfig[],
+  episode: WorkspacePauseView,
+  nowMs: number,
+): Alert[] {
+  const scope = workspaceScope(workspace, nowMs);
+  for (const rule of sourceHealthRules(rules)) {
+    if (!episode.alertedRuleIds.includes(rule.id)) continue;
+    emit(scope, rule, {
+      kind: 'source_recovered',
+      status: 'resolved',
+      subject: { scope: 'workspace' },
+      observation: `pause:${episode.sinceMs}:recovered`,
+      title: `Workspace ${workspace} polls again after a pause by the API (${episode.reason} since ${iso(episode.sinceMs)})`,
+      facts: {
+        scope: 'workspace',
+        pauseReason: episode.reason,
+        since: episode.sinceMs,
+        downForMs: nowMs - episode.sinceMs,
+      },
+      observedAt: nowMs,
+    });
+  }
+  return scope.alerts;
+}
+
 function iso(ms: number): string {
   return new Date(ms).toISOString().replace('.000Z', 'Z');
 }

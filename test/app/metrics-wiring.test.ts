@@ -1,11 +1,7 @@
 import { afterAll, expect, it } from 'vitest';
-import { Runtime } from '../../src/app/runtime.ts';
-import { startWorkers } from '../../src/app/start.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
-import { Shutdown } from '../../src/ops/shutdown.ts';
 import { parsePlan, startSimulator } from '../../src/sim/index.ts';
 import { SimControl } from '../api/helpers.ts';
-import { CapturingNotifier, settings } from '../deliver/pipeline-harness.ts';
+import { CapturingNotifier, startCapturedRuntime } from '../deliver/pipeline-harness.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
 
@@ -43,18 +39,8 @@ it('a running process counts API requests, polls, alerts and deliveries in /metr
     channels: [{ id: 'capture', type: 'log' }],
   });
   const capture = new CapturingNotifier('capture');
-  const runtime = new Runtime({
-    config,
-    logger: silentLogger(),
-    version: 'test',
-    notifiers: new Map([['capture', capture]]),
-    channelSettings: new Map([['capture', settings({ paceKey: 'capture' })]]),
-  });
-  await runtime.connect();
-  const shutdown = new Shutdown(silentLogger());
-  shutdown.add('runtime', () => runtime.close());
-  releases.push(() => shutdown.run(5_000));
-  await startWorkers(runtime, shutdown);
+  const { runtime, stop } = await startCapturedRuntime(config, capture);
+  releases.push(stop);
 
   const deadline = Date.now() + 20_000;
   while (!(await runtime.metrics.text()).includes('outcome="ok"')) {

@@ -6,6 +6,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnalyticsClient, createAnalyticsClient } from '../../src/api/index.ts';
+import { PauseEpisodes } from '../../src/budget/pause-episode.ts';
 import { RedisRequestBudget } from '../../src/budget/request-budget.ts';
 import { DedupLog } from '../../src/deliver/dedup.ts';
 import { GroupBuffer, groupHash } from '../../src/deliver/groups.ts';
@@ -179,6 +180,7 @@ describe('polling: two overlapping polls of one target', () => {
       clientFor: () => c,
       store: new RedisSnapshotStore({ redis, prefix }),
       budget: new RedisRequestBudget({ redis, prefix, clock: systemClock }),
+      pauses: new PauseEpisodes(redis, prefix),
       registry: new ConfigTargetRegistry(config),
       alerts: sink,
       clock: systemClock,

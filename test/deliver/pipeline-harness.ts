@@ -1,6 +1,7 @@
 /** A real delivery pipeline (BullMQ workers on real Redis) with channels a test chooses. */
 import { Runtime } from '../../src/app/runtime.ts';
 import { startWorkers } from '../../src/app/start.ts';
+import type { ShelfwatchConfig } from '../../src/config/schema.ts';
 import type { DeliveryError, Notifier, OutgoingMessage } from '../../src/deliver/notifier.ts';
 import type { ChannelSettings } from '../../src/deliver/processor.ts';
 import type { Alert } from '../../src/model/alert.ts';
@@ -113,4 +114,20 @@ export async function startPipeline(options: {
     stop: () => shutdown.run(5_000),
     send: (alerts: Alert[]) => runtime.pollDeps.alerts.enqueue(alerts),
   };
+}
+
+/** A whole running process (reconciler, poll, delivery workers) whose one channel is `capture`. */
+export async function startCapturedRuntime(config: ShelfwatchConfig, capture: CapturingNotifier) {
+  const runtime = new Runtime({
+    config,
+    logger: silentLogger(),
+    version: 'test',
+    notifiers: new Map([[capture.id, capture]]),
+    channelSettings: new Map([[capture.id, settings({ paceKey: capture.id })]]),
+  });
+  await runtime.connect();
+  const shutdown = new Shutdown(silentLogger());
+  shutdown.add('runtime', () => runtime.close());
+  await startWorkers(runtime, shutdown);
+  return { runtime, stop: () => shutdown.run(5_000) };
 }

@@ -3,6 +3,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createAnalyticsClient } from '../../src/api/index.ts';
 import { pollLimits } from '../../src/app/runtime.ts';
+import { PauseEpisodes } from '../../src/budget/pause-episode.ts';
 import { budgetGate, RedisRequestBudget } from '../../src/budget/request-budget.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import type { ShelfwatchConfig } from '../../src/config/schema.ts';
@@ -72,6 +73,7 @@ export function createHarness(options: {
     clientFor: () => client,
     store,
     budget,
+    pauses: new PauseEpisodes(redis, prefix),
     registry: new ConfigTargetRegistry(config),
     alerts: sink,
     clock,

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { AnalyticsClient, BookKeywords } from '../../src/api/index.ts';
+import { PauseEpisodes } from '../../src/budget/pause-episode.ts';
 import { RedisRequestBudget } from '../../src/budget/request-budget.ts';
 import type { Alert } from '../../src/model/alert.ts';
 import type { KeywordsObservation } from '../../src/model/observation.ts';
@@ -62,6 +63,7 @@ function poller(workspace: string) {
     clientFor: () => client,
     store,
     budget: new RedisRequestBudget({ redis, prefix, clock: systemClock }),
+    pauses: new PauseEpisodes(redis, prefix),
     registry: { target: () => target, rules: () => rules },
     alerts: { enqueue: async (batch) => void alerts.push(...batch) },
     clock: systemClock,

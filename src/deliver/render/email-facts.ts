@@ -65,7 +65,7 @@ const REVIEW: RowSpec[] = [
 ];
 
 /** What each kind shows besides the book; which facts each kind carries is in docs/alerts.md. */
-export const KIND_ROWS: Readonly<Record<AlertKind, readonly RowSpec[]>> = {
+const KIND_ROWS: Readonly<Record<AlertKind, readonly RowSpec[]>> = {
   keyword_rank_drop: KEYWORD,
   keyword_rank_recovered: KEYWORD,
   bsr_worsened: BSR,
@@ -105,3 +105,17 @@ export const KIND_ROWS: Readonly<Record<AlertKind, readonly RowSpec[]>> = {
     ['Down since', (f) => time(f('since'))],
   ],
 };
+
+/** A pause of the whole workspace (`subject.scope`) has no target or streak to show. */
+const WORKSPACE_PAUSE_ROWS: readonly RowSpec[] = [
+  plain('Paused because', 'pauseReason'),
+  ['Since', (f) => time(f('since'))],
+  ['Paused until', (f) => time(f('pausedUntil'))],
+];
+
+export function rowsOf(alert: { kind: AlertKind; subject: { scope?: string } }): readonly RowSpec[] {
+  if (alert.subject.scope === 'workspace' && alert.kind === 'source_health') return WORKSPACE_PAUSE_ROWS;
+  if (alert.subject.scope === 'workspace' && alert.kind === 'source_recovered')
+    return WORKSPACE_PAUSE_ROWS.slice(0, 2);
+  return KIND_ROWS[alert.kind];
+}

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Alert, AlertKind } from '../../model/alert.ts';
 import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
-import { type Facts, KIND_ROWS, MAX, show, time, truncateText } from './email-facts.ts';
+import { type Facts, MAX, rowsOf, show, time, truncateText } from './email-facts.ts';
 import { bookUrl } from './text.ts';
 
 export { truncateText } from './email-facts.ts';
@@ -119,7 +119,7 @@ function view(alert: Alert, hideLowStarText: boolean): AlertView {
   const marketplace = f('marketplace') ?? alert.subject.marketplace;
   if (typeof asin === 'string')
     add('ASIN', typeof marketplace === 'string' ? `${asin} (${marketplace})` : asin);
-  for (const [label, format] of KIND_ROWS[alert.kind]) add(label, format(f));
+  for (const [label, format] of rowsOf(alert)) add(label, format(f));
   add('Observed', time(alert.observedAt));
   const links: Link[] = [];
   const product = amazonProductUrl(asin, marketplace);

@@ -172,6 +172,8 @@ export interface FactRow {
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const rankOrNull = (v: unknown): number | null => num(v) ?? null;
+const utcMinute = (ms: number | undefined): string | undefined =>
+  ms === undefined ? undefined : `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 /** Details beyond the title, per kind. Review text is not here: see `reviewOf`. */
 export function factRows(alert: Alert): FactRow[] {
@@ -225,9 +227,12 @@ export function factRows(alert: Alert): FactRow[] {
       add('Target', text(f.targetId));
       add('Failed polls', count(f.failures));
       add('Last error', text(f.lastError));
+      add('Paused because', text(f.pauseReason));
+      add('Paused until', utcMinute(num(f.pausedUntil)));
       break;
     case 'source_recovered':
       add('Target', text(f.targetId));
+      add('Paused because', text(f.pauseReason));
       add('Failed polls', count(f.failedPolls));
       add('Down for', num(f.downForMs) === undefined ? undefined : formatDuration(num(f.downForMs) ?? 0));
       break;

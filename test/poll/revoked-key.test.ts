@@ -1,0 +1,77 @@
+/**
+ * Issue #11 "Done when": a key revoked mid-run alerts within one poll, with the real workers
+ * (scheduler, poll and delivery queues) against the simulator, and the recovery is announced once.
+ */
+import { afterAll, expect, it } from 'vitest';
+import { resumeWorkspace } from '../../src/cli/resume.ts';
+import type { Alert } from '../../src/model/alert.ts';
+import { parsePlan, startSimulator } from '../../src/sim/index.ts';
+import { SimControl } from '../api/helpers.ts';
+import { waitUntil } from '../cli/helpers.ts';
+import { CapturingNotifier, startCapturedRuntime } from '../deliver/pipeline-harness.ts';
+import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { parseOrThrow } from './engine-harness.ts';
+
+const KEY = 'sk_revoked_0123456789';
+const PLAN = 'custom:600:100000';
+const prefix = testPrefix('revoked');
+testRedis(prefix);
+const releases: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const release of releases.reverse()) await release();
+});
+
+it('a key revoked mid-run raises one workspace alert within one poll per target; recovery once', async () => {
+  const sim = await startSimulator({
+    port: 0,
+    seed: 13,
+    books: 2,
+    keys: [{ key: KEY, workspace: 'ws', plan: parsePlan(PLAN) }],
+  });
+  releases.push(() => sim.close());
+  const control = new SimControl(sim);
+  releases.push(() => control.close());
+  const books = (await control.world()).books.slice(0, 2);
+  const config = parseOrThrow({
+    redis: { url: redisUrl(), prefix },
+    workspaces: [
+      {
+        id: 'ws',
+        baseUrl: sim.url,
+        apiKey: KEY,
+        plan: PLAN,
+        books: books.map((b) => ({ asin: b.asin, marketplaces: ['US'] })),
+        sales: false,
+        cadence: { book: '1s' },
+      },
+    ],
+    rules: [{ id: 'health', kind: 'source_health', failures: 3 }],
+    channels: [{ id: 'capture', type: 'log' }],
+  });
+  const capture = new CapturingNotifier('capture');
+  const { runtime, stop } = await startCapturedRuntime(config, capture);
+  releases.push(stop);
+
+  const answered = async (status: number, since: number) =>
+    (await control.requestsSince(since, '/v1/books')).filter((r) => r.status === status).length;
+  await waitUntil(async () => (await answered(200, 0)) >= 2, 20_000, 'both books polled ok');
+
+  const revokedAt = await control.lastSeq();
+  await control.revoke(KEY);
+  const workspaceAlerts = (kind: Alert['kind']) =>
+    capture.messages
+      .flatMap((m) => m.message.alerts)
+      .filter((a) => a.kind === kind && a.subject.scope === 'workspace');
+  await waitUntil(async () => workspaceAlerts('source_health').length > 0, 15_000, 'the pause alert');
+  // Within one poll: at most one refused request per target went out before the alert.
+  expect(await answered(401, revokedAt)).toBeGreaterThanOrEqual(1);
+  expect(await answered(401, revokedAt)).toBeLessThanOrEqual(books.length);
+  expect(workspaceAlerts('source_health')[0]).toMatchObject({ severity: 'critical', status: 'firing' });
+
+  await control.addKey(KEY, 'ws', PLAN);
+  const report = await resumeWorkspace(runtime.pollDeps, 'ws');
+  expect(report.lifted).toMatchObject({ reason: 'unauthorized' });
+  await waitUntil(async () => workspaceAlerts('source_recovered').length > 0, 15_000, 'the recovery');
+  expect(workspaceAlerts('source_health')).toHaveLength(1);
+  expect(workspaceAlerts('source_recovered')).toHaveLength(1);
+});

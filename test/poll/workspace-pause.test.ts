@@ -1,0 +1,139 @@
+/**
+ * Pauses the API causes (issue #11 items 2 and 3): a refused key alerts at once, a 429's wait is
+ * bounded by what its limit can mean, a long pause alerts once, and recovery is announced once.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_RATE_LIMIT_PAUSE_MS } from '../../src/budget/api-outcome-policy.ts';
+import { utcBillingMonth } from '../../src/budget/keys.ts';
+import { resumeWorkspace } from '../../src/cli/resume.ts';
+import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
+import { SimControl } from '../api/helpers.ts';
+import { testPrefix, testRedis } from '../helpers/redis.ts';
+import { CapturingSink, createHarness, type Harness, parseOrThrow } from './engine-harness.ts';
+
+const KEY = 'sk_pause_test_0123456789';
+const PLAN = 'custom:100000:10000000';
+const WS = 'ws-pause';
+const prefix = testPrefix('pause');
+const redis = testRedis(prefix);
+let sim: RunningSimulator;
+let control: SimControl;
+let harness: Harness;
+let sink: CapturingSink;
+let targets: string[];
+
+beforeAll(async () => {
+  sim = await startSimulator({
+    port: 0,
+    seed: 5,
+    books: 2,
+    keys: [{ key: KEY, workspace: WS, plan: parsePlan(PLAN) }],
+  });
+  control = new SimControl(sim);
+  const [first, second] = (await control.world()).books;
+  if (first === undefined || second === undefined) throw new Error('the simulator world has no books');
+  targets = [`book/${first.asin}/US`, `book/${second.asin}/US`];
+  const config = parseOrThrow({
+    redis: { prefix },
+    workspaces: [
+      {
+        id: WS,
+        baseUrl: sim.url,
+        apiKey: KEY,
+        plan: PLAN,
+        books: [first, second].map((b) => ({ asin: b.asin, marketplaces: ['US'] })),
+        sales: false,
+      },
+    ],
+    rules: [{ id: 'health', kind: 'source_health', failures: 3, pausedFor: '4m' }],
+  });
+  sink = new CapturingSink();
+  harness = createHarness({ sim, redis, prefix, config, sink });
+  for (const id of targets) expect(await harness.poll(id)).toMatchObject({ status: 'ok', baseline: true });
+});
+
+afterEach(async () => {
+  // Each test starts with a working key, no pause and no open episode.
+  await control.clearFaults();
+  await control.addKey(KEY, WS, PLAN);
+  await resumeWorkspace(harness.deps, WS);
+  for (const id of targets) await harness.poll(id).catch(() => undefined);
+  sink.alerts.length = 0;
+});
+
+afterAll(async () => {
+  await harness?.close();
+  await control?.close();
+  await sim?.close();
+});
+
+/** The next book request is answered 429 with this code and Retry-After. */
+const answer429 = (code: 'rate_limited' | 'quota_exceeded', seconds: number) =>
+  control.fault({ kind: 'status', status: 429, code, retryAfter: { seconds }, pathPrefix: '/v1/books' });
+const workspaceAlerts = () => sink.alerts.filter((a) => a.subject.scope === 'workspace');
+const [first, second] = [() => targets[0] ?? '', () => targets[1] ?? ''];
+
+describe('a revoked key', () => {
+  it('alerts at the first poll, once per episode across targets and re-checks, and recovery once', async () => {
+    await control.revoke(KEY);
+    expect(await harness.poll(first())).toMatchObject({ status: 'error' });
+    expect(workspaceAlerts()).toEqual([
+      expect.objectContaining({ kind: 'source_health', severity: 'critical', ruleId: 'health' }),
+    ]);
+    expect(workspaceAlerts()[0]?.facts).toMatchObject({ scope: 'workspace', pauseReason: 'unauthorized' });
+    // Other targets are deferred by the pause: no failure of theirs, no second alert.
+    await expect(harness.poll(second())).rejects.toMatchObject({ name: 'PollDeferredError' });
+    // The key is re-checked after the pause (15 min): still refused, still the same episode.
+    await control.advance(16 * 60_000);
+    expect(await harness.poll(second())).toMatchObject({ status: 'error' });
+    expect(workspaceAlerts()).toHaveLength(1);
+
+    await control.addKey(KEY, WS, PLAN);
+    await control.advance(16 * 60_000);
+    expect(await harness.poll(first())).toMatchObject({ status: 'ok' });
+    expect(await harness.poll(second())).toMatchObject({ status: 'ok' });
+    const kinds = workspaceAlerts().map((a) => `${a.kind}:${a.status}`);
+    expect(kinds).toEqual(['source_health:firing', 'source_recovered:resolved']);
+    // The two alerts name one episode.
+    const [fired, recovered] = workspaceAlerts();
+    expect(recovered?.facts.since).toBe(fired?.facts.since);
+  });
+});
+
+describe('a 429 with a huge Retry-After', () => {
+  it('a per-minute limit pauses at most a few minutes, says so in an alert once, and resume lifts it', async () => {
+    await answer429('rate_limited', 2_592_000);
+    const now = sim.clock.now();
+    await expect(harness.poll(first())).rejects.toMatchObject({ name: 'PollDeferredError' });
+    const usage = await harness.deps.budget.usage(WS);
+    expect(usage.pauseReason).toBe('rate_limited');
+    expect(usage.pausedUntilMs).toBeLessThanOrEqual(now + MAX_RATE_LIMIT_PAUSE_MS + 1_000);
+    // 5 minutes is known at once to outlive `pausedFor: 4m`: one alert, not one per deferred poll.
+    await expect(harness.poll(second())).rejects.toMatchObject({ name: 'PollDeferredError' });
+    expect(workspaceAlerts().map((a) => a.kind)).toEqual(['source_health']);
+    expect(workspaceAlerts()[0]?.facts).toMatchObject({ pauseReason: 'rate_limited' });
+
+    const report = await resumeWorkspace(harness.deps, WS);
+    expect(report.lifted).toMatchObject({ reason: 'rate_limited' });
+    expect((await harness.deps.budget.usage(WS)).pausedUntilMs).toBeNull();
+    expect(await harness.poll(first())).toMatchObject({ status: 'ok' });
+    expect(workspaceAlerts().map((a) => a.kind)).toEqual(['source_health', 'source_recovered']);
+  });
+
+  it('a quota pause lasts until the month resets, not past it', async () => {
+    await answer429('quota_exceeded', 40 * 86_400);
+    const now = sim.clock.now();
+    await expect(harness.poll(first())).rejects.toMatchObject({ name: 'PollDeferredError' });
+    const usage = await harness.deps.budget.usage(WS);
+    expect(usage.pauseReason).toBe('quota_exceeded');
+    expect(usage.pausedUntilMs).toBeLessThanOrEqual(utcBillingMonth(now).endMs + 1_000);
+  });
+
+  it('a short pause under the threshold raises nothing', async () => {
+    await answer429('rate_limited', 30);
+    await expect(harness.poll(first())).rejects.toMatchObject({ name: 'PollDeferredError' });
+    await control.advance(31_000);
+    expect(await harness.poll(first())).toMatchObject({ status: 'ok' });
+    expect(workspaceAlerts()).toEqual([]);
+  });
+});
