@@ -7,6 +7,7 @@ import { CliError } from './errors.ts';
 import { terminalText } from './format.ts';
 import { registerKeywordsCommand } from './keywords.ts';
 import { registerPlanCommand } from './plan.ts';
+import { registerResumeCommand } from './resume.ts';
 import { registerRunCommand } from './run.ts';
 import { registerSchemaCommand } from './schema.ts';
 import { registerSimCommand } from './sim.ts';
@@ -34,6 +35,7 @@ function buildProgram(): Command {
   registerKeywordsCommand(program);
   registerArcCommand(program);
   registerDlqCommand(program);
+  registerResumeCommand(program);
   return program;
 }
 
