@@ -162,6 +162,24 @@ describe('body', () => {
     expect(text).toContain('Trailing average: —');
   });
 
+  it('shows a workspace pause by its reason and end, not as an empty target streak', () => {
+    const pause = alert({
+      kind: 'source_health',
+      subject: { scope: 'workspace' },
+      facts: {
+        scope: 'workspace',
+        pauseReason: 'unauthorized',
+        since: Date.UTC(2026, 10, 21, 13, 0),
+        pausedUntil: Date.UTC(2026, 10, 21, 13, 15),
+      },
+    });
+    const text = renderAlertEmail(message([pause]), OPTS).text;
+    expect(text).toContain('Paused because: unauthorized');
+    expect(text).toContain('Paused until: 2026-11-21 13:15 UTC');
+    expect(text).not.toContain('Target:');
+    expect(text).not.toContain('Failures in a row:');
+  });
+
   it('links to the Amazon product page of the alert’s marketplace', () => {
     expect(renderAlertEmail(message([keywordDrop('UK')]), OPTS).html).toContain(
       `href="https://www.amazon.co.uk/dp/${ASIN}"`,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Alert } from '../../src/model/alert.ts';
 import { defaultRules } from '../../src/rules/config.ts';
 import { evaluateSourceHealth, type OutcomeStatus, type SourceHealthState } from '../../src/rules/engine.ts';
+import { evaluateWorkspacePause, evaluateWorkspaceRecovery } from '../../src/rules/source-health.ts';
 import { HOUR, kinds, rule, T0 } from './helpers.ts';
 
 const health = rule({ id: 'health', kind: 'source_health' });
@@ -62,5 +63,41 @@ describe('source_health', () => {
     const { alerts, state } = stream(['error', 'error', 'error'], defaultRules());
     expect(kinds(alerts)).toEqual(['source_health']);
     expect(Object.keys(state?.rules ?? {})).toEqual(['source-health']);
+  });
+});
+
+describe('workspace pauses', () => {
+  const soon = rule({ id: 'soon', kind: 'source_health', pausedFor: '10m', severity: 'warning' });
+  const late = rule({ id: 'late', kind: 'source_health', pausedFor: '1h', targets: ['book:B0CJ4XQ2ZK:US'] });
+  const episode = (reason: string, lastsMs: number, alertedRuleIds: string[] = []) => ({
+    sinceMs: T0,
+    untilMs: T0 + lastsMs,
+    reason,
+    alertedRuleIds,
+  });
+
+  it('a 429 pause alerts from each rule whose pausedFor it lasts, once; recovery from those only', () => {
+    const twentyMinutes = episode('rate_limited', 20 * 60_000);
+    const first = evaluateWorkspacePause('ws', [soon, late], twentyMinutes, T0);
+    expect(first.alertedRuleIds).toEqual(['soon']);
+    expect(first.alerts[0]).toMatchObject({ subject: { scope: 'workspace' }, severity: 'warning' });
+    // Already alerted by `soon`; `late` is due once the episode is an hour old.
+    const later = { ...twentyMinutes, alertedRuleIds: ['soon'] };
+    expect(evaluateWorkspacePause('ws', [soon, late], later, T0 + 30 * 60_000).alerts).toEqual([]);
+    const hourOld = evaluateWorkspacePause('ws', [soon, late], later, T0 + HOUR);
+    expect(hourOld.alertedRuleIds).toEqual(['late']);
+    expect(hourOld.alerts[0]?.fingerprint).not.toBe(first.alerts[0]?.fingerprint);
+    const recovered = evaluateWorkspaceRecovery('ws', [soon, late], later, T0 + HOUR);
+    expect(recovered.map((a) => [a.ruleId, a.kind, a.status])).toEqual([
+      ['soon', 'source_recovered', 'resolved'],
+    ]);
+  });
+
+  it('a refused key alerts at once, critical, whatever pausedFor says', () => {
+    const { alerts } = evaluateWorkspacePause('ws', [soon, late], episode('unauthorized', 60_000), T0);
+    expect(alerts.map((a) => [a.ruleId, a.severity])).toEqual([
+      ['soon', 'critical'],
+      ['late', 'critical'],
+    ]);
   });
 });
