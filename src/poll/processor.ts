@@ -140,6 +140,8 @@ async function pollTarget(
   const ruleCtx = { workspace: data.workspace, targetId: data.targetId, nowMs: ctx.pollTimeMs };
 
   let failure: { status: 'no_data' | 'error'; reason: string; requests: number } | undefined;
+  // A refused key is the workspace's failure, alerted by its pause episode, not by target streaks.
+  let workspaceFailure = false;
   let fetched: Awaited<ReturnType<typeof fetchObservation>> | undefined;
   try {
     fetched = await fetchObservation(deps.clientFor(data.workspace), target, {
@@ -165,19 +167,15 @@ async function pollTarget(
     if (verdict?.kind === 'deferred') {
       throw new PollDeferredError(verdict.retryAtMs, verdict.reason, { cause: error });
     }
+    workspaceFailure = verdict?.kind === 'unauthorized';
     failure = { status: 'error', reason: describe(error), requests: 0 };
   }
 
   const status = failure === undefined ? 'ok' : failure.status;
-  const healthEval = evaluateSourceHealth(
-    ruleCtx,
-    rules,
-    status,
-    health.sourceHealth as SourceHealthState | undefined,
-    {
-      error: failure?.reason,
-    },
-  );
+  const healthBefore = health.sourceHealth as SourceHealthState | undefined;
+  const healthEval = workspaceFailure
+    ? { alerts: [], state: healthBefore }
+    : evaluateSourceHealth(ruleCtx, rules, status, healthBefore, { error: failure?.reason });
   const nextHealth: TargetHealth = {
     ...health,
     consecutiveFailures: failure === undefined ? 0 : health.consecutiveFailures + 1,

@@ -83,10 +83,13 @@ describe('a revoked key', () => {
     expect(workspaceAlerts()[0]?.facts).toMatchObject({ scope: 'workspace', pauseReason: 'unauthorized' });
     // Other targets are deferred by the pause: no failure of theirs, no second alert.
     await expect(harness.poll(second())).rejects.toMatchObject({ name: 'PollDeferredError' });
-    // The key is re-checked after the pause (15 min): still refused, still the same episode.
-    await control.advance(16 * 60_000);
-    expect(await harness.poll(second())).toMatchObject({ status: 'error' });
-    expect(workspaceAlerts()).toHaveLength(1);
+    // The key is re-checked after each pause (15 min): still refused, still the same episode, and
+    // no target's own streak (3 failures) alerts the same cause again.
+    for (const target of [second(), first(), first()]) {
+      await control.advance(16 * 60_000);
+      expect(await harness.poll(target)).toMatchObject({ status: 'error' });
+    }
+    expect(sink.ofKind('source_health')).toHaveLength(1);
 
     await control.addKey(KEY, WS, PLAN);
     await control.advance(16 * 60_000);
