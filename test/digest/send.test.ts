@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_RATE_LIMIT_PAUSE_MS } from '../../src/budget/api-outcome-policy.ts';
 import { createSmtpPool, type SmtpPool } from '../../src/deliver/channels/smtp-pool.ts';
 import { DeliveryError } from '../../src/deliver/notifier.ts';
 import { buildDigest } from '../../src/digest/build.ts';
@@ -204,6 +205,21 @@ describe('when the API cannot give sales', () => {
     expect((limited as DigestDeferredError).retryAtMs).toBe(now + 30_000);
     // The 429 paused the whole workspace's budget, so polls back off too.
     expect((await s.deps.budget.usage(WORKSPACE)).pauseReason).toBe('rate_limited');
+    await s.deps.budget.resume(WORKSPACE);
+  });
+
+  it("follows the poller's policy: a huge Retry-After is bounded, a 401 pauses the workspace", async () => {
+    const now = s.sim.clock.now();
+    const retryAfter = { seconds: 2_592_000 };
+    await s.admin('POST', '/_sim/faults', { kind: 'status', status: 429, code: 'rate_limited', retryAfter });
+    const limited = await rejection(buildDigest(s.deps, { workspace: WORKSPACE, recipient, nowMs: now }));
+    expect((limited as DigestDeferredError).retryAtMs).toBe(now + MAX_RATE_LIMIT_PAUSE_MS);
+    await s.deps.budget.resume(WORKSPACE);
+
+    await s.admin('POST', '/_sim/faults', { kind: 'status', status: 401, code: 'unauthorized' });
+    const built = await buildDigest(s.deps, { workspace: WORKSPACE, recipient, nowMs: now });
+    expect(built.figures.sales.status).toBe('unavailable');
+    expect((await s.deps.budget.usage(WORKSPACE)).pauseReason).toBe('unauthorized');
     await s.deps.budget.resume(WORKSPACE);
   });
 });
