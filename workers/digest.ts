@@ -1,6 +1,7 @@
 import { DelayedError, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import type { Runtime } from '../src/app/runtime.ts';
+import { plannedRunTimeOf } from '../src/app/schedulers.ts';
 import type { SmtpPool } from '../src/deliver/channels/smtp-pool.ts';
 import { DeliveryError } from '../src/deliver/notifier.ts';
 import type { DigestDeps } from '../src/digest/build.ts';
@@ -31,7 +32,7 @@ export type DigestWorkerResult = DigestJobResult | { status: 'skipped'; retryAtM
 
 /** When the digest was due: the scheduler's planned time, stable across retries of the job. */
 function fireTimeOf(job: Job<DigestJobData>): number {
-  return job.opts.prevMillis ?? job.timestamp;
+  return plannedRunTimeOf(job);
 }
 
 /** Wires `processDigest` to the digest queue; the logic lives in src/digest/processor.ts. */

@@ -1,6 +1,7 @@
 import { DelayedError, type Job, Worker } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import { POLL_QUEUE } from '../src/app/queues.ts';
+import { plannedRunTimeOf } from '../src/app/schedulers.ts';
 import type { Metrics, PollOutcome } from '../src/ops/metrics.ts';
 import {
   PollDeferredError,
@@ -31,7 +32,7 @@ export type PollJobResult = PollResult | { status: 'skipped'; retryAtMs: number;
 
 /** When this poll was due: the scheduler's planned time, stable across retries of the same job. */
 export function scheduledTimeOf(job: Job<PollJobData>): number {
-  return job.opts.prevMillis ?? job.timestamp;
+  return plannedRunTimeOf(job);
 }
 
 /** Wires `processPoll` to the poll queue; the logic lives in src/poll/processor.ts. */

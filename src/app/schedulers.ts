@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { JobSchedulerJson, JobSchedulerTemplateOptions, RepeatOptions } from 'bullmq';
+import type { Job, JobSchedulerJson, JobSchedulerTemplateOptions, RepeatOptions } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from '../ops/logger.ts';
 
@@ -38,6 +38,21 @@ export interface ReconcileReport {
   unchanged: number;
   /** False when another process held the lock: it reconciles, this one does nothing. */
   ranHere: boolean;
+}
+
+/**
+ * When a job was planned to run: for a scheduler's job, the run time BullMQ gave it. BullMQ 6 names
+ * each iteration `repeat:<schedulerId>:<millis>` (addJobScheduler / updateJobScheduler Lua), and
+ * that id is stable across retries and deferrals. `opts.prevMillis` is set for cron schedulers
+ * only, and `timestamp` is when the job was *created*, i.e. when the previous run started: a
+ * whole cadence early for `every` schedulers. A job added by hand runs when it was added.
+ */
+export function plannedRunTimeOf(job: Pick<Job, 'id' | 'repeatJobKey' | 'timestamp' | 'opts'>): number {
+  if (job.repeatJobKey !== undefined && job.id?.startsWith(`repeat:${job.repeatJobKey}:`) === true) {
+    const millis = Number(job.id.slice(`repeat:${job.repeatJobKey}:`.length));
+    if (Number.isSafeInteger(millis) && millis > 0) return millis;
+  }
+  return job.opts.prevMillis ?? job.timestamp;
 }
 
 const RELEASE_LOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
