@@ -90,7 +90,10 @@ export interface StartedDigest {
   close(): Promise<void>;
 }
 
-/** Everything `shelfwatch run` needs for the digest: its queue, its worker and its reconciler. */
+/**
+ * Everything `shelfwatch run` needs for the digest: its queue, its worker and its reconciler
+ * (`startWorkers` logs the worker's events and reconciles at start and on every re-plan).
+ */
 export function startDigest(
   runtime: Runtime,
   options: { smtp: Pick<SmtpPool, 'sendMail'>; shutdownSignal: AbortSignal },
@@ -103,13 +106,11 @@ export function startDigest(
     clock: runtime.clock,
     shutdownSignal: options.shutdownSignal,
   });
-  worker.on('failed', (job, error) =>
-    runtime.logger.warn(
-      { queue: DIGEST_QUEUE, jobId: job?.id, attempts: job?.attemptsMade, err: error },
-      'job failed',
-    ),
+  // Without a listener, each reconnect attempt of the queue printed a raw stack trace on stderr;
+  // the connection watch (src/app/redis-connection.ts) reports outages once.
+  queue.on('error', (error) =>
+    runtime.logger.debug({ queue: DIGEST_QUEUE, err: error }, 'queue connection error'),
   );
-  worker.on('error', (error) => runtime.logger.error({ queue: DIGEST_QUEUE, err: error }, 'worker error'));
   return {
     worker,
     queue,

@@ -4,23 +4,56 @@ import { startDigest } from '../../workers/digest.ts';
 import { startPollWorker } from '../../workers/poll.ts';
 import { orphanedGroups } from '../deliver/groups.ts';
 import { flushOrphanedGroups } from '../deliver/processor.ts';
+import { desiredDigestSchedules } from '../digest/schedule.ts';
+import type { Logger } from '../ops/logger.ts';
 import type { Shutdown } from '../ops/shutdown.ts';
+import { isConnectionError, watchRedisConnection } from './redis-connection.ts';
 import type { Runtime } from './runtime.ts';
+import { ScheduleWatch } from './schedule-watch.ts';
 
 export interface StartedWorkers {
   poll: Worker;
   deliver: Worker;
+  digest: Worker;
+  /** The poll and digest schedulers: counted for `/readyz`, recreated when they vanish. */
+  schedules: ScheduleWatch;
+  /** Reconciles the poll and the digest schedulers with the config (what the re-plan timer runs). */
+  reconcile(): Promise<void>;
+}
+
+export interface StartOptions {
+  replanEveryMs?: number;
+  reconcile?: boolean;
+  janitorEveryMs?: number;
+  /** How often the schedulers are counted (and reconciled at once if some are missing). */
+  scheduleCheckEveryMs?: number;
 }
 
 /**
- * Starts the workers of one process and registers their releases. The reconciler runs at start and
- * then every `replanEveryMs`, so cadences follow the month's use; only one process at a time
- * reconciles (a Redis lock), so running many `shelfwatch run` processes is safe.
+ * A worker's `error` events: Redis being unreachable is said once by the connection watch, so
+ * those go to debug; anything else is an error line.
+ */
+function logWorkerErrors(logger: Logger, queue: string, worker: Worker): void {
+  worker.on('failed', (job, error) =>
+    logger.warn({ queue, jobId: job?.id, attempts: job?.attemptsMade, err: error }, 'job failed'),
+  );
+  worker.on('error', (error) => {
+    if (isConnectionError(error)) logger.debug({ queue, err: error }, 'worker connection error');
+    else logger.error({ queue, err: error }, 'worker error');
+  });
+}
+
+/**
+ * Starts the workers of one process and registers their releases. The poll and digest schedulers
+ * are reconciled at start and then every `replanEveryMs`, so cadences follow the month's use and
+ * digests follow the config; only one process at a time reconciles (a Redis lock), so running many
+ * `shelfwatch run` processes is safe. Schedulers that vanish from Redis are noticed within
+ * `scheduleCheckEveryMs` (see ScheduleWatch), and a Redis outage is logged once, not per attempt.
  */
 export async function startWorkers(
   runtime: Runtime,
   shutdown: Shutdown,
-  options: { replanEveryMs?: number; reconcile?: boolean; janitorEveryMs?: number } = {},
+  options: StartOptions = {},
 ): Promise<StartedWorkers> {
   const connection = runtime.redis;
   const prefix = runtime.prefix;
@@ -42,20 +75,12 @@ export async function startWorkers(
     shutdownSignal: shutdown.signal,
     metrics: runtime.metrics,
   });
-  for (const [name, worker] of [
-    ['deliver', deliver],
-    ['poll', poll],
-  ] as const) {
-    worker.on('failed', (job, error) =>
-      runtime.logger.warn(
-        { queue: name, jobId: job?.id, attempts: job?.attemptsMade, err: error },
-        'job failed',
-      ),
-    );
-    worker.on('error', (error) => runtime.logger.error({ queue: name, err: error }, 'worker error'));
-  }
   // Released in reverse: poll stops taking jobs first, then deliveries finish what polls enqueued.
   const digest = startDigest(runtime, { smtp: runtime.smtp, shutdownSignal: shutdown.signal });
+  logWorkerErrors(runtime.logger, 'deliver', deliver);
+  logWorkerErrors(runtime.logger, 'poll', poll);
+  logWorkerErrors(runtime.logger, 'digest', digest.worker);
+  shutdown.add('redis connection watch', watchRedisConnection(runtime.redis, runtime.logger));
   runtime.workers.push(poll, deliver, digest.worker);
   runtime.metricQueues.digest = digest.queue;
   shutdown.add('deliver worker', () => deliver.close());
@@ -69,16 +94,51 @@ export async function startWorkers(
   }, options.janitorEveryMs ?? 60_000);
   janitor.unref();
   shutdown.add('group janitor', () => clearInterval(janitor));
-  if (options.reconcile !== false) {
+  const reconcile = async () => {
     await runtime.reconcile();
-    const timer = setInterval(
-      () => {
-        runtime.reconcile().catch((error: unknown) => runtime.logger.error({ err: error }, 're-plan failed'));
-      },
-      options.replanEveryMs ?? 10 * 60_000,
+    await digest.reconcile();
+  };
+  // A failed reconcile (Redis away) is retried by the schedule check and the next re-plan.
+  const reconcileOrLog = () =>
+    reconcile().catch((error: unknown) =>
+      runtime.logger[isConnectionError(error) ? 'debug' : 'error']({ err: error }, 're-plan failed'),
     );
-    timer.unref();
-    shutdown.add('re-plan timer', () => clearInterval(timer));
+  const schedules = new ScheduleWatch({
+    sources: [
+      {
+        queue: 'poll',
+        count: () => runtime.pollQueue.getJobSchedulersCount(),
+        wanted: () => runtime.registry.all().length,
+      },
+      {
+        queue: 'digest',
+        count: () => digest.queue.getJobSchedulersCount(),
+        wanted: () => desiredDigestSchedules(runtime.config).length,
+      },
+    ],
+    reconcile,
+    logger: runtime.logger,
+  });
+  if (options.reconcile !== false) {
+    await reconcileOrLog();
+    const every = (ms: number, name: string, task: () => Promise<unknown>) => {
+      const timer = setInterval(() => void task(), ms);
+      timer.unref();
+      shutdown.add(name, () => clearInterval(timer));
+    };
+    every(options.replanEveryMs ?? 10 * 60_000, 're-plan timer', reconcileOrLog);
+    every(options.scheduleCheckEveryMs ?? 30_000, 'schedule check', async () => {
+      // During an outage the count would only queue up behind the reconnect: the next check runs it.
+      if (runtime.redis.status !== 'ready') return;
+      await schedules
+        .check()
+        .catch((error: unknown) =>
+          runtime.logger[isConnectionError(error) ? 'debug' : 'warn'](
+            { err: error },
+            'schedule check failed',
+          ),
+        );
+    });
   }
-  return { poll, deliver };
+  return { poll, deliver, digest: digest.worker, schedules, reconcile };
 }

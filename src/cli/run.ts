@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import { Runtime } from '../app/runtime.ts';
-import { startWorkers } from '../app/start.ts';
+import { type StartedWorkers, startWorkers } from '../app/start.ts';
 import { insecureSettings } from '../config/transport-security.ts';
 import { readinessChecks, startOpsServer } from '../ops/http-server.ts';
 import { createLogger, type Logger } from '../ops/logger.ts';
@@ -74,6 +74,7 @@ at a time reconciles the poll schedulers.`,
       await checkRedisOrThrow(runtime, logger);
       const shutdown = new Shutdown(logger);
       shutdown.add('runtime', () => runtime.close());
+      let started: StartedWorkers | undefined;
       const server = await startOpsServer({
         host: config.server.host,
         port: config.server.port,
@@ -88,6 +89,11 @@ at a time reconciles the poll schedulers.`,
             if (running === 0 || running < runtime.workers.length) {
               throw new Error(`${running} of ${runtime.workers.length} workers running`);
             }
+          },
+          // Polling stops silently when the schedulers vanish from Redis (FLUSHALL): not ready then.
+          schedules: () => {
+            if (started === undefined) throw new Error('not reconciled yet');
+            return started.schedules.ready();
           },
         }),
       }).catch((cause: unknown) => {
@@ -104,7 +110,7 @@ at a time reconciles the poll schedulers.`,
         shutdown.add('ops server', () => server.close());
       }
       shutdown.onSignals();
-      await startWorkers(runtime, shutdown);
+      started = await startWorkers(runtime, shutdown);
       logger.info(
         { workspaces: config.workspaces.length, targets: runtime.registry.all().length },
         'shelfwatch running; SIGTERM or Ctrl-C stops it',
