@@ -26,6 +26,22 @@ export interface PollWorkerOptions {
    */
   maxDeferMs?: number;
   metrics?: Metrics;
+  /** BullMQ's job lock and stalled-job check (tests shorten them); the defaults are POLL_STALL. */
+  stall?: { lockDurationMs: number; stalledIntervalMs: number };
+}
+
+/**
+ * A killed worker's poll stays locked until its lock expires (`lockDurationMs` after the last
+ * renewal), and is put back in the queue by the next stalled-job check of a live worker after
+ * that (every `stalledIntervalMs`): a free worker then runs it again. So the target's gap is at
+ * most the sum of the two plus one poll (docs/operations.md, test/poll/stall-gap.test.ts). BullMQ's
+ * defaults; a shorter lock would expire under long event-loop stalls and run polls twice.
+ */
+export const POLL_STALL = { lockDurationMs: 30_000, stalledIntervalMs: 30_000 } as const;
+
+/** The longest a killed worker's target waits before another worker polls it again (plus one poll). */
+export function stalledPollBoundMs(stall: PollWorkerOptions['stall'] = POLL_STALL): number {
+  return stall.lockDurationMs + stall.stalledIntervalMs;
 }
 
 export type PollJobResult = PollResult | { status: 'skipped'; retryAtMs: number; reason: string };
@@ -78,6 +94,8 @@ export function startPollWorker(options: PollWorkerOptions): Worker<PollJobData,
       concurrency: options.concurrency,
       // Re-running a poll is safe (fingerprinted deliveries, CAS commit): survive repeated worker kills.
       maxStalledCount: 5,
+      lockDuration: (options.stall ?? POLL_STALL).lockDurationMs,
+      stalledInterval: (options.stall ?? POLL_STALL).stalledIntervalMs,
       autorun: true,
     },
   );

@@ -9,11 +9,10 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedisConnection } from '../../src/app/redis-connection.ts';
 import { startPrivateRedis } from '../../src/ops/private-redis.ts';
-import { parsePlan, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
 import { RestartableRedis } from '../chaos/redis-aof.ts';
 import { waitUntil, writeConfig } from '../cli/helpers.ts';
 import { tempDir } from '../config/helpers.ts';
+import { startOneBookSim } from '../helpers/one-book-sim.ts';
 
 const releases: (() => Promise<unknown> | unknown)[] = [];
 afterAll(async () => {
@@ -54,31 +53,13 @@ describe('`shelfwatch run` through a Redis restart', () => {
   it('logs one warning and one recovery line, nothing on stderr, and keeps polling', async () => {
     const redis = await RestartableRedis.create();
     releases.push(() => redis.dispose());
-    const sim = await startSimulator({
-      port: 0,
-      seed: 4,
-      books: 1,
-      keys: [{ key: KEY, workspace: 'ws', plan: parsePlan('custom:600:1000000') }],
-    });
+    const { sim, workspace } = await startOneBookSim(KEY, 4);
     releases.push(() => sim.close());
-    const control = new SimControl(sim);
-    const book = (await control.world()).books[0];
-    await control.close();
     const prefix = '{outage-run}';
     const file = writeConfig(tempDir(), 'run.json', {
       redis: { url: redis.url, prefix },
       server: { port: 0 },
-      workspaces: [
-        {
-          id: 'ws',
-          baseUrl: sim.url,
-          apiKey: KEY,
-          plan: 'custom:600:1000000',
-          books: [{ asin: book?.asin, marketplaces: book?.marketplaces.slice(0, 1) }],
-          sales: false,
-          cadence: { book: '2s' },
-        },
-      ],
+      workspaces: [workspace({ sales: false, cadence: { book: '2s' } })],
       channels: [{ id: 'log', type: 'log' }],
     });
     const child: ChildProcess = spawn(process.execPath, ['bin/shelfwatch.mjs', 'run', '--config', file], {

@@ -11,8 +11,8 @@ import { digestDay } from '../../src/digest/dates.ts';
 import { DIGEST_QUEUE, type DigestJobData, nextFireTimes } from '../../src/digest/schedule.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { Shutdown } from '../../src/ops/shutdown.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
+import type { RunningSimulator } from '../../src/sim/index.ts';
+import { startOneBookSim } from '../helpers/one-book-sim.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { type SmtpCapture, startSmtpCapture } from '../helpers/smtp-capture.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
@@ -30,27 +30,11 @@ let digestQueue: Queue<DigestJobData>;
 
 beforeAll(async () => {
   capture = await startSmtpCapture();
-  sim = await startSimulator({
-    port: 0,
-    seed: 21,
-    books: 1,
-    keys: [{ key: KEY, workspace: 'ws', plan: parsePlan('custom:600:1000000') }],
-  });
-  const control = new SimControl(sim);
-  const book = (await control.world()).books[0];
-  await control.close();
+  const world = await startOneBookSim(KEY, 21);
+  sim = world.sim;
   const config = parseOrThrow({
     redis: { url: redisUrl(), prefix },
-    workspaces: [
-      {
-        id: 'ws',
-        baseUrl: sim.url,
-        apiKey: KEY,
-        plan: 'custom:600:1000000',
-        timeZone: TZ,
-        books: [{ asin: book?.asin ?? '', marketplaces: book?.marketplaces.slice(0, 1) ?? [] }],
-      },
-    ],
+    workspaces: [world.workspace({ timeZone: TZ })],
     channels: [
       { id: 'mail', type: 'email', smtpUrl: capture.url, from: 'digest@sw.test', to: ['p@acme.test'] },
     ],
