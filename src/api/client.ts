@@ -4,7 +4,7 @@
  */
 import { Agent, type Dispatcher } from 'undici';
 import { InvalidRequestError } from './errors.ts';
-import { paginate } from './pagination.ts';
+import { type OffTopic, paginate } from './pagination.ts';
 import {
   type ArcInviteRequest,
   type ArcInviteResult,
@@ -89,6 +89,11 @@ export interface AnalyticsClient {
 }
 
 type QueryValue = string | number | readonly string[] | undefined;
+
+/** A repeatable filter as a set of what was asked; null when absent (everything was asked for). */
+function filterSet(values: readonly string[] | undefined): ReadonlySet<string> | null {
+  return values === undefined || values.length === 0 ? null : new Set(values);
+}
 
 function withQuery(path: string, query: Record<string, QueryValue>): string {
   const search = new URLSearchParams();
@@ -187,6 +192,7 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
     params: ListParams,
     opts: CallOptions | undefined,
     asins: readonly string[] = [],
+    offTopic?: OffTopic<T>,
   ): AsyncIterable<Page<T>> {
     return (async function* () {
       checkAsins(endpoint, asins);
@@ -201,6 +207,7 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
             page,
           ),
         params.cursor ?? null,
+        offTopic,
       );
     })();
   }
@@ -234,6 +241,8 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
 
     getRankings(params, opts) {
       const query = { asin: params.asin, keyword: params.keyword, from: params.from, to: params.to };
+      const asins = filterSet(params.asin);
+      const keywords = filterSet(params.keyword);
       return list(
         'GET /v1/rankings',
         '/v1/rankings',
@@ -242,6 +251,12 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
         params,
         opts,
         params.asin ?? [],
+        (s) =>
+          asins !== null && !asins.has(s.asin)
+            ? `ASIN ${s.asin}`
+            : keywords !== null && !keywords.has(s.keyword)
+              ? `keyword "${s.keyword}"`
+              : null,
       );
     },
 
@@ -273,13 +288,35 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
 
     listArcReviews(params, opts) {
       const query = { campaign_id: params.campaignId, platform: params.platform, since: params.since };
-      return list('GET /v1/arc/reviews', '/v1/arc/reviews', query, arcReviewsPageSchema, params, opts);
+      const { campaignId, platform } = params;
+      return list(
+        'GET /v1/arc/reviews',
+        '/v1/arc/reviews',
+        query,
+        arcReviewsPageSchema,
+        params,
+        opts,
+        [],
+        (r) =>
+          campaignId !== undefined && r.campaign_id !== campaignId
+            ? `campaign ${r.campaign_id}`
+            : platform !== undefined && r.platform !== platform
+              ? `platform ${r.platform}`
+              : null,
+      );
     },
 
     listSales(params, opts) {
       const query = { asin: params.asin, marketplace: params.marketplace, from: params.from, to: params.to };
-      const asins = params.asin === undefined ? [] : [params.asin];
-      return list('GET /v1/sales', '/v1/sales', query, salesPageSchema, params, opts, asins);
+      const { asin, marketplace } = params;
+      const asins = asin === undefined ? [] : [asin];
+      return list('GET /v1/sales', '/v1/sales', query, salesPageSchema, params, opts, asins, (r) =>
+        asin !== undefined && r.asin !== asin
+          ? `ASIN ${r.asin}`
+          : marketplace !== undefined && r.marketplace !== marketplace
+            ? `marketplace ${r.marketplace}`
+            : null,
+      );
     },
 
     close() {

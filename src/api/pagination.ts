@@ -6,6 +6,12 @@ import type { ApiResponse, Page } from './types.ts';
 export type FetchPage<T> = (cursor: string | null, page: number) => Promise<ApiResponse<ListPage<T>>>;
 
 /**
+ * What a list item is about when that is not what the request asked for (a review of another
+ * campaign, a sales row of another marketplace), or null when it is what was asked.
+ */
+export type OffTopic<T> = (item: T) => string | null;
+
+/**
  * Yields pages lazily: nothing is requested until the consumer asks, and a consumer that stops
  * early (break) spends no further requests. A cursor the API hands out twice would loop forever,
  * so it is reported as a protocol error instead.
@@ -13,12 +19,15 @@ export type FetchPage<T> = (cursor: string | null, page: number) => Promise<ApiR
  * A walk that ends short is a protocol error too (`incomplete_list`), never the end of the list:
  * an empty page after a cursor (the API said there was more, then gave nothing), or a last page
  * that leaves the walk with fewer items than a `total` the API stated. Read as the whole list,
- * either would announce the missing items as removed.
+ * either would announce the missing items as removed. A page with an item about something else
+ * than was asked (`offTopic`) is one too (`foreign_item`): one such item makes the whole answer
+ * untrustworthy.
  */
 export async function* paginate<T>(
   endpoint: string,
   fetchPage: FetchPage<T>,
   startCursor: string | null = null,
+  offTopic?: OffTopic<T>,
 ): AsyncGenerator<Page<T>, void, undefined> {
   const followed = new Set<string>();
   if (startCursor !== null) followed.add(startCursor);
@@ -49,6 +58,18 @@ export async function* paginate<T>(
         'data',
         'no items on a page asked for with a cursor; the walk is incomplete',
       );
+    }
+    if (offTopic !== undefined) {
+      for (const [index, item] of res.data.data.entries()) {
+        const other = offTopic(item);
+        if (other !== null) {
+          throw fault(
+            'foreign_item',
+            `data[${index}]`,
+            `the item is about ${other.slice(0, 60)}, not what was asked`,
+          );
+        }
+      }
     }
     itemsRead += res.data.data.length;
     const { total } = res.data;

@@ -120,21 +120,6 @@ export class InconsistentAnswerError extends Error {
   override readonly name = 'InconsistentAnswerError';
 }
 
-/**
- * Every item of a list answer must be about what was asked (`about` names what it is about, or null
- * when it is). One foreign item fails the poll: the list cannot tell which of the others to trust.
- */
-function requireAbout<T>(items: readonly T[], what: string, about: (item: T) => string | null): void {
-  for (const [index, item] of items.entries()) {
-    const other = about(item);
-    if (other !== null) {
-      throw new InconsistentAnswerError(
-        `asked for ${what}, item ${index} of the answer is about ${other.slice(0, 40)}`,
-      );
-    }
-  }
-}
-
 /** A list whose walk hit the page cap: reading it as the whole list would invent removals. */
 export class PartialListError extends Error {
   override readonly name = 'PartialListError';
@@ -154,9 +139,6 @@ async function fetchReviews(
 ): Promise<FetchResult> {
   const { items, requests } = await collect(
     client.listArcReviews({ campaignId, limit: 100 }, { signal: ctx.signal }),
-  );
-  requireAbout(items, `the reviews of campaign ${campaignId}`, (r) =>
-    r.campaign_id === campaignId ? null : `campaign ${r.campaign_id}`,
   );
   const observation: ReviewsObservation = {
     kind: 'reviews',
@@ -190,11 +172,6 @@ async function fetchSales(client: AnalyticsClient, marketplace: string | null, c
       { signal: ctx.signal },
     ),
   );
-  if (marketplace !== null) {
-    requireAbout(items, `the sales in ${marketplace}`, (r) =>
-      r.marketplace === marketplace ? null : `${r.marketplace} (${r.asin} on ${r.date})`,
-    );
-  }
   const days: SalesDay[] = items.map((r) => ({
     asin: r.asin,
     marketplace: r.marketplace,
