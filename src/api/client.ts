@@ -4,6 +4,7 @@
  */
 import { Agent, type Dispatcher } from 'undici';
 import { InvalidRequestError } from './errors.ts';
+import { offTopicBy } from './off-topic.ts';
 import { type OffTopic, paginate } from './pagination.ts';
 import {
   type ArcInviteRequest,
@@ -89,11 +90,6 @@ export interface AnalyticsClient {
 }
 
 type QueryValue = string | number | readonly string[] | undefined;
-
-/** A repeatable filter as a set of what was asked; null when absent (everything was asked for). */
-function filterSet(values: readonly string[] | undefined): ReadonlySet<string> | null {
-  return values === undefined || values.length === 0 ? null : new Set(values);
-}
 
 function withQuery(path: string, query: Record<string, QueryValue>): string {
   const search = new URLSearchParams();
@@ -241,8 +237,6 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
 
     getRankings(params, opts) {
       const query = { asin: params.asin, keyword: params.keyword, from: params.from, to: params.to };
-      const asins = filterSet(params.asin);
-      const keywords = filterSet(params.keyword);
       return list(
         'GET /v1/rankings',
         '/v1/rankings',
@@ -251,12 +245,10 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
         params,
         opts,
         params.asin ?? [],
-        (s) =>
-          asins !== null && !asins.has(s.asin)
-            ? `ASIN ${s.asin}`
-            : keywords !== null && !keywords.has(s.keyword)
-              ? `keyword "${s.keyword}"`
-              : null,
+        offTopicBy<RankingSeries>([
+          ['ASIN', params.asin, (s) => s.asin],
+          ['keyword', params.keyword, (s) => s.keyword],
+        ]),
       );
     },
 
@@ -288,7 +280,10 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
 
     listArcReviews(params, opts) {
       const query = { campaign_id: params.campaignId, platform: params.platform, since: params.since };
-      const { campaignId, platform } = params;
+      const about = offTopicBy<ArcReview>([
+        ['campaign', params.campaignId, (r) => r.campaign_id],
+        ['platform', params.platform, (r) => r.platform],
+      ]);
       return list(
         'GET /v1/arc/reviews',
         '/v1/arc/reviews',
@@ -297,26 +292,18 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
         params,
         opts,
         [],
-        (r) =>
-          campaignId !== undefined && r.campaign_id !== campaignId
-            ? `campaign ${r.campaign_id}`
-            : platform !== undefined && r.platform !== platform
-              ? `platform ${r.platform}`
-              : null,
+        about,
       );
     },
 
     listSales(params, opts) {
       const query = { asin: params.asin, marketplace: params.marketplace, from: params.from, to: params.to };
-      const { asin, marketplace } = params;
-      const asins = asin === undefined ? [] : [asin];
-      return list('GET /v1/sales', '/v1/sales', query, salesPageSchema, params, opts, asins, (r) =>
-        asin !== undefined && r.asin !== asin
-          ? `ASIN ${r.asin}`
-          : marketplace !== undefined && r.marketplace !== marketplace
-            ? `marketplace ${r.marketplace}`
-            : null,
-      );
+      const asins = params.asin === undefined ? [] : [params.asin];
+      const about = offTopicBy<SalesRecord>([
+        ['ASIN', params.asin, (r) => r.asin],
+        ['marketplace', params.marketplace, (r) => r.marketplace],
+      ]);
+      return list('GET /v1/sales', '/v1/sales', query, salesPageSchema, params, opts, asins, about);
     },
 
     close() {

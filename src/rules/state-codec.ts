@@ -42,7 +42,7 @@ export { RuleStateDecodeError, RuleStateEncodeError } from './state-legacy.ts';
  *
  * The checksum is there because a state that decodes but is wrong (a flipped bit in a baseline)
  * would alert on a drop that never happened; with it, damaged bytes are a RuleStateDecodeError
- * and the poller takes a silent baseline instead.
+ * and the poller judges with fresh conditions instead (`salvageRuleState`).
  */
 
 const VERSION = 1;

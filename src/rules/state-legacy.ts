@@ -5,8 +5,9 @@ import type { RuleState } from './scope.ts';
 
 /**
  * A stored rule state that cannot be read: corrupt bytes, an unknown version, columns that do not
- * fit the observation stored with them. The poller treats it like an unreadable snapshot (a fresh,
- * silent baseline): judging with a guessed state could alert twice or invent an episode.
+ * fit the observation stored with them. The poller never guesses what was lost (that could alert
+ * twice or invent an episode): it keeps what can be read and judges the rest with fresh conditions
+ * from the stored observation (`salvageRuleState`), and raises a health alert.
  */
 export class RuleStateDecodeError extends Error {
   override readonly name = 'RuleStateDecodeError';

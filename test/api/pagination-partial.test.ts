@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { collectAll, SchemaMismatchError } from '../../src/api/index.ts';
+import { offTopicBy } from '../../src/api/off-topic.ts';
 import { paginate } from '../../src/api/pagination.ts';
 import type { ListPage } from '../../src/api/schemas.ts';
 
@@ -77,5 +78,16 @@ describe('paginate: foreign items', () => {
     expect(error).toMatchObject({ code: 'foreign_item', issues: [{ path: 'data[1]' }] });
     expect(error.message).toMatch(/page 1: the item is about campaign other, not what was asked/);
     expect((await walk([{ data: [item('a')], next_cursor: null }], offTopic)).items).toHaveLength(1);
+  });
+
+  it('offTopicBy checks every filter that was sent, repeatable ones as a set, and ignores the rest', () => {
+    type Series = { asin: string; keyword: string };
+    const about = offTopicBy<Series>([
+      ['ASIN', ['B000000001', 'B000000002'], (x) => x.asin],
+      ['keyword', undefined, (x) => x.keyword],
+    ]);
+    expect(about({ asin: 'B000000002', keyword: 'anything' })).toBeNull();
+    expect(about({ asin: 'B000000003', keyword: 'tea' })).toBe('ASIN "B000000003"');
+    expect(offTopicBy<Series>([['ASIN', [], (x) => x.asin]])({ asin: 'B0', keyword: '' })).toBeNull();
   });
 });

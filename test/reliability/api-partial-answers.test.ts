@@ -107,7 +107,7 @@ describe('a partial page and an answer about another campaign: nothing invented'
       const result = await poll('reviews', JSON.stringify(reviewsPage(items)));
       expect(result).toMatchObject({ status: 'error' });
       expect(result.status === 'error' && result.reason).toMatch(
-        /about campaign camp-other, not what was asked/,
+        /about campaign "camp-other", not what was asked/,
       );
       expect(alertsSince()).toEqual([]);
       expect(await api.harness.store.get(reviewRef)).toEqual(stored);
@@ -121,7 +121,7 @@ describe('a partial page and an answer about another campaign: nothing invented'
     const uk = salesDays().map((day) => ({ ...day, marketplace: 'UK' }));
     const result = await poll('sales', JSON.stringify(reviewsPage(uk)));
     expect(result).toMatchObject({ status: 'error' });
-    expect(result.status === 'error' && result.reason).toMatch(/about marketplace UK, not what was asked/);
+    expect(result.status === 'error' && result.reason).toMatch(/about marketplace "UK", not what was asked/);
     expect(alertsSince()).toEqual([]);
     expect(await api.harness.store.get(salesRef)).toEqual(stored);
     expect(await poll('sales', JSON.stringify(reviewsPage(salesDays())))).toMatchObject({
