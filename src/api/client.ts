@@ -4,7 +4,8 @@
  */
 import { Agent, type Dispatcher } from 'undici';
 import { InvalidRequestError } from './errors.ts';
-import { paginate } from './pagination.ts';
+import { offTopicBy } from './off-topic.ts';
+import { type OffTopic, paginate } from './pagination.ts';
 import {
   type ArcInviteRequest,
   type ArcInviteResult,
@@ -187,6 +188,7 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
     params: ListParams,
     opts: CallOptions | undefined,
     asins: readonly string[] = [],
+    offTopic?: OffTopic<T>,
   ): AsyncIterable<Page<T>> {
     return (async function* () {
       checkAsins(endpoint, asins);
@@ -201,6 +203,7 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
             page,
           ),
         params.cursor ?? null,
+        offTopic,
       );
     })();
   }
@@ -242,6 +245,10 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
         params,
         opts,
         params.asin ?? [],
+        offTopicBy<RankingSeries>([
+          ['ASIN', params.asin, (s) => s.asin],
+          ['keyword', params.keyword, (s) => s.keyword],
+        ]),
       );
     },
 
@@ -273,13 +280,30 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
 
     listArcReviews(params, opts) {
       const query = { campaign_id: params.campaignId, platform: params.platform, since: params.since };
-      return list('GET /v1/arc/reviews', '/v1/arc/reviews', query, arcReviewsPageSchema, params, opts);
+      const about = offTopicBy<ArcReview>([
+        ['campaign', params.campaignId, (r) => r.campaign_id],
+        ['platform', params.platform, (r) => r.platform],
+      ]);
+      return list(
+        'GET /v1/arc/reviews',
+        '/v1/arc/reviews',
+        query,
+        arcReviewsPageSchema,
+        params,
+        opts,
+        [],
+        about,
+      );
     },
 
     listSales(params, opts) {
       const query = { asin: params.asin, marketplace: params.marketplace, from: params.from, to: params.to };
       const asins = params.asin === undefined ? [] : [params.asin];
-      return list('GET /v1/sales', '/v1/sales', query, salesPageSchema, params, opts, asins);
+      const about = offTopicBy<SalesRecord>([
+        ['ASIN', params.asin, (r) => r.asin],
+        ['marketplace', params.marketplace, (r) => r.marketplace],
+      ]);
+      return list('GET /v1/sales', '/v1/sales', query, salesPageSchema, params, opts, asins, about);
     },
 
     close() {

@@ -238,16 +238,21 @@ export const salesRecordSchema = z.object({
 });
 export type SalesRecord = z.infer<typeof salesRecordSchema>;
 
-/** `{ data: [...], next_cursor }`, the envelope of every paginated list. */
+/**
+ * `{ data: [...], next_cursor }`, the envelope of every paginated list. The assumed contract states
+ * no total; an API that does (`total`, items in the whole list) has it checked by `paginate`.
+ */
 export function listPageSchema<Item extends z.ZodType>(item: Item) {
   return z.object({
     data: z.array(item),
     next_cursor: z.string().min(1).nullable(),
+    total: z.int().nonnegative().optional(),
   });
 }
 export interface ListPage<Item> {
   data: Item[];
   next_cursor: string | null;
+  total?: number | undefined;
 }
 
 export const keywordSearchPageSchema = listPageSchema(keywordSearchResultSchema);

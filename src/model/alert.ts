@@ -13,6 +13,7 @@ export const ALERT_KINDS = [
   'bsr_restored',
   'review_new',
   'review_removed',
+  'review_restored',
   'review_count_down',
   'royalty_change',
   'sales_revision',

@@ -7,13 +7,13 @@ import type { Observation } from '../model/observation.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { RuleConfig } from '../rules/config.ts';
 import {
-  decodeRuleState,
   encodeRuleState,
   evaluate,
   evaluateSourceHealth,
   type RuleState,
-  RuleStateDecodeError,
+  ruleStateLostAlerts,
   type SourceHealthState,
+  salvageRuleState,
 } from '../rules/engine.ts';
 import { inStoredOrder } from '../snapshot/keyword-order.ts';
 import {
@@ -202,7 +202,8 @@ async function pollTarget(
   const observation: Observation = inStoredOrder(stored?.observation, fetched.observation);
   const before = stored === undefined ? undefined : readRuleState(deps, ref, stored);
   const evaluation = evaluate(ruleCtx, rules, before?.observation, observation, before?.state);
-  const alerts = [...healthEval.alerts, ...evaluation.alerts];
+  const stateLost = before?.lost === undefined ? [] : ruleStateLostAlerts(ruleCtx, rules, before.lost);
+  const alerts = [...healthEval.alerts, ...stateLost, ...evaluation.alerts];
   const recoveries = await closePauseEpisode(deps, data.workspace);
   await deps.alerts.enqueue(alerts);
   const committed = await deps.store.commit(
@@ -225,23 +226,24 @@ async function pollTarget(
 }
 
 /**
- * The stored rule state, decoded against the observation stored with it (its keyword order). An
- * unreadable one is handled like an unreadable snapshot (`readBaseline`): logged, then a fresh
- * silent baseline over the same record. Judging without it, from `prev` alone, could fire a keyword
- * that is already firing under a new episode, i.e. a second alert for one drop.
+ * The stored rule state, decoded against the observation stored with it (its keyword order). What
+ * cannot be read is judged with fresh conditions rebuilt from the stored observation (which is
+ * readable: `readBaseline` passed it), and what can be read is kept: a new baseline instead would
+ * miss this poll's changes and forget every rule's state. `lost` says why, for a health alert: a
+ * condition that was firing may not resolve, one that was pending starts again.
  */
 function readRuleState(
   deps: PollDeps,
   ref: WatchTarget['ref'],
   stored: StoredTarget,
-): { observation: Observation; state: RuleState | undefined } | undefined {
-  try {
-    return { observation: stored.observation, state: decodeRuleState(stored.ruleState, stored.observation) };
-  } catch (error) {
-    if (!(error instanceof RuleStateDecodeError)) throw error;
-    deps.logger.error({ target: ref, err: error }, 'stored rule state unreadable; taking a new baseline');
-    return undefined;
-  }
+): { observation: Observation; state: RuleState | undefined; lost?: string } {
+  const { state, lost } = salvageRuleState(stored.ruleState, stored.observation);
+  if (lost === undefined) return { observation: stored.observation, state };
+  deps.logger.error(
+    { target: ref, err: lost },
+    'stored rule state unreadable; judging against the stored observation with fresh state for what was lost',
+  );
+  return { observation: stored.observation, state, lost: lost.message };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Observation } from '../model/observation.ts';
 import { evaluateBsrRemoved, evaluateBsrWorsened } from './bsr.ts';
 import type { RuleConfig } from './config.ts';
 import { evaluateKeywordRanks } from './keyword-rank.ts';
+import { type ReviewPass, trackReviews } from './review-track.ts';
 import { evaluateReviewCountDown, evaluateReviewNew, evaluateReviewRemoved } from './reviews.ts';
 import { evaluateRoyaltyChange, evaluateSalesRevision } from './sales.ts';
 import type { RuleContext, RuleState, Scope } from './scope.ts';
@@ -14,6 +15,7 @@ export type { RuleContext, RuleState } from './scope.ts';
 export {
   evaluateSourceHealth,
   type OutcomeStatus,
+  ruleStateLostAlerts,
   type SourceHealthRuleState,
   type SourceHealthState,
 } from './source-health.ts';
@@ -22,6 +24,8 @@ export {
   encodeRuleState,
   RuleStateDecodeError,
   RuleStateEncodeError,
+  type SalvagedRuleState,
+  salvageRuleState,
 } from './state-codec.ts';
 
 /**
@@ -52,16 +56,28 @@ export function evaluate(
     keywordPass: undefined,
     alerts: [],
   };
+  // Review ids are judged once per poll, for every review rule (and with none: the memory of
+  // missing reviews must not depend on which rules are configured).
+  const reviewPass =
+    next.kind === 'reviews' && prev?.kind === 'reviews'
+      ? trackReviews(prev, next, state?.reviews, ctx.nowMs)
+      : undefined;
   // A previous poll of another kind (the target id was reused) is no baseline: like a first poll.
-  for (const rule of rules) dispatch(scope, rule, prev, next);
+  for (const rule of rules) dispatch(scope, rule, prev, next, reviewPass);
+  const after: RuleState = { conditions: scope.after };
   const keywords = scope.keywordPass?.after;
-  return {
-    alerts: scope.alerts,
-    state: keywords === undefined ? { conditions: scope.after } : { conditions: scope.after, keywords },
-  };
+  if (keywords !== undefined) after.keywords = keywords;
+  if (reviewPass !== undefined && reviewPass.after.missing.size > 0) after.reviews = reviewPass.after;
+  return { alerts: scope.alerts, state: after };
 }
 
-function dispatch(scope: Scope, rule: RuleConfig, prev: Observation | undefined, next: Observation): void {
+function dispatch(
+  scope: Scope,
+  rule: RuleConfig,
+  prev: Observation | undefined,
+  next: Observation,
+  reviewPass: ReviewPass | undefined,
+): void {
   switch (next.kind) {
     case 'keywords': {
       const before = prev?.kind === 'keywords' ? prev : undefined;
@@ -78,11 +94,10 @@ function dispatch(scope: Scope, rule: RuleConfig, prev: Observation | undefined,
       return;
     }
     case 'reviews': {
-      // Events need two polls; there is no state to seed.
-      const before = prev?.kind === 'reviews' ? prev : undefined;
-      if (before === undefined) return;
-      if (rule.kind === 'review_new') evaluateReviewNew(scope, rule, before, next);
-      else if (rule.kind === 'review_removed') evaluateReviewRemoved(scope, rule, before, next);
+      // Events need two polls; there is nothing to seed.
+      if (reviewPass === undefined) return;
+      if (rule.kind === 'review_new') evaluateReviewNew(scope, rule, reviewPass, next);
+      else if (rule.kind === 'review_removed') evaluateReviewRemoved(scope, rule, reviewPass, next);
       return;
     }
     case 'sales': {

@@ -1,14 +1,21 @@
 import type { AlertSubject } from '../model/alert.ts';
-import type { BookObservation, ReviewDetail, ReviewsObservation } from '../model/observation.ts';
+import type {
+  BookObservation,
+  ReviewDetail,
+  ReviewSummary,
+  ReviewsObservation,
+} from '../model/observation.ts';
 import type { ReviewCountDownRule, ReviewNewRule, ReviewRemovedRule } from './config.ts';
 import { groupDigits, quote, where } from './format.ts';
+import type { ReviewPass } from './review-track.ts';
 import { appliesTo, emit, type Scope } from './scope.ts';
 
 /**
- * Review events. They carry no condition state: the diff of review ids between two ok polls is
- * the event, and the review id is the fingerprint's observation, so a review that disappears and
- * comes back is not announced as new twice. Review text is untrusted and goes into `facts`
- * verbatim; channels escape it and may hide it when `lowStar` is set. Titles never contain it.
+ * Review events. The ids of one ok poll are compared with the previous one and with the reviews
+ * remembered as missing (`review-track.ts`): a review is removed only after it is absent from
+ * several complete answers, and one that comes back after that is restored, never new. Review text
+ * is untrusted and goes into `facts` verbatim; channels escape it and may hide it when `lowStar` is
+ * set. Titles never contain it.
  */
 
 const PLATFORM: Record<ReviewDetail['platform'], string> = {
@@ -17,7 +24,7 @@ const PLATFORM: Record<ReviewDetail['platform'], string> = {
   goodreads: 'Goodreads',
 };
 
-function reviewSubject(obs: ReviewsObservation, review: ReviewDetail): AlertSubject {
+function reviewSubject(obs: ReviewsObservation, review: ReviewSummary): AlertSubject {
   return { asin: review.asin, campaignId: obs.campaignId, reviewId: review.reviewId };
 }
 
@@ -43,13 +50,10 @@ const LOW_STAR_DEFAULT = 2;
 export function evaluateReviewNew(
   scope: Scope,
   rule: ReviewNewRule,
-  prev: ReviewsObservation,
+  pass: ReviewPass,
   next: ReviewsObservation,
 ): void {
-  const seen = new Set(prev.reviews.map((r) => r.reviewId));
-  for (const review of next.reviews) {
-    if (seen.has(review.reviewId)) continue;
-    seen.add(review.reviewId); // a review listed twice in one answer is still one event
+  for (const review of pass.arrived) {
     if (!appliesTo(rule, review.asin, null)) continue;
     if (rule.platforms !== undefined && !rule.platforms.includes(review.platform)) continue;
     if (rule.minRating !== undefined && review.rating < rule.minRating) continue;
@@ -65,25 +69,40 @@ export function evaluateReviewNew(
   }
 }
 
+/** The removal, and the review's return after it (`review_restored`), of one rule's reviews. */
 export function evaluateReviewRemoved(
   scope: Scope,
   rule: ReviewRemovedRule,
-  prev: ReviewsObservation,
+  pass: ReviewPass,
   next: ReviewsObservation,
 ): void {
-  const present = new Set(next.reviews.map((r) => r.reviewId));
-  for (const review of prev.reviews) {
-    if (present.has(review.reviewId)) continue;
-    present.add(review.reviewId);
-    if (!appliesTo(rule, review.asin, null)) continue;
-    if (rule.platforms !== undefined && !rule.platforms.includes(review.platform)) continue;
+  const applies = (review: ReviewSummary) =>
+    appliesTo(rule, review.asin, null) &&
+    (rule.platforms === undefined || rule.platforms.includes(review.platform));
+  for (const review of pass.removed) {
+    if (!applies(review)) continue;
+    // The snapshot and the rule state keep no review text: there is none to show or hide.
+    const detail = { ...review, title: null, body: '', reviewer: '', url: null };
     emit(scope, rule, {
       kind: 'review_removed',
       subject: reviewSubject(next, review),
       observation: review.reviewId,
       title: `A ${stars(review.rating)} ${PLATFORM[review.platform]} review of ${review.asin} was removed (campaign ${next.campaignId})`,
-      // Snapshots keep no review text, so there is none to hide; the flag keeps channels consistent.
-      facts: { ...reviewFacts(next, review), lowStar: review.rating <= LOW_STAR_DEFAULT },
+      // The flag keeps channels consistent with review_new's default.
+      facts: { ...reviewFacts(next, detail), lowStar: review.rating <= LOW_STAR_DEFAULT },
+      observedAt: next.observedAt,
+    });
+  }
+  for (const { review, removedAt } of pass.restored) {
+    if (!applies(review)) continue;
+    emit(scope, rule, {
+      kind: 'review_restored',
+      status: 'resolved',
+      subject: reviewSubject(next, review),
+      // One restore per removal: a review removed and restored again alerts again.
+      observation: `${review.reviewId}:restored:${removedAt}`,
+      title: `A ${stars(review.rating)} ${PLATFORM[review.platform]} review of ${review.asin} is back after its removal (campaign ${next.campaignId})`,
+      facts: { ...reviewFacts(next, review), lowStar: review.rating <= LOW_STAR_DEFAULT, removedAt },
       observedAt: next.observedAt,
     });
   }

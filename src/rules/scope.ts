@@ -4,6 +4,7 @@ import type { RuleConfig } from './config.ts';
 import { fingerprint } from './fingerprint.ts';
 import type { KeywordPass } from './keyword-pass.ts';
 import type { KeywordState } from './keyword-state.ts';
+import type { ReviewTrack } from './review-track.ts';
 
 /** Who is evaluating and when. `nowMs` is the poll's time: rules never read the clock. */
 export interface RuleContext {
@@ -21,6 +22,8 @@ export interface RuleState {
   conditions: Record<string, ConditionState>;
   /** Absent when no keyword rule judged the target. */
   keywords?: KeywordState;
+  /** Reviews missing from a campaign's answers (`review-track.ts`); absent when there are none. */
+  reviews?: ReviewTrack;
 }
 
 /** What one evaluation reads and writes; kind modules share it so the engine stays a dispatcher. */

@@ -22,6 +22,16 @@ export type OutcomeStatus = 'ok' | 'no_data' | 'error';
 
 const MAX_ERROR_CHARS = 300;
 
+/** Source-health alerts read and keep no condition state: a scope that only collects alerts. */
+const alertsOnly = (ctx: RuleContext): Scope => ({
+  ctx,
+  before: {},
+  after: {},
+  keywordsBefore: undefined,
+  keywordPass: undefined,
+  alerts: [],
+});
+
 const fresh = (): SourceHealthRuleState => ({ failures: 0, since: null, alerted: false, lastError: null });
 
 /**
@@ -36,14 +46,7 @@ export function evaluateSourceHealth(
   state: SourceHealthState | undefined,
   detail?: { error?: string },
 ): { alerts: Alert[]; state: SourceHealthState } {
-  const scope: Scope = {
-    ctx,
-    before: {},
-    after: {},
-    keywordsBefore: undefined,
-    keywordPass: undefined,
-    alerts: [],
-  };
+  const scope = alertsOnly(ctx);
   const next: SourceHealthState = { rules: {} };
   for (const rule of rules) {
     if (rule.kind !== 'source_health') continue;
@@ -109,8 +112,7 @@ export interface WorkspacePauseView {
 
 /** The scope of workspace-wide alerts: no target, so `targetId` filters of rules do not apply. */
 function workspaceScope(workspace: string, nowMs: number): Scope {
-  const ctx = { workspace, targetId: '*', nowMs };
-  return { ctx, before: {}, after: {}, keywordsBefore: undefined, keywordPass: undefined, alerts: [] };
+  return alertsOnly({ workspace, targetId: '*', nowMs });
 }
 
 const sourceHealthRules = (rules: readonly RuleConfig[]): SourceHealthRule[] =>
@@ -179,6 +181,29 @@ export function evaluateWorkspaceRecovery(
         since: episode.sinceMs,
         downForMs: nowMs - episode.sinceMs,
       },
+      observedAt: nowMs,
+    });
+  }
+  return scope.alerts;
+}
+
+/**
+ * A target whose stored rule state could not be (wholly) read was judged with fresh conditions for
+ * what was lost: a firing condition may never resolve, a pending one starts again. Every
+ * source-health rule of the target says so once (the poll's time names the event), on its route.
+ */
+export function ruleStateLostAlerts(ctx: RuleContext, rules: readonly RuleConfig[], reason: string): Alert[] {
+  const scope = alertsOnly(ctx);
+  const { targetId, nowMs } = ctx;
+  const lastError = reason.slice(0, MAX_ERROR_CHARS);
+  for (const rule of sourceHealthRules(rules)) {
+    if (rule.targets !== undefined && !rule.targets.includes(targetId)) continue;
+    emit(scope, rule, {
+      kind: 'source_health',
+      subject: { targetId },
+      observation: `rule-state-lost:${nowMs}`,
+      title: `Stored rule state of ${targetId} was unreadable; judged this poll against the stored observation with fresh conditions for what was lost (${lastError})`,
+      facts: { targetId, failures: 0, since: nowMs, status: 'rule_state_unreadable', lastError },
       observedAt: nowMs,
     });
   }

@@ -14,6 +14,7 @@ import {
   writeExactEntry,
 } from './state-entries.ts';
 import { migrateLegacyState, RuleStateDecodeError, RuleStateEncodeError } from './state-legacy.ts';
+import { readReviewTrack, writeReviewTrack } from './state-reviews.ts';
 
 export { RuleStateDecodeError, RuleStateEncodeError } from './state-legacy.ts';
 
@@ -21,8 +22,9 @@ export { RuleStateDecodeError, RuleStateEncodeError } from './state-legacy.ts';
  * The rule state as the snapshot record stores it: bytes the store keeps without reading (record
  * flag 2). Decoding needs the observation stored next to it, whose keyword order the columns follow.
  *
- *   u8 version (1), num base time T (the observation's time)
+ *   u8 version (1, or 2 with missing reviews), num base time T (the observation's time)
  *   uvarint count, then per condition: str key, exact condition     ← BSR rules' few conditions
+ *   version 2 only: the campaign's missing reviews (`state-reviews.ts`)
  *   u8 0 (no keyword columns) | u8 1 and:
  *     uvarint n (= the observation's keyword count)
  *     uvarint repeats, then per repeat: uvarint gap to the last repeat's index, uvarint first index
@@ -40,10 +42,12 @@ export { RuleStateDecodeError, RuleStateEncodeError } from './state-legacy.ts';
  *
  * The checksum is there because a state that decodes but is wrong (a flipped bit in a baseline)
  * would alert on a drop that never happened; with it, damaged bytes are a RuleStateDecodeError
- * and the poller takes a silent baseline instead.
+ * and the poller judges with fresh conditions instead (`salvageRuleState`).
  */
 
 const VERSION = 1;
+/** Version 1 plus the missing reviews; a state without any is still written as version 1. */
+const VERSION_REVIEWS = 2;
 const LAYOUT_COMPACT = 0;
 const LAYOUT_EXACT = 1;
 const CHECKSUM_BYTES = 4;
@@ -52,7 +56,7 @@ export function encodeRuleState(state: RuleState, observation: Observation): Buf
   const base = observation.observedAt;
   const kw = state.keywords;
   const w = new ByteWriter(64 + (kw === undefined ? 0 : kw.ranks.length * 6 * Math.max(1, kw.rules.size)));
-  w.u8(VERSION);
+  w.u8(state.reviews === undefined ? VERSION : VERSION_REVIEWS);
   w.num(base);
   const entries = Object.entries(state.conditions);
   w.uvarint(entries.length);
@@ -60,6 +64,7 @@ export function encodeRuleState(state: RuleState, observation: Observation): Buf
     w.str(key);
     writeExact(w, condition);
   }
+  if (state.reviews !== undefined) writeReviewTrack(w, state.reviews);
   if (kw === undefined) {
     w.u8(0);
     return sealed(w);
@@ -101,33 +106,79 @@ function sealed(w: ByteWriter): Buffer {
  * `RuleStateDecodeError`.
  */
 export function decodeRuleState(stored: unknown, observation: Observation): RuleState | undefined {
+  return decode(stored, observation, undefined);
+}
+
+/** What `salvageRuleState` could read, and what it could not (undefined when it read everything). */
+export interface SalvagedRuleState {
+  state: RuleState | undefined;
+  lost: RuleStateDecodeError | undefined;
+}
+
+/**
+ * `decodeRuleState` that keeps what can be read: a legacy state without its malformed conditions,
+ * a state without keyword columns that do not fit the observation. Bytes that fail the checksum or
+ * come from another version are all lost: nothing in them can be trusted.
+ */
+export function salvageRuleState(stored: unknown, observation: Observation): SalvagedRuleState {
+  let lost: RuleStateDecodeError | undefined;
+  try {
+    const state = decode(stored, observation, (error) => {
+      lost ??= error;
+    });
+    return { state, lost };
+  } catch (error) {
+    if (!(error instanceof RuleStateDecodeError)) throw error;
+    return { state: undefined, lost: error };
+  }
+}
+
+/** Called with a section that could not be read when the rest is kept; strict decoding has none. */
+type OnLoss = ((error: RuleStateDecodeError) => void) | undefined;
+
+function decode(stored: unknown, observation: Observation, onLoss: OnLoss): RuleState | undefined {
   if (stored === undefined || stored === null) return undefined;
-  if (!(stored instanceof Uint8Array)) return migrateLegacyState(stored, observation);
+  if (!(stored instanceof Uint8Array)) return migrateLegacyState(stored, observation, onLoss);
   const bytes = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
   const body = bytes.length - CHECKSUM_BYTES;
   if (body < 0 || crc32(bytes.subarray(0, body)) !== bytes.readUInt32LE(body)) {
     throw new RuleStateDecodeError('rule state is damaged (checksum mismatch)');
   }
   try {
-    return readState(new ByteReader(bytes.subarray(0, body)), observation);
+    return readState(new ByteReader(bytes.subarray(0, body)), observation, onLoss);
   } catch (error) {
-    if (error instanceof RuleStateDecodeError) throw error;
-    throw new RuleStateDecodeError(`rule state unreadable: ${(error as Error).message}`, { cause: error });
+    throw unreadable(error);
   }
 }
 
-function readState(r: ByteReader, observation: Observation): RuleState {
+function unreadable(error: unknown): RuleStateDecodeError {
+  if (error instanceof RuleStateDecodeError) return error;
+  return new RuleStateDecodeError(`rule state unreadable: ${(error as Error).message}`, { cause: error });
+}
+
+function readState(r: ByteReader, observation: Observation, onLoss: OnLoss): RuleState {
   const version = r.u8();
-  if (version !== VERSION) throw new RuleStateDecodeError(`unsupported rule-state version ${version}`);
+  if (version !== VERSION && version !== VERSION_REVIEWS) {
+    throw new RuleStateDecodeError(`unsupported rule-state version ${version}`);
+  }
   const base = r.reqNum('base time');
   const count = r.count(3);
   const pairs: [string, ConditionState][] = [];
   for (let k = 0; k < count; k++) pairs.push([r.str(), readExact(r)]);
   // fromEntries defines own properties: a key such as "__proto__" cannot reach the prototype.
   const state: RuleState = { conditions: Object.fromEntries(pairs) };
+  if (version === VERSION_REVIEWS) state.reviews = readReviewTrack(r);
   const flag = r.u8();
-  if (flag === 1) state.keywords = readKeywords(r, observation, base);
-  else if (flag !== 0) throw new RuleStateDecodeError(`bad keyword-state flag ${flag}`);
+  if (flag === 1) {
+    // The keyword section is last: when it cannot be read, what came before it still can.
+    try {
+      state.keywords = readKeywords(r, observation, base);
+    } catch (error) {
+      if (onLoss === undefined) throw error;
+      onLoss(unreadable(error));
+      return state;
+    }
+  } else if (flag !== 0) throw new RuleStateDecodeError(`bad keyword-state flag ${flag}`);
   r.end();
   return state;
 }

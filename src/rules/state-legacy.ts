@@ -5,8 +5,9 @@ import type { RuleState } from './scope.ts';
 
 /**
  * A stored rule state that cannot be read: corrupt bytes, an unknown version, columns that do not
- * fit the observation stored with them. The poller treats it like an unreadable snapshot (a fresh,
- * silent baseline): judging with a guessed state could alert twice or invent an episode.
+ * fit the observation stored with them. The poller never guesses what was lost (that could alert
+ * twice or invent an episode): it keeps what can be read and judges the rest with fresh conditions
+ * from the stored observation (`salvageRuleState`), and raises a health alert.
  */
 export class RuleStateDecodeError extends Error {
   override readonly name = 'RuleStateDecodeError';
@@ -32,7 +33,12 @@ export class RuleStateEncodeError extends Error {
  * marketplaces, so the first `|` ends the rule id and the keyword is everything after
  * `|asin|marketplace|`, `|` or not.
  */
-export function migrateLegacyState(value: unknown, observation: Observation): RuleState {
+export function migrateLegacyState(
+  value: unknown,
+  observation: Observation,
+  /** When given, a malformed condition is reported here and left out instead of failing the rest. */
+  onLoss?: (error: RuleStateDecodeError) => void,
+): RuleState {
   if (!isRecord(value) || !isRecord(value.conditions)) {
     throw new RuleStateDecodeError('legacy rule state has no conditions object');
   }
@@ -41,7 +47,12 @@ export function migrateLegacyState(value: unknown, observation: Observation): Ru
   const infix = observation.kind === 'keywords' ? `|${observation.asin}|${observation.marketplace}|` : null;
   for (const [key, raw] of Object.entries(value.conditions)) {
     const condition = legacyCondition(raw);
-    if (condition === undefined) throw new RuleStateDecodeError(`legacy condition ${key} is malformed`);
+    if (condition === undefined) {
+      const error = new RuleStateDecodeError(`legacy condition ${key} is malformed`);
+      if (onLoss === undefined) throw error;
+      onLoss(error);
+      continue;
+    }
     const bar = key.indexOf('|');
     if (infix === null || bar <= 0 || !key.startsWith(infix, bar)) {
       conditions.push([key, condition]);

@@ -16,6 +16,7 @@ const KINDS: Record<AlertKind, true> = {
   bsr_restored: true,
   review_new: true,
   review_removed: true,
+  review_restored: true,
   review_count_down: true,
   royalty_change: true,
   sales_revision: true,

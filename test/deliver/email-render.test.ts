@@ -130,6 +130,7 @@ describe('body', () => {
       'bsr_restored',
       'review_new',
       'review_removed',
+      'review_restored',
       'review_count_down',
       'royalty_change',
       'sales_revision',

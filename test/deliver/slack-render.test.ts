@@ -240,6 +240,18 @@ describe('renderSlackMessage', () => {
     expect(sections(msg)[0]?.text.text).not.toContain('gone body');
   });
 
+  it('shows a restored review like a new one, and hides its text when it is low-star', () => {
+    const restored = {
+      ...review(4, { body: 'back again' }),
+      kind: 'review_restored' as const,
+      status: 'resolved' as const,
+    };
+    expect(sections(renderSlackMessage(message([restored])))[0]?.text.text).toContain('back again');
+    const low = { ...review(1, { body: 'low and back', lowStar: true }), kind: 'review_restored' as const };
+    const hidden = renderSlackMessage(message([low], { hideLowStarText: true }));
+    expect(sections(hidden)[0]?.text.text).not.toContain('low and back');
+  });
+
   it('fits a storm of 200 long reviews into 50 blocks and says how many more', () => {
     const alerts = Array.from({ length: 200 }, (_, i) =>
       review((i % 5) + 1, { body: LONG_HOSTILE, reviewId: i }),

@@ -23,6 +23,7 @@ const T0 = Date.UTC(2026, 10, 21);
 const ASIN = 'B0CJ4XQ2ZK';
 const rules = [
   ruleSchema.parse({ id: 'kw', kind: 'keyword_rank_drop', positionsLost: 5, sendResolved: true }),
+  ruleSchema.parse({ id: 'health', kind: 'source_health', failures: 3 }),
 ];
 
 function observation(at: number, ranks: Record<string, number | null>): KeywordsObservation {
@@ -132,24 +133,54 @@ describe('rule state through the poller', () => {
     expect(p.errors).toEqual([]);
   });
 
-  it('an unreadable rule state is logged and replaced by a silent baseline, and the next poll judges again', async () => {
+  it('an unreadable rule state: the poll is judged against the stored observation, with a health alert', async () => {
     const p = poller('ws-bad');
     const garbage = Buffer.from([1, 0xff, 0xff, 0xff]);
     await p.store.commit(p.target.ref, { observation: polls[0]!, ruleState: garbage, committedAt: T0 }, 0);
-    // A drop that would alert against the stored baseline: with the state unknown it must not.
+    // The drop against the stored observation is this poll's change: it must not be missed.
     expect(await p.poll(polls[1]!)).toMatchObject({
       status: 'ok',
-      alerts: 0,
-      baseline: true,
+      alerts: 2,
+      baseline: false,
       committed: true,
     });
-    expect(p.errors).toEqual(['stored rule state unreadable; taking a new baseline']);
-    expect(await p.poll(observation(T0 + 2 * HOUR, { 'cozy mystery': 40, cat: 9 }))).toMatchObject({
-      status: 'ok',
-      alerts: 1,
-      baseline: false,
-    });
-    expect(p.alerts.map((a) => `${a.facts.before} → ${a.facts.after}`)).toEqual(['20 → 40']);
+    expect(p.alerts.map((a) => `${a.kind} ${a.facts.status ?? a.facts.keyword}`)).toEqual([
+      'source_health rule_state_unreadable',
+      'keyword_rank_drop cozy mystery',
+    ]);
+    expect(p.alerts[0]?.facts.lastError).toMatch(/checksum mismatch/);
+    expect(p.errors).toEqual([
+      'stored rule state unreadable; judging against the stored observation with fresh state for what was lost',
+    ]);
+    // The state is readable again: the episode that fired goes on, and resolves.
+    expect(await p.poll(polls[3]!)).toMatchObject({ status: 'ok', alerts: 2 });
+    expect(p.alerts.slice(2).map((a) => `${a.kind} ${a.facts.keyword}`)).toEqual([
+      'keyword_rank_recovered cozy mystery',
+      'keyword_rank_drop cat',
+    ]);
+    expect(p.errors).toHaveLength(1);
+  });
+
+  it('a partly unreadable state keeps what can be read: a firing keyword still resolves, the others judge afresh', async () => {
+    // The previous version's JSON state after polls 0 and 1 ("cozy mystery" firing), one condition damaged.
+    const ctx = (at: number) => ({ workspace: 'ws-part', targetId: 't', nowMs: at });
+    const first = evaluate(ctx(T0), rules, undefined, polls[0]!, undefined);
+    const fired = evaluate(ctx(T0 + HOUR), rules, polls[0], polls[1]!, first.state);
+    const legacy = JSON.parse(JSON.stringify({ conditions: conditionsOf(fired.state) }));
+    legacy.conditions[`kw|${ASIN}|US|cat`] = { phase: 'clear', baseline: 'nine' };
+    const p = poller('ws-part');
+    await p.store.commit(
+      p.target.ref,
+      { observation: polls[1]!, ruleState: legacy, committedAt: T0 + HOUR },
+      0,
+    );
+    expect(await p.poll(polls[3]!)).toMatchObject({ status: 'ok', alerts: 3, baseline: false });
+    expect(p.alerts.map((a) => `${a.kind} ${a.facts.keyword ?? a.facts.status}`)).toEqual([
+      'source_health rule_state_unreadable',
+      'keyword_rank_recovered cozy mystery',
+      'keyword_rank_drop cat',
+    ]);
+    expect(p.alerts[0]?.facts.lastError).toMatch(/legacy condition kw\|B0CJ4XQ2ZK\|US\|cat is malformed/);
   });
 
   it('an answer that only reshuffles its keywords keeps the stored order and dictionary, and still alerts', async () => {

@@ -9,7 +9,7 @@ import type {
   SalesObservation,
 } from '../../src/model/observation.ts';
 import { type RuleConfig, type RuleConfigInput, ruleSchema } from '../../src/rules/config.ts';
-import { evaluate, type RuleState } from '../../src/rules/engine.ts';
+import { decodeRuleState, encodeRuleState, evaluate, type RuleState } from '../../src/rules/engine.ts';
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
@@ -101,9 +101,15 @@ export function date(n: number): string {
 
 /**
  * Feeds observations in order like the poller would (each one's time is the poll's time, the
- * previous one is `prev`) and returns the alerts of each poll and the final state.
+ * previous one is `prev`) and returns the alerts of each poll and the final state. `stored` passes
+ * each poll's state through the bytes the snapshot record keeps, as the poller does.
  */
-export function run(rules: RuleConfig[], observations: Observation[], initial?: RuleState) {
+export function run(
+  rules: RuleConfig[],
+  observations: Observation[],
+  initial?: RuleState,
+  options: { stored?: boolean } = {},
+) {
   let prev: Observation | undefined;
   let state = initial;
   const perPoll: Alert[][] = [];
@@ -116,7 +122,7 @@ export function run(rules: RuleConfig[], observations: Observation[], initial?: 
       state,
     );
     perPoll.push(result.alerts);
-    state = result.state;
+    state = options.stored ? decodeRuleState(encodeRuleState(result.state, next), next) : result.state;
     prev = next;
   }
   return { perPoll, alerts: perPoll.flat(), state, last: prev };

@@ -74,6 +74,7 @@ const KIND_ROWS: Readonly<Record<AlertKind, readonly RowSpec[]>> = {
   bsr_restored: BSR,
   review_new: REVIEW,
   review_removed: REVIEW,
+  review_restored: [...REVIEW, ['Removed', (f) => time(f('removedAt'))]],
   review_count_down: [
     ['Reviews', (f) => change(show(f('before')), show(f('after')))],
     plain('Average rating', 'averageRating'),

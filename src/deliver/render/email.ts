@@ -10,7 +10,7 @@ import type { Alert, AlertKind } from '../../model/alert.ts';
 import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
 import { type Facts, MAX, rowsOf, show, time, truncateText } from './email-facts.ts';
-import { bookUrl } from './text.ts';
+import { bookUrl, reviewKind } from './text.ts';
 
 export { truncateText } from './email-facts.ts';
 
@@ -70,6 +70,7 @@ const KIND_NOUN: Readonly<Record<AlertKind, readonly [string, string]>> = {
   bsr_restored: ['best-seller rank restored', 'best-seller ranks restored'],
   review_new: ['new review', 'new reviews'],
   review_removed: ['removed review', 'removed reviews'],
+  review_restored: ['restored review', 'restored reviews'],
   review_count_down: ['review count drop', 'review count drops'],
   royalty_change: ['royalty change', 'royalty changes'],
   sales_revision: ['sales revision', 'sales revisions'],
@@ -126,7 +127,7 @@ function view(alert: Alert, hideLowStarText: boolean): AlertView {
   if (product !== undefined)
     links.push({ label: `View on ${new URL(product).hostname.slice(4)}`, href: product });
   const out: AlertView = { alert, rows, links };
-  if (alert.kind === 'review_new' || alert.kind === 'review_removed') {
+  if (reviewKind(alert.kind)) {
     const url = f('url');
     const href = safeHttpUrl(url);
     if (href !== undefined) links.push({ label: 'Read the review', href });

@@ -107,6 +107,7 @@ export const KIND_LABEL: Record<AlertKind, string> = {
   bsr_restored: 'Best-seller rank restored',
   review_new: 'New review',
   review_removed: 'Review removed',
+  review_restored: 'Review restored',
   review_count_down: 'Review count went down',
   royalty_change: 'Royalty change',
   sales_revision: 'Sales revised',
@@ -238,6 +239,7 @@ export function factRows(alert: Alert): FactRow[] {
       break;
     case 'review_new':
     case 'review_removed':
+    case 'review_restored':
       break;
   }
   return rows;
@@ -257,9 +259,14 @@ const PLATFORM: Record<string, string> = { amazon: 'Amazon', audible: 'Audible',
 /** For alerts without a `lowStar` fact (review_removed): the rules' default threshold. */
 const DEFAULT_LOW_STAR_AT = 2;
 
-/** The review an alert is about (review_new, review_removed), or undefined for other kinds. */
+/** The kinds that are about one review (and carry its facts). */
+export function reviewKind(kind: AlertKind): boolean {
+  return kind === 'review_new' || kind === 'review_removed' || kind === 'review_restored';
+}
+
+/** The review an alert is about (review_new, review_removed, review_restored), or undefined. */
 export function reviewOf(alert: Alert): ReviewView | undefined {
-  if (alert.kind !== 'review_new' && alert.kind !== 'review_removed') return undefined;
+  if (!reviewKind(alert.kind)) return undefined;
   const f = alert.facts;
   const rating = num(f.rating);
   const platform = text(f.platform);
