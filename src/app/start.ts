@@ -20,7 +20,13 @@ export interface StartedWorkers {
 export async function startWorkers(
   runtime: Runtime,
   shutdown: Shutdown,
-  options: { replanEveryMs?: number; reconcile?: boolean; janitorEveryMs?: number } = {},
+  options: {
+    replanEveryMs?: number;
+    reconcile?: boolean;
+    janitorEveryMs?: number;
+    /** Called before the first poll is scheduled, so a listener misses no job event (run's report). */
+    onWorkers?: (workers: StartedWorkers) => void;
+  } = {},
 ): Promise<StartedWorkers> {
   const connection = runtime.redis;
   const prefix = runtime.prefix;
@@ -54,6 +60,7 @@ export async function startWorkers(
     );
     worker.on('error', (error) => runtime.logger.error({ queue: name, err: error }, 'worker error'));
   }
+  options.onWorkers?.({ poll, deliver });
   // Released in reverse: poll stops taking jobs first, then deliveries finish what polls enqueued.
   const digest = startDigest(runtime, { smtp: runtime.smtp, shutdownSignal: shutdown.signal });
   runtime.workers.push(poll, deliver, digest.worker);
