@@ -27,6 +27,8 @@ export interface StartOptions {
   janitorEveryMs?: number;
   /** How often the schedulers are counted (and reconciled at once if some are missing). */
   scheduleCheckEveryMs?: number;
+  /** Called before the first poll is scheduled, so a listener misses no job event (run's report). */
+  onWorkers?: (workers: Pick<StartedWorkers, 'poll' | 'deliver'>) => void;
 }
 
 /**
@@ -75,6 +77,7 @@ export async function startWorkers(
     shutdownSignal: shutdown.signal,
     metrics: runtime.metrics,
   });
+  options.onWorkers?.({ poll, deliver });
   // Released in reverse: poll stops taking jobs first, then deliveries finish what polls enqueued.
   const digest = startDigest(runtime, { smtp: runtime.smtp, shutdownSignal: shutdown.signal });
   logWorkerErrors(runtime.logger, 'deliver', deliver);

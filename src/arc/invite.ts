@@ -6,9 +6,9 @@ import type { Cluster, Redis } from 'ioredis';
 import type { AnalyticsClient } from '../api/index.ts';
 import { type Batch, planBatches } from './batches.ts';
 import { InviteLedger } from './ledger.ts';
-import { type ReaderFile, readersFromCsv } from './readers.ts';
+import { type ColumnNames, type ReaderFile, readersFromCsv } from './readers.ts';
 import { dryRunResults, type InviteSummary, type RowResult, rowResults, summarize } from './report.ts';
-import { type BatchOutcome, sendBatches } from './send.ts';
+import { type BatchOutcome, type StopCause, sendBatches } from './send.ts';
 
 export { CsvFormatError } from './csv.ts';
 
@@ -22,13 +22,14 @@ export interface InviteRun extends InvitePlan {
   dryRun: boolean;
   outcomes: BatchOutcome[];
   stoppedBecause: string | null;
+  stopCause: StopCause | null;
   rows: RowResult[];
   summary: InviteSummary;
 }
 
 /** Reads and checks the file and cuts the batches; throws `CsvFormatError` for a file it cannot read. */
-export function planInvites(campaignId: string, csvText: string): InvitePlan {
-  const file = readersFromCsv(csvText);
+export function planInvites(campaignId: string, csvText: string, columns: ColumnNames = {}): InvitePlan {
+  const file = readersFromCsv(csvText, columns);
   return { campaignId, file, batches: planBatches(campaignId, file.readers) };
 }
 
@@ -39,6 +40,7 @@ export function dryRun(plan: InvitePlan): InviteRun {
     dryRun: true,
     outcomes: [],
     stoppedBecause: null,
+    stopCause: null,
     rows,
     summary: summarize(rows, [], plan.batches.length),
   };
@@ -57,7 +59,7 @@ export interface SendInvitesOptions {
 
 export async function sendInvites(plan: InvitePlan, options: SendInvitesOptions): Promise<InviteRun> {
   const ledger = new InviteLedger(options.redis, options.prefix, options.workspace, plan.campaignId);
-  const { outcomes, stoppedBecause } = await sendBatches(plan.batches, {
+  const { outcomes, stoppedBecause, stopCause } = await sendBatches(plan.batches, {
     client: options.client,
     campaignId: plan.campaignId,
     recordAnswer: (batch, answer) => ledger.record(batch, answer),
@@ -71,6 +73,7 @@ export async function sendInvites(plan: InvitePlan, options: SendInvitesOptions)
     dryRun: false,
     outcomes,
     stoppedBecause,
+    stopCause,
     rows,
     summary: summarize(rows, outcomes, plan.batches.length),
   };

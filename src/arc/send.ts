@@ -52,15 +52,23 @@ export interface SendOptions {
   retryDelayMs?: number;
 }
 
+/**
+ * What stopped the sending. `budget`, `quota` and `retries` pass (run again later); `key`, `plan`
+ * and `campaign` do not: running the same command again gets the same refusal.
+ */
+export type StopCause = 'budget' | 'quota' | 'retries' | 'key' | 'plan' | 'campaign';
+export const PERMANENT_STOPS: readonly StopCause[] = ['key', 'plan', 'campaign'];
+
 export interface SendResult {
   outcomes: BatchOutcome[];
   /** Why sending stopped before the last batch; null when every batch was tried. */
   stoppedBecause: string | null;
+  stopCause: StopCause | null;
 }
 
 type Decision =
   | { action: 'retry'; afterMs: number | undefined; reason: string }
-  | { action: 'stop'; reason: string }
+  | { action: 'stop'; reason: string; cause: StopCause }
   | { action: 'skip'; reason: string; rowReasons?: Map<number, string> };
 
 function at(ms: number): string {
@@ -92,22 +100,35 @@ function rowReasonsOf(error: ValidationFailedError, batch: Batch): Map<number, s
 }
 
 function decide(error: unknown, batch: Batch, campaignId: string): Decision {
-  if (error instanceof BudgetExhaustedError) return { action: 'stop', reason: budgetReason(error) };
+  if (error instanceof BudgetExhaustedError)
+    return { action: 'stop', reason: budgetReason(error), cause: 'budget' };
   if (error instanceof RateLimitedError) {
     if (error.scope === 'month') {
-      return { action: 'stop', reason: `the API says this month's quota is used up (${error.message})` };
+      return {
+        action: 'stop',
+        reason: `the API says this month's quota is used up (${error.message})`,
+        cause: 'quota',
+      };
     }
     return { action: 'retry', afterMs: error.retryAfterMs, reason: error.message };
   }
   if (error instanceof TransientError)
     return { action: 'retry', afterMs: error.retryAfterMs, reason: error.message };
   if (error instanceof UnauthorizedError)
-    return { action: 'stop', reason: `the API refused the key: ${error.message}` };
+    return { action: 'stop', reason: `the API refused the key: ${error.message}`, cause: 'key' };
   if (error instanceof ForbiddenError) {
-    return { action: 'stop', reason: `ARC invites are not enabled for this key's plan: ${error.message}` };
+    return {
+      action: 'stop',
+      reason: `ARC invites are not enabled for this key's plan: ${error.message}`,
+      cause: 'plan',
+    };
   }
   if (error instanceof NotFoundError) {
-    return { action: 'stop', reason: `the API knows no ARC campaign "${campaignId}": ${error.message}` };
+    return {
+      action: 'stop',
+      reason: `the API knows no ARC campaign "${campaignId}": ${error.message}`,
+      cause: 'campaign',
+    };
   }
   if (error instanceof ConflictError) {
     return {
@@ -128,9 +149,16 @@ export async function sendBatches(batches: readonly Batch[], options: SendOption
   const baseDelayMs = options.retryDelayMs ?? 1_000;
   const outcomes: BatchOutcome[] = [];
   let stoppedBecause: string | null = null;
+  let stopCause: StopCause | null = null;
+  let stoppedAt = 0;
   for (const batch of batches) {
     if (stoppedBecause !== null) {
-      outcomes.push({ batch, status: 'not_sent', reason: stoppedBecause });
+      // The reason is said once, on the batch that stopped; the rest point to it.
+      outcomes.push({
+        batch,
+        status: 'not_sent',
+        reason: `not tried: sending stopped at batch ${stoppedAt}`,
+      });
       continue;
     }
     const body = {
@@ -166,11 +194,13 @@ export async function sendBatches(batches: readonly Batch[], options: SendOption
         } else {
           const tries = decision.action === 'retry' ? ` after ${attempt} tries` : '';
           stoppedBecause = `${decision.reason}${tries}`;
+          stopCause = decision.action === 'retry' ? 'retries' : decision.cause;
+          stoppedAt = batch.number;
           outcomes.push({ batch, status: 'not_sent', reason: stoppedBecause });
         }
         break;
       }
     }
   }
-  return { outcomes, stoppedBecause };
+  return { outcomes, stoppedBecause, stopCause };
 }

@@ -2,17 +2,21 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Runtime } from '../app/runtime.ts';
 import { CsvFormatError, dryRun, type InviteRun, planInvites, sendInvites } from '../arc/invite.ts';
+import type { ColumnNames } from '../arc/readers.ts';
+import { PERMANENT_STOPS } from '../arc/send.ts';
 import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
 import { silentLogger } from '../ops/logger.ts';
 import { CliError, usageError } from './errors.ts';
 import { cell, formatTable, groupDigits, pickWorkspace, plural, printJson } from './format.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
+import { readStdin } from './terminal.ts';
 import { VERSION } from './version.ts';
 
 interface InviteFlags {
   campaign: string;
   csv: string;
+  column?: string[];
   workspace?: string;
   message?: string;
   dryRun?: boolean;
@@ -21,24 +25,30 @@ interface InviteFlags {
 }
 
 const EXAMPLES = `
-The CSV needs a header row with "email" and "name" columns (any order; other columns are ignored).
+The CSV needs a header row with an email and a name column (any order; other columns are ignored).
+Usual titles are understood without case or punctuation: "email", "Email Address", "E-mail";
+"name", "Full Name", "First Name" (joined with "Last Name" when there is one). Other titles:
+--column email="Contact" --column name="Reader". --csv - reads the file from stdin.
 Quoted fields, a BOM, CRLF line ends and ";" or tab delimiters are read. Rows with a bad email, no
 name, or an email listed before are reported and skipped, never sent.
 
 Readers go out in batches of 100. Each batch's Idempotency-Key is a hash of the campaign and its
 emails, so running the same file again invites nobody twice: the API repeats its first answer, or
 says already_invited. If the month's request budget runs out, the batches not sent are listed:
-run the same command again next month.
+run the same command again next month. A campaign the API does not know (404) stops at once with
+one line and exit 2; a refused key or a plan without ARC invites, exit 1.
 
-Exit status: 0 when every valid row was sent, 1 when some were not (budget, API), 2 for bad flags
-or a file that cannot be read.
+Exit status: 0 when every valid row was sent, 1 when some were not (budget, API), 2 for bad flags,
+an unknown campaign or a file that cannot be read.
 
 Examples:
   $ shelfwatch arc invite --campaign camp-123 --csv readers.csv --dry-run
   $ shelfwatch arc invite --campaign camp-123 --csv readers.csv --message "Thanks for reading!"
-  $ shelfwatch arc invite --campaign camp-123 --csv readers.csv --workspace acme --json`;
+  $ shelfwatch arc invite --campaign camp-123 --csv readers.csv --workspace acme --json
+  $ mailchimp-export | shelfwatch arc invite --campaign camp-123 --csv - --column name="Nickname"`;
 
 function readCsv(path: string): string {
+  if (path === '-') return readStdin('--csv');
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
@@ -46,6 +56,27 @@ function readCsv(path: string): string {
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : String(code);
     throw usageError(`--csv: cannot read ${path}: ${why}`);
   }
+}
+
+/** `--column email="Email Address"` (repeatable) → which header titles hold the email and name. */
+function parseColumns(raw: readonly string[]): ColumnNames {
+  const columns: ColumnNames = {};
+  for (const item of raw) {
+    const eq = item.indexOf('=');
+    const role = eq < 0 ? '' : item.slice(0, eq).trim().toLowerCase();
+    const title = eq < 0 ? '' : item.slice(eq + 1).trim();
+    if ((role !== 'email' && role !== 'name') || title === '') {
+      throw usageError(
+        `--column expects email=TITLE or name=TITLE, e.g. email="Email Address", got "${item}"`,
+      );
+    }
+    columns[role] = title;
+  }
+  return columns;
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 function checkFlags(flags: InviteFlags): void {
@@ -95,10 +126,13 @@ export function formatInviteRun(run: InviteRun, workspace: string): string {
   ];
   if (run.stoppedBecause !== null) {
     const unsent = run.outcomes.filter((o) => o.status === 'not_sent').map((o) => o.batch.number);
+    // Only a passing cause (budget, retries) goes away by itself; a refusal comes back the same.
+    const next =
+      run.stopCause !== null && PERMANENT_STOPS.includes(run.stopCause)
+        ? 'fix the cause above, then run the command again (sent batches are not repeated)'
+        : 'run the same command again to send them';
     out.push(`stopped: ${run.stoppedBecause}`);
-    out.push(
-      `not sent: ${plural(unsent.length, 'batch', 'batches')} (${unsent.join(', ')}); run the same command again to send them`,
-    );
+    out.push(`not sent: ${plural(unsent.length, 'batch', 'batches')} (${unsent.join(', ')}); ${next}`);
   }
   out.push(summaryLine(run));
   return `${out.join('\n')}\n`;
@@ -133,19 +167,39 @@ function warnUnwatched(ws: WorkspaceConfig, campaign: string): void {
   );
 }
 
+/**
+ * A refusal before any batch went out (unknown campaign, refused key, plan without ARC) is one
+ * line, not a table repeating it for every row: exit 2 for a campaign id that is wrong, else 1.
+ */
+function refuseAtOnce(run: InviteRun, ws: WorkspaceConfig): void {
+  const cause = run.stopCause;
+  if (cause === null || !PERMANENT_STOPS.includes(cause) || run.summary.batchesSent > 0) return;
+  if (cause !== 'campaign') throw new CliError(`${run.stoppedBecause}; nothing was sent`);
+  const known = ws.campaigns.map((c) => c.id);
+  const listed =
+    known.length === 0
+      ? `workspace "${ws.id}" watches no campaign`
+      : `workspace "${ws.id}" watches ${known.join(', ')}`;
+  throw usageError(
+    `the API knows no ARC campaign "${run.campaignId}" (404); nothing was sent. Check the id: ${listed} (against the simulator: "shelfwatch sim" lists the campaigns it serves)`,
+  );
+}
+
 async function invite(config: ShelfwatchConfig, flags: InviteFlags): Promise<void> {
   checkFlags(flags);
+  const columns = parseColumns(flags.column ?? []);
   const ws = pickWorkspace(config, flags.workspace);
   const text = readCsv(flags.csv);
   let plan: ReturnType<typeof planInvites>;
   try {
-    plan = planInvites(flags.campaign, text);
+    plan = planInvites(flags.campaign, text, columns);
   } catch (error) {
-    if (error instanceof CsvFormatError)
-      throw usageError(`${flags.csv}: line ${error.line}: ${error.message}`);
+    if (error instanceof CsvFormatError) {
+      const file = flags.csv === '-' ? '(stdin)' : flags.csv;
+      throw usageError(`${file}: line ${error.line}: ${error.message}`);
+    }
     throw error;
   }
-  warnUnwatched(ws, flags.campaign);
   let run: InviteRun;
   if (flags.dryRun === true || plan.batches.length === 0) {
     run = { ...dryRun(plan), dryRun: flags.dryRun === true };
@@ -166,7 +220,9 @@ async function invite(config: ShelfwatchConfig, flags: InviteFlags): Promise<voi
     }
   }
   if (flags.json === true) printJson(runAsJson(run, ws.id));
-  else process.stdout.write(formatInviteRun(run, ws.id));
+  refuseAtOnce(run, ws);
+  warnUnwatched(ws, flags.campaign);
+  if (flags.json !== true) process.stdout.write(formatInviteRun(run, ws.id));
   if (plan.batches.length === 0) throw new CliError(`${flags.csv}: no valid readers; nothing to send`);
   if (!run.dryRun && run.summary.notSent > 0) {
     const why = run.stoppedBecause ?? 'see the reasons above';
@@ -185,7 +241,8 @@ export function registerArcCommand(program: Command): void {
     .command('invite')
     .description('invite the readers of a CSV file to an ARC campaign, idempotently, in batches of 100')
     .requiredOption('--campaign <id>', 'the ARC campaign id')
-    .requiredOption('--csv <file>', 'CSV with a header row naming "email" and "name" columns')
+    .requiredOption('--csv <file>', 'CSV with a header row naming the email and name columns; - for stdin')
+    .option('--column <role=title>', 'the column holding email or name (repeatable)', collect)
     .option('-w, --workspace <id>', 'the workspace whose API key sends (needed when the config has several)')
     .option('--message <text>', 'a message to the readers, sent with the invitation')
     .option('--dry-run', 'check the file and show the batches; send nothing')

@@ -1,5 +1,5 @@
 import { basename, dirname, resolve } from 'node:path';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { digestDepsOf } from '../../workers/digest.ts';
 import { Runtime } from '../app/runtime.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
@@ -8,9 +8,11 @@ import { buildDigest, type DigestRecipient } from '../digest/build.ts';
 import { DigestDeferredError } from '../digest/gather.ts';
 import { deliverDigest, inlineImagesAsDataUris, writeAtomically } from '../digest/send.ts';
 import { createLogger } from '../ops/logger.ts';
-import { CliError, LOG_LEVELS, usageError } from './errors.ts';
+import { CliError, usageError } from './errors.ts';
+import { printJson } from './format.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
+import { logLevelOption } from './terminal.ts';
 import { VERSION } from './version.ts';
 
 interface DigestFlags {
@@ -19,6 +21,14 @@ interface DigestFlags {
   out?: string;
   config?: string;
   logLevel: string;
+  json?: boolean;
+}
+
+/** `digest --json`: what was written or sent, and to whom it failed. */
+interface DigestOutcome {
+  wrote?: { file: string; subject: string };
+  sent: { workspace: string; channel: string; to: string; subject: string }[];
+  failed: { workspace: string; channel: string; error: string }[];
 }
 
 const EXAMPLES = `
@@ -67,7 +77,11 @@ function explain(error: unknown): never {
   throw error;
 }
 
-async function runDigest(flags: DigestFlags, write: (line: string) => void): Promise<void> {
+async function runDigest(
+  flags: DigestFlags,
+  write: (line: string) => void,
+  outcome: DigestOutcome,
+): Promise<void> {
   if (flags.now !== true) {
     throw usageError(
       'digest: pass --now to build a digest now (scheduled digests are sent by "shelfwatch run")',
@@ -85,7 +99,8 @@ async function runDigest(flags: DigestFlags, write: (line: string) => void): Pro
     const which = flags.workspace === undefined ? '' : ` for workspace "${flags.workspace}"`;
     throw usageError(`no digest recipients${which} in the config: add digest.recipients, or use --out FILE`);
   }
-  const logger = createLogger({ level: flags.logLevel });
+  // stderr: stdout carries what was sent (or the JSON).
+  const logger = createLogger({ level: flags.logLevel, destination: process.stderr });
   const runtime = new Runtime({ config, logger, version: VERSION });
   await connectRuntime(runtime);
   const smtp = runtime.smtp;
@@ -101,6 +116,7 @@ async function runDigest(flags: DigestFlags, write: (line: string) => void): Pro
       const file = await writeAtomically(dirname(out), basename(out), html).catch((cause: unknown) => {
         throw new CliError(`--out: cannot write ${out}: ${(cause as Error).message}`, { cause });
       });
+      outcome.wrote = { file, subject: built.subject };
       write(`wrote ${file}: ${built.subject}`);
       return;
     }
@@ -113,11 +129,22 @@ async function runDigest(flags: DigestFlags, write: (line: string) => void): Pro
           scheduledDate: null,
         });
         const where = result.kind === 'email' ? `email to ${result.accepted.join(', ')}` : result.files[0];
+        outcome.sent.push({
+          workspace: recipient.workspace,
+          channel: recipient.channel,
+          to: where ?? '',
+          subject: built.subject,
+        });
         write(`sent to ${recipient.channel} (${where}): ${built.subject}`);
       } catch (error) {
         // A refused address must not keep the other recipients from their digest.
         if (!(error instanceof DeliveryError)) explain(error);
         failed.push(`${recipient.workspace}/${recipient.channel}: ${error.message}`);
+        outcome.failed.push({
+          workspace: recipient.workspace,
+          channel: recipient.channel,
+          error: error.message,
+        });
       }
     }
     if (failed.length > 0)
@@ -138,9 +165,21 @@ export function registerDigestCommand(
     .option('-w, --workspace <id>', 'only this workspace (needed with --out when there are several)')
     .option('-o, --out <file.html>', 'write the HTML, charts inlined, to this file instead of sending')
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
-    .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS).default('warn'))
+    .addOption(logLevelOption('warn'))
+    .option('--json', 'print {wrote?, sent: [...], failed: [...]} as JSON instead of lines')
     .addHelpText('after', EXAMPLES)
     .action(async (_options: unknown, command: Command) => {
-      await runDigest(command.opts<DigestFlags>(), write);
+      const flags = command.opts<DigestFlags>();
+      const outcome: DigestOutcome = { sent: [], failed: [] };
+      try {
+        await runDigest(flags, flags.json === true ? () => {} : write, outcome);
+      } finally {
+        // A partial failure still says, in JSON, who got the digest.
+        if (
+          flags.json === true &&
+          (outcome.wrote !== undefined || outcome.sent.length + outcome.failed.length > 0)
+        )
+          printJson(outcome, (text) => write(text.trimEnd()));
+      }
     });
 }

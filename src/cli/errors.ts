@@ -1,6 +1,7 @@
 /**
  * An error a command reports as one line (what, where, what to do) with a chosen exit code:
- * 2 for bad input (flags, config), 1 for a failure at run time (Redis unreachable, API down).
+ * 2 for bad input (flags, config), 1 for a failure at run time (Redis unreachable, API down),
+ * 3 for `plan` when the plan does not fit the month (EXIT_PLAN_DOES_NOT_FIT).
  */
 export class CliError extends Error {
   override readonly name = 'CliError';
@@ -11,6 +12,9 @@ export class CliError extends Error {
     this.exitCode = options.exitCode ?? 1;
   }
 }
+
+/** `shelfwatch plan`'s exit status when a workspace's plan does not fit: scripts can gate on it. */
+export const EXIT_PLAN_DOES_NOT_FIT = 3;
 
 export function usageError(message: string): CliError {
   return new CliError(message, { exitCode: 2 });

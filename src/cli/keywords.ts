@@ -8,6 +8,7 @@ import {
 } from '../api/index.ts';
 import { Runtime } from '../app/runtime.ts';
 import { BudgetExhaustedError } from '../budget/request-budget.ts';
+import { suggest } from '../config/suggest.ts';
 import { silentLogger } from '../ops/logger.ts';
 import { CliError, parseIntegerFlag, usageError } from './errors.ts';
 import { formatTable, groupDigits, pickWorkspace, plural, printJson } from './format.ts';
@@ -89,7 +90,9 @@ function parseMarketplace(raw: string): Marketplace {
   const upper = raw.trim().toUpperCase();
   const found = MARKETPLACES.find((mp) => mp === upper);
   if (found === undefined) {
-    throw usageError(`--marketplace expects one of ${MARKETPLACES.join(', ')}, got "${raw}"`);
+    const close = suggest(upper, MARKETPLACES);
+    const hint = close === undefined ? '' : ` (did you mean ${close}?)`;
+    throw usageError(`--marketplace expects one of ${MARKETPLACES.join(', ')}, got "${raw}"${hint}`);
   }
   return found;
 }

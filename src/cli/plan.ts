@@ -1,12 +1,26 @@
 import type { Command } from 'commander';
 import { Runtime } from '../app/runtime.ts';
-import { formatPlanTable } from '../budget/planner.ts';
+import { formatPlanTable, type Plan } from '../budget/planner.ts';
+import type { ShelfwatchConfig } from '../config/schema.ts';
 import { silentLogger } from '../ops/logger.ts';
 import { targetsOfWorkspace } from '../poll/registry.ts';
 import { planWorkspace } from '../poll/schedule.ts';
+import { CliError, EXIT_PLAN_DOES_NOT_FIT } from './errors.ts';
+import { printJson } from './format.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { VERSION } from './version.ts';
+
+/** The `plan --json` shape (documented in the README): one entry per workspace, `fits` overall. */
+function planJson(config: ShelfwatchConfig, plans: ReadonlyMap<string, Plan>) {
+  const workspaces = config.workspaces.flatMap((ws) => {
+    const plan = plans.get(ws.id);
+    if (plan === undefined) return [];
+    const { rows, ...totals } = plan;
+    return [{ id: ws.id, plan: ws.plan, reserve: ws.reserve, ...totals, targets: rows }];
+  });
+  return { fits: workspaces.every((ws) => ws.fits), workspaces };
+}
 
 export function registerPlanCommand(program: Command): void {
   program
@@ -14,14 +28,18 @@ export function registerPlanCommand(program: Command): void {
     .description("show each target's poll cadence and what the month's request budget allows")
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
     .option('--offline', 'plan from first-guess costs and an unused month, without Redis')
+    .option('--json', 'print the plans as JSON (cadences in ms)')
     .addHelpText(
       'after',
       `
 Examples:
   $ shelfwatch plan --config shelfwatch.yaml
-  $ shelfwatch plan --offline      # before the first run: no Redis needed`,
+  $ shelfwatch plan --offline      # before the first run: no Redis needed
+  $ shelfwatch plan --json | jq '.workspaces[] | {id, fits, projectedUse}'
+
+Exit status 3 when a workspace's plan does not fit the month (polls would stop at the ceiling).`,
     )
-    .action(async (options: { config?: string; offline?: boolean }) => {
+    .action(async (options: { config?: string; offline?: boolean; json?: boolean }) => {
       const config = loadConfigOrThrow({
         env: process.env,
         ...(options.config === undefined ? {} : { configPath: options.config }),
@@ -44,7 +62,9 @@ Examples:
           await runtime.close();
         }
       }
-      for (const ws of config.workspaces) {
+      const report = planJson(config, plans);
+      if (options.json === true) printJson(report);
+      for (const ws of options.json === true ? [] : config.workspaces) {
         const plan = plans.get(ws.id);
         if (plan === undefined) continue;
         process.stdout.write(
@@ -52,6 +72,13 @@ Examples:
         );
         process.stdout.write(`${formatPlanTable(plan)}\n`);
         process.stdout.write('\n');
+      }
+      const over = report.workspaces.filter((ws) => !ws.fits).map((ws) => ws.id);
+      if (over.length > 0) {
+        throw new CliError(
+          `the plan does not fit the month for ${over.join(', ')}: drop targets, allow slower cadences, lower the reserve or raise the plan`,
+          { exitCode: EXIT_PLAN_DOES_NOT_FIT },
+        );
       }
     });
 }

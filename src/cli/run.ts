@@ -1,13 +1,16 @@
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { Runtime } from '../app/runtime.ts';
 import { type StartedWorkers, startWorkers } from '../app/start.ts';
 import { insecureSettings } from '../config/transport-security.ts';
 import { readinessChecks, startOpsServer } from '../ops/http-server.ts';
 import { createLogger, type Logger } from '../ops/logger.ts';
+import { logPlans, RunReporter } from '../ops/run-report.ts';
 import { Shutdown } from '../ops/shutdown.ts';
 import { checkRedis } from '../ops/startup-checks.ts';
-import { CliError, LOG_LEVELS } from './errors.ts';
+import { CliError } from './errors.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
+import { describeRedisError, RedisConnectTimeout } from './redis-errors.ts';
+import { colourWanted, logLevelOption } from './terminal.ts';
 import { VERSION } from './version.ts';
 
 /** `redis://:secret@host:6379` → `redis://host:6379`: a Redis password never reaches a message. */
@@ -22,15 +25,32 @@ export function redactUrl(url: string): string {
   }
 }
 
-export async function connectRuntime(runtime: Runtime): Promise<void> {
+/**
+ * Connects, or fails with one line naming the cause. The connection's first error ends the wait at
+ * once: a refused port or an unknown host is not going to answer in five seconds either.
+ */
+export async function connectRuntime(runtime: Runtime, timeoutMs = 5_000): Promise<void> {
+  let onError: ((error: Error) => void) | undefined;
+  const firstError = new Promise<never>((_, reject) => {
+    onError = reject;
+    runtime.redis.once('error', onError);
+  });
   try {
-    await runtime.connect();
+    await Promise.race([
+      runtime.connect(timeoutMs).catch((error: unknown) => {
+        throw runtime.redis.status === 'ready' ? error : new RedisConnectTimeout(String(error));
+      }),
+      firstError,
+    ]);
   } catch (cause) {
     await runtime.close().catch(() => {});
+    const url = runtime.config.redis.url;
     throw new CliError(
-      `cannot reach Redis at ${redactUrl(runtime.config.redis.url)}: ${cause instanceof Error ? cause.message : String(cause)} — start one or set redis.url / REDIS_URL`,
+      `cannot reach Redis at ${redactUrl(url)}: ${describeRedisError(cause, url)} — start one or set redis.url / REDIS_URL`,
       { cause },
     );
+  } finally {
+    if (onError !== undefined) runtime.redis.off('error', onError);
   }
 }
 
@@ -50,7 +70,7 @@ export function registerRunCommand(program: Command): void {
     .command('run')
     .description('run the reconciler and the poll and delivery workers until SIGTERM/SIGINT')
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
-    .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info'))
+    .addOption(logLevelOption('info'))
     .addHelpText(
       'after',
       `
@@ -67,7 +87,11 @@ at a time reconciles the poll schedulers.`,
         env: process.env,
         ...(options.config === undefined ? {} : { configPath: options.config }),
       });
-      const logger = createLogger({ level: options.logLevel, pretty: process.stdout.isTTY === true });
+      const tty = process.stdout.isTTY === true;
+      const colorize = colourWanted(process.env, tty);
+      // FORCE_COLOR asks for the coloured, human form even through a pipe (`| less -R`).
+      const pretty = tty || (colorize && process.env.FORCE_COLOR !== undefined);
+      const logger = createLogger({ level: options.logLevel, pretty, colorize });
       for (const insecure of insecureSettings(config)) logger.warn({ path: insecure.path }, insecure.message);
       const runtime = new Runtime({ config, logger, version: VERSION });
       await connectRuntime(runtime);
@@ -110,7 +134,22 @@ at a time reconciles the poll schedulers.`,
         shutdown.add('ops server', () => server.close());
       }
       shutdown.onSignals();
-      started = await startWorkers(runtime, shutdown);
+      const plans = await runtime.plans();
+      logPlans(logger, plans);
+      const reporter = new RunReporter({
+        logger,
+        targets: new Map([...plans].map(([ws, plan]) => [ws, plan.rows.length])),
+        monthUse: async () => {
+          const use = new Map<string, { used: number; limit: number }>();
+          for (const ws of config.workspaces)
+            use.set(ws.id, { used: (await runtime.budget.usage(ws.id)).monthUsed, limit: ws.plan.perMonth });
+          return use;
+        },
+      });
+      shutdown.add('run report', () => reporter.stop());
+      started = await startWorkers(runtime, shutdown, {
+        onWorkers: (w) => reporter.attach(w.poll, w.deliver),
+      });
       logger.info(
         { workspaces: config.workspaces.length, targets: runtime.registry.all().length },
         'shelfwatch running; SIGTERM or Ctrl-C stops it',

@@ -3,13 +3,20 @@ import type { Command } from 'commander';
 import {
   DEMO_KEYS,
   describePlan,
+  type FixedCatalogue,
   parsePlan,
+  type RunningSimulator,
   SimConfigError,
   type SimFaultRates,
   type SimKeySpec,
   startSimulator,
 } from '../sim/index.ts';
+
+type FixedBook = NonNullable<FixedCatalogue['books']>[number];
+
+import type { ShelfwatchConfig } from '../config/schema.ts';
 import { CliError, parseIntegerFlag, parseNumberFlag, usageError } from './errors.ts';
+import { loadConfigOrThrow } from './load-config.ts';
 
 interface SimFlags {
   port: string;
@@ -26,6 +33,7 @@ interface SimFlags {
   slowRate?: string;
   slowMs?: string;
   malformedRate?: string;
+  config?: string;
 }
 
 const EXAMPLES = `
@@ -42,6 +50,12 @@ Examples:
   $ shelfwatch sim --key sk_live_abc:studio@acme --key sk_big:custom:1000:30
   $ shelfwatch sim --speed 720 --start-at 2026-11-01T00:00:00Z   a simulated month in an hour
   $ shelfwatch sim --error-rate 0.05 --slow-rate 0.02 --slow-ms 4000
+  $ shelfwatch sim --config shelfwatch.yaml          serve that config's books, campaigns and keys
+
+It lists what it serves: the account's books (ASIN, marketplaces, title) and the ARC campaigns.
+With --config the config's books and campaign ids come first (the rest are generated up to
+--books and --campaigns) and its workspaces' API keys are accepted with their plans; point the
+workspaces' baseUrl at the simulator.
 
 Control endpoint (same port, header X-Sim-Admin-Token): GET /_sim/world, POST /_sim/events,
 POST|DELETE /_sim/faults, PUT /_sim/faults/rates, POST /_sim/keys, POST /_sim/keys/revoke,
@@ -93,6 +107,49 @@ function maskKey(key: string): string {
   return key.length <= 8 ? `${key.slice(0, 3)}…` : `${key.slice(0, 8)}…`;
 }
 
+/** The config's books, campaigns and keys, for the simulator to serve as given. */
+function servedFromConfig(config: ShelfwatchConfig): { fixed: FixedCatalogue; keys: SimKeySpec[] } {
+  const books = new Map<string, Set<string>>();
+  const campaigns = new Set<string>();
+  const keys: SimKeySpec[] = [];
+  for (const ws of config.workspaces) {
+    for (const book of ws.books) {
+      const marketplaces = books.get(book.asin) ?? new Set<string>();
+      for (const mp of book.marketplaces) marketplaces.add(mp);
+      books.set(book.asin, marketplaces);
+    }
+    for (const campaign of ws.campaigns) campaigns.add(campaign.id);
+    // Workspaces sharing a key share its limits in the simulator too: one spec per key.
+    const key = ws.apiKey.reveal();
+    if (keys.some((spec) => spec.key === key)) continue;
+    const plan = parsePlan(`custom:${ws.plan.perMinute}:${ws.plan.perMonth}`);
+    keys.push({ key, workspace: ws.id, plan });
+  }
+  const fixed: FixedCatalogue = {
+    books: [...books].map(([asin, marketplaces]) => ({
+      asin,
+      // The config's marketplaces are the contract's, which the simulator's are too.
+      marketplaces: [...marketplaces] as FixedBook['marketplaces'],
+    })),
+    campaigns: [...campaigns],
+  };
+  return { fixed, keys };
+}
+
+/** At most this many books are listed at start; GET /_sim/world has them all. */
+const LISTED_BOOKS = 30;
+
+function listCatalogue(sim: RunningSimulator, out: (line: string) => void): void {
+  const { books, campaigns } = sim.catalogue;
+  out(`books (ASIN, marketplaces, title):`);
+  for (const book of books.slice(0, LISTED_BOOKS)) {
+    out(`  ${book.asin}  ${book.marketplaces.join(',').padEnd(12)} ${book.title}`);
+  }
+  if (books.length > LISTED_BOOKS) out(`  … and ${books.length - LISTED_BOOKS} more (GET /_sim/world)`);
+  out(campaigns.length === 0 ? 'ARC campaigns: none' : 'ARC campaigns:');
+  for (const campaign of campaigns) out(`  ${campaign.campaignId}  book ${campaign.asin}`);
+}
+
 function waitForSignal(): Promise<string> {
   return new Promise((resolve) => {
     const stop = (signal: string) => {
@@ -107,6 +164,12 @@ function waitForSignal(): Promise<string> {
 
 async function runSim(flags: SimFlags): Promise<void> {
   const userKeys = (flags.key ?? []).map(parseKeyFlag);
+  const config =
+    flags.config === undefined
+      ? undefined
+      : loadConfigOrThrow({ env: process.env, configPath: flags.config });
+  const served = config === undefined ? undefined : servedFromConfig(config);
+  const ownKeys = [...(served?.keys ?? []), ...userKeys];
   const startAt = flags.startAt;
   if (startAt !== undefined && Number.isNaN(Date.parse(startAt))) {
     throw usageError(`--start-at expects an ISO timestamp like 2026-11-01T00:00:00Z, got "${startAt}"`);
@@ -115,15 +178,19 @@ async function runSim(flags: SimFlags): Promise<void> {
     host: flags.host,
     port: parseIntegerFlag('--port', flags.port, 0, 65_535),
     seed: parseIntegerFlag('--seed', flags.seed, 0, 2 ** 31 - 1),
-    keys: userKeys.length > 0 ? userKeys : DEMO_KEYS,
+    keys: [
+      ...ownKeys,
+      ...(userKeys.length > 0 ? [] : DEMO_KEYS.filter((demo) => !ownKeys.some((k) => k.key === demo.key))),
+    ],
     speed: parseNumberFlag('--speed', flags.speed, 0, 1_000_000),
     books: parseIntegerFlag('--books', flags.books, 1, 100_000),
     campaigns: parseIntegerFlag('--campaigns', flags.campaigns, 0, 1000),
     faults: faultRates(flags),
     ...(startAt === undefined ? {} : { startAt }),
+    ...(served === undefined ? {} : { fixed: served.fixed }),
     ...(flags.adminToken === undefined ? {} : { adminToken: flags.adminToken }),
   };
-  let sim: Awaited<ReturnType<typeof startSimulator>>;
+  let sim: RunningSimulator;
   try {
     sim = await startSimulator(options);
   } catch (error) {
@@ -139,12 +206,18 @@ async function runSim(flags: SimFlags): Promise<void> {
   out(`shelfwatch simulator listening on ${sim.url}`);
   out(`admin token: ${sim.adminToken}  (header X-Sim-Admin-Token on ${sim.url}/_sim/...)`);
   out(
-    `seed ${options.seed}, ${options.books} books, ${options.campaigns} ARC campaigns, speed ${options.speed}x, sim clock ${new Date(sim.clock.now()).toISOString()}`,
+    `seed ${options.seed}, ${sim.catalogue.books.length} books, ${sim.catalogue.campaigns.length} ARC campaigns, speed ${options.speed}x, sim clock ${new Date(sim.clock.now()).toISOString()}`,
   );
-  out(userKeys.length > 0 ? 'keys:' : 'demo keys (pass --key to use your own):');
+  listCatalogue(sim, out);
+  out(userKeys.length > 0 ? 'keys:' : 'keys (the demo keys too; pass --key to use your own):');
   for (const spec of options.keys) {
-    const shown = userKeys.length > 0 ? maskKey(spec.key) : spec.key;
+    // Only the demo keys are shown whole: a real key is not for the terminal's scrollback.
+    const shown = DEMO_KEYS.includes(spec) ? spec.key : maskKey(spec.key);
     out(`  ${shown.padEnd(20)} workspace ${spec.workspace.padEnd(16)} ${describePlan(spec.plan)}`);
+  }
+  for (const ws of config?.workspaces ?? []) {
+    if (ws.baseUrl.replace(/\/$/, '') !== sim.url)
+      out(`note: workspace ${ws.id} has baseUrl ${ws.baseUrl}; the simulator is ${sim.url}`);
   }
   out('Ctrl+C stops it.');
   const signal = await waitForSignal();
@@ -174,6 +247,7 @@ export function registerSimCommand(program: Command): void {
     .option('--slow-rate <p>', 'share answered late (0..1)')
     .option('--slow-ms <n>', 'delay of a slow answer in ms (default 1500)')
     .option('--malformed-rate <p>', 'share answered with truncated JSON (0..1)')
+    .option('-c, --config <file>', "serve this config's books, campaigns and API keys (- for stdin)")
     .addHelpText('after', EXAMPLES)
     .action(async (_options: unknown, command: Command) => {
       await runSim(command.opts<SimFlags>());

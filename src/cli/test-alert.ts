@@ -6,13 +6,14 @@ import { sendSampleAlert, type TestAlertResult } from '../deliver/sample-alert.t
 import { createLogger } from '../ops/logger.ts';
 import { systemClock } from '../util/clock.ts';
 import { CliError, usageError } from './errors.ts';
-import { terminalText } from './format.ts';
+import { printJson, terminalText } from './format.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 
 const EXAMPLES = `
 Sends "shelfwatch test alert — if you see this, channel X works" straight through each channel
 (or the one named): no grouping, quiet hours, pacing or dedup, and no Redis needed. A log channel
-writes its line to stderr. Exit status 1 when any channel failed.
+writes its line to stderr. Exit status 1 when any channel failed. With --json stdout is only
+{"ok": bool, "channels": [{"id", "type", "ok", "reason"?}]}.
 
 A channel that shelfwatch disabled after a permanent refusal stays disabled for alerts even when
 this test works: re-enable it with "shelfwatch dlq retry --channel ID".
@@ -48,8 +49,9 @@ export function registerTestAlertCommand(program: Command): void {
     .description('send a sample alert through every channel (or one) and say which ones work')
     .argument('[channel]', 'the id of one channel (default: all)')
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
+    .option('--json', 'print the results as JSON')
     .addHelpText('after', EXAMPLES)
-    .action(async (channelId: string | undefined, flags: { config?: string }) => {
+    .action(async (channelId: string | undefined, flags: { config?: string; json?: boolean }) => {
       const config = loadConfigOrThrow({
         env: process.env,
         ...(flags.config === undefined ? {} : { configPath: flags.config }),
@@ -59,15 +61,18 @@ export function registerTestAlertCommand(program: Command): void {
         const known = config.channels.map((c) => c.id).join(', ');
         throw usageError(`no channel "${channelId}" in the config (known: ${known})`);
       }
-      const failed: string[] = [];
       const typeOf = new Map(channels.map((c) => [c.id, c.type]));
-      for (const result of await testChannels(channels)) {
-        const label = `${result.channelId} (${typeOf.get(result.channelId) ?? '?'})`;
-        if (result.ok) process.stdout.write(`ok      ${label}\n`);
-        else {
-          failed.push(result.channelId);
-          process.stdout.write(`failed  ${label}: ${terminalText(result.reason).replace(/\s+/g, ' ')}\n`);
-        }
+      const results = (await testChannels(channels)).map((result) => ({
+        id: result.channelId,
+        type: typeOf.get(result.channelId) ?? '?',
+        ok: result.ok,
+        ...(result.ok ? {} : { reason: terminalText(result.reason).replace(/\s+/g, ' ') }),
+      }));
+      const failed = results.filter((r) => !r.ok).map((r) => r.id);
+      if (flags.json === true) printJson({ ok: failed.length === 0, channels: results });
+      for (const result of flags.json === true ? [] : results) {
+        const label = `${result.id} (${result.type})`;
+        process.stdout.write(result.ok ? `ok      ${label}\n` : `failed  ${label}: ${result.reason}\n`);
       }
       if (failed.length > 0) {
         throw new CliError(`${failed.length} of ${channels.length} channels failed: ${failed.join(', ')}`);

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import type { ShelfwatchConfig } from '../config/schema.ts';
 import { insecureSettings } from '../config/transport-security.ts';
-import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
+import { usageError } from './errors.ts';
+import { printJson } from './format.ts';
+import { CONFIG_OPTION_HELP, loadConfigFrom, loadConfigOrThrow } from './load-config.ts';
 
 function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
@@ -34,6 +36,7 @@ export function registerValidateCommand(program: Command): void {
     .command('validate')
     .description('check the config and print every problem (exit 2), or a summary (exit 0)')
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
+    .option('--json', 'print {ok, source, summary | problems} as JSON')
     .addHelpText(
       'after',
       `
@@ -43,17 +46,39 @@ Examples:
   $ PUBLISHING_API_BASE_URL=https://api.example.com PUBLISHING_API_KEY=sk-… \\
       SHELFWATCH_ASINS=B0CJ4XQ2ZK,B0CJ4XQ2ZK:UK shelfwatch validate
 
-Each problem is one line: path: what was expected, what was found (what to do).`,
+Each problem is one line: path: what was expected, what was found (what to do).
+With --json: {"ok": true, "source", "summary": {workspaces, targets, channels}} or
+{"ok": false, "source", "problems": [{path, message, hint?}]} (exit 2).`,
     )
-    .action((options: { config?: string }) => {
-      const config = loadConfigOrThrow({
+    .action((options: { config?: string; json?: boolean }) => {
+      const flags = {
         env: process.env,
         ...(options.config === undefined ? {} : { configPath: options.config }),
-      });
+      };
+      let config: ShelfwatchConfig;
+      let source = '';
+      if (options.json === true) {
+        const result = loadConfigFrom(flags);
+        if (!result.ok) {
+          printJson({ ok: false, source: result.where, problems: result.problems });
+          throw usageError(`${result.where}: ${result.problems.length} problem(s), listed in the JSON`);
+        }
+        config = result.config;
+        source = result.where;
+      } else config = loadConfigOrThrow(flags);
       // Valid, but only because a setting opted out of TLS: said on stderr, the exit stays 0.
       for (const insecure of insecureSettings(config)) {
         process.stderr.write(`shelfwatch: warning: ${insecure.path}: ${insecure.message}\n`);
       }
-      process.stdout.write(`config OK: ${summarize(config)}\n`);
+      if (options.json !== true) {
+        process.stdout.write(`config OK: ${summarize(config)}\n`);
+        return;
+      }
+      const summary = {
+        workspaces: config.workspaces.length,
+        targets: countTargets(config),
+        channels: config.channels.length,
+      };
+      printJson({ ok: true, source, summary });
     });
 }

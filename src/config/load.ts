@@ -34,6 +34,8 @@ export interface LoadConfigOptions {
   env: Env;
   /** Where `./shelfwatch.yaml` is looked for and relative paths start; default: process.cwd(). */
   cwd?: string;
+  /** The config's text, read by the caller (`--config -` reads stdin); wins over `path`. */
+  text?: string;
 }
 
 export type ParseResult = { ok: true; config: ShelfwatchConfig } | { ok: false; problems: ConfigProblem[] };
@@ -95,10 +97,13 @@ function readText(file: string, shown: string): { text: string } | { problem: Co
 }
 
 /** `shown` is the path as the user wrote it, for messages; `file` is resolved. */
-function loadFile(file: string, shown: string, env: Env): LoadConfigResult {
+function loadFile(file: string, shown: string, env: Env, given?: string): LoadConfigResult {
   const source: ConfigSource = { kind: 'file', path: file };
-  const read = readText(file, shown);
+  const read = given === undefined ? readText(file, shown) : { text: given };
   if ('problem' in read) return { ok: false, problems: [read.problem], source };
+  if (read.text.length > MAX_CONFIG_BYTES) {
+    return { ok: false, problems: [{ path: shown, message: 'expected a config of at most 1 MiB' }], source };
+  }
   const lines = new LineCounter();
   const doc = parseDocument(read.text, {
     lineCounter: lines,
@@ -187,6 +192,9 @@ function loadEnv(env: Env): LoadConfigResult {
 
 export function loadConfig(options: LoadConfigOptions): LoadConfigResult {
   const cwd = options.cwd ?? process.cwd();
+  // Relative paths in a piped config (an outbox dir) start where the command runs.
+  if (options.text !== undefined)
+    return loadFile(resolve(cwd, '(stdin)'), '(stdin)', options.env, options.text);
   const given = nonEmpty(options.path) ?? nonEmpty(options.env.SHELFWATCH_CONFIG);
   if (given !== undefined) return loadFile(resolve(cwd, given), given, options.env);
   const discovered = resolve(cwd, DEFAULT_CONFIG_FILE);

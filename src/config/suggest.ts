@@ -15,10 +15,18 @@ function distance(a: string, b: string): number {
 }
 
 /**
+ * Other names people use for a known word, which no edit distance finds: ISO 3166 says GB where
+ * the API says UK.
+ */
+const WELL_KNOWN_NAMES: Readonly<Record<string, string>> = { GB: 'UK', USA: 'US', JA: 'JP' };
+
+/**
  * The known word closest to a mistyped one, if it is close enough to be a plausible typo
- * (at most a third of the word changed, and at most 3 edits), else undefined.
+ * (at most a third of the word changed, and at most 3 edits) or another name for it, else undefined.
  */
 export function suggest(word: string, known: readonly string[]): string | undefined {
+  const alias = WELL_KNOWN_NAMES[word.trim().toUpperCase()];
+  if (alias !== undefined && known.includes(alias)) return alias;
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of known) {

@@ -1,4 +1,5 @@
 import { type Logger, type LoggerOptions, pino } from 'pino';
+import { PinoPretty } from 'pino-pretty';
 
 export type { Logger } from 'pino';
 
@@ -27,6 +28,8 @@ export interface LoggerSettings {
   level?: string;
   /** Pretty, human output (a terminal); JSON otherwise. */
   pretty?: boolean;
+  /** Colour in pretty output; the CLI decides it from NO_COLOR / FORCE_COLOR and the terminal. */
+  colorize?: boolean;
   /** Where JSON lines go; tests pass a stream to read them back. */
   destination?: NodeJS.WritableStream;
 }
@@ -37,8 +40,12 @@ export function createLogger(settings: LoggerSettings = {}): Logger {
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     base: { app: 'shelfwatch' },
   };
-  if (settings.pretty === true && settings.destination === undefined) {
-    return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true } } });
+  const colorize = settings.colorize ?? false;
+  if (settings.pretty === true) {
+    if (settings.destination === undefined) {
+      return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize } } });
+    }
+    return pino(options, PinoPretty({ colorize, destination: settings.destination, sync: true }));
   }
   return settings.destination === undefined ? pino(options) : pino(options, settings.destination);
 }

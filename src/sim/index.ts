@@ -12,7 +12,7 @@ import { DEMO_KEYS, KeyRegistry, type SimKeySpec } from './keys.ts';
 import { LimitCounter } from './limits.ts';
 import { RequestLog } from './request-log.ts';
 import type { SimState } from './state.ts';
-import { World } from './world/index.ts';
+import { type FixedCatalogue, World } from './world/index.ts';
 
 export { SimControlClient, type SimControlTarget } from './control-client.ts';
 export { SimConfigError } from './errors.ts';
@@ -20,6 +20,7 @@ export type { SimFaultRates } from './faults.ts';
 export type { PlanName, SimKeySpec, SimPlan } from './keys.ts';
 export { DEMO_KEYS, describePlan, parsePlan } from './keys.ts';
 export type { RequestLogEntry } from './request-log.ts';
+export type { FixedCatalogue } from './world/index.ts';
 
 export interface SimulatorOptions {
   /** Default '127.0.0.1'. */
@@ -40,6 +41,8 @@ export interface SimulatorOptions {
   books?: number;
   /** ARC campaigns; default 2. */
   campaigns?: number;
+  /** Books (ASINs, marketplaces) and campaign ids to serve as given, before the generated ones. */
+  fixed?: FixedCatalogue;
   faults?: SimFaultRates;
   /** Entries kept in the request log; default 100,000. */
   requestLogLimit?: number;
@@ -51,6 +54,11 @@ export interface RunningSimulator {
   readonly adminToken: string;
   /** Sim time in epoch ms. */
   readonly clock: { now(): number };
+  /** What it serves: the account's books and the ARC campaigns. */
+  readonly catalogue: {
+    books: readonly { asin: string; title: string; marketplaces: readonly string[] }[];
+    campaigns: readonly { campaignId: string; asin: string }[];
+  };
   /** Closes the server, its open sockets and pending slow answers. */
   close(): Promise<void>;
 }
@@ -94,7 +102,13 @@ function buildState(options: SimulatorOptions): SimState {
   check(Number.isFinite(speed) && speed >= 0, `speed must be a number of at least 0, got ${speed}`);
   checkRates(options.faults ?? {});
   const startMs = startMsOf(options.startAt);
-  const world = new World({ seed, books, campaigns, startMs });
+  const world = new World({
+    seed,
+    books,
+    campaigns,
+    startMs,
+    ...(options.fixed === undefined ? {} : { fixed: options.fixed }),
+  });
   const adminToken = options.adminToken ?? randomBytes(16).toString('hex');
   check(adminToken.length > 0, 'adminToken must not be empty');
   return {
@@ -156,6 +170,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     port: address.port,
     adminToken: state.adminToken,
     clock: { now: () => state.clock.now() },
+    catalogue: {
+      books: state.world.catalogue.books.map(({ asin, title, marketplaces }) => ({
+        asin,
+        title,
+        marketplaces,
+      })),
+      campaigns: state.world.catalogue.campaigns.map(({ campaignId, asin }) => ({ campaignId, asin })),
+    },
     close() {
       closed ??= new Promise<void>((resolve, reject) => {
         for (const finish of [...state.pendingDelays]) finish();

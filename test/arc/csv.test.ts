@@ -86,9 +86,38 @@ describe('readersFromCsv', () => {
   });
 
   it('refuses a file without the two columns, naming what it found', () => {
-    expect(() => readersFromCsv('mail,full name\na@b.co,A\n')).toThrow(
-      'the header row needs an "email" and a "name" column; found "mail", "full name"',
+    expect(() => readersFromCsv('contact,who\na@b.co,A\n')).toThrow(
+      'the header row needs an email and a name column; found "contact", "who" (name them with --column',
+    );
+    expect(() => readersFromCsv('Email Address,notes\na@b.co,A\n')).toThrow(
+      'the header row needs a name column; found "Email Address", "notes"',
     );
     expect(() => readersFromCsv('')).toThrow(CsvFormatError);
+  });
+
+  it('understands the titles mailing tools export: Mailchimp, "E-mail", "Full Name"', () => {
+    const mailchimp = readersFromCsv(
+      'Email Address,First Name,Last Name\nann@example.com,Ann,Lee\nbo@x.co,Bo,\n',
+    );
+    expect(mailchimp.readers.map((r) => [r.email, r.name])).toEqual([
+      ['ann@example.com', 'Ann Lee'],
+      ['bo@x.co', 'Bo'],
+    ]);
+    const other = readersFromCsv('Full Name;E-mail\nCy Young;cy@example.com\n');
+    expect(other.readers.map((r) => [r.email, r.name])).toEqual([['cy@example.com', 'Cy Young']]);
+    // "name" itself wins over "first name", and then no last name is added.
+    const both = readersFromCsv('first name,name,last name,email\nDee,Dee Dee,X,dee@example.com\n');
+    expect(both.readers[0]?.name).toBe('Dee Dee');
+  });
+
+  it('takes the columns the caller names, and refuses a name that is not in the header', () => {
+    const file = readersFromCsv('Contact,Reader,email\nann@example.com,Ann,other@example.com\n', {
+      email: 'Contact',
+      name: 'Reader',
+    });
+    expect(file.readers.map((r) => [r.email, r.name])).toEqual([['ann@example.com', 'Ann']]);
+    expect(() => readersFromCsv('Contact,Reader\n', { email: 'Mail' })).toThrow(
+      '--column email="Mail": no such column; found "Contact", "Reader"',
+    );
   });
 });

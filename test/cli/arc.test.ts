@@ -159,7 +159,7 @@ describe('shelfwatch arc invite', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   });
 
   it('exits 2 with one line for a missing file, a file without the columns, or a missing flag', async () => {
-    const noColumns = writeFile(dir, 'bad.csv', 'mail,who\na@b.co,A\n');
+    const noColumns = writeFile(dir, 'bad.csv', 'contact,who\na@b.co,A\n');
     const command = (campaignFlags: string[], csv: string) =>
       shelfwatch(['arc', 'invite', ...campaignFlags, '--csv', csv, '--config', config]);
     const [missing, bad, flag] = await Promise.all([
@@ -171,9 +171,89 @@ describe('shelfwatch arc invite', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     expect(missing.stderr).toBe(`shelfwatch: --csv: cannot read ${dir}/nope.csv: no such file\n`);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe(
-      `shelfwatch: ${noColumns}: line 1: the header row needs an "email" and a "name" column; found "mail", "who"\n`,
+      `shelfwatch: ${noColumns}: line 1: the header row needs an email and a name column; found "contact", "who" (name them with --column email="…" --column name="…")\n`,
     );
     expect(flag.code).toBe(2);
     expect(flag.stderr).toBe("shelfwatch: required option '--campaign <id>' not specified (see --help)\n");
+  });
+
+  it('reads a Mailchimp export from stdin (--csv -): "Email Address", "First Name" + "Last Name"', async () => {
+    const mailchimp =
+      'Email Address,First Name,Last Name,MEMBER_RATING\nann@example.com,Ann,Lee,2\nbo@example.com,Bo,,1\n';
+    const args = [
+      'arc',
+      'invite',
+      '--campaign',
+      campaign,
+      '--csv',
+      '-',
+      '--dry-run',
+      '--json',
+      '--config',
+      config,
+    ];
+    const outcome = await shelfwatch(args, {}, 30_000, mailchimp);
+    expect(outcome.stderr).toBe('');
+    expect(outcome.code).toBe(0);
+    const run = JSON.parse(outcome.stdout) as Printed;
+    expect(run.rows.map((r) => [r.row, r.email, r.status])).toEqual([
+      [2, 'ann@example.com', 'not_sent'],
+      [3, 'bo@example.com', 'not_sent'],
+    ]);
+  });
+
+  it('--column names the columns; a bad --column is one line, exit 2', async () => {
+    const odd = writeFile(dir, 'odd.csv', 'Contact;Reader\nann@example.com;Ann\n');
+    const command = (...columns: string[]) =>
+      shelfwatch([
+        'arc',
+        'invite',
+        '--campaign',
+        campaign,
+        '--csv',
+        odd,
+        '--dry-run',
+        ...columns,
+        '--config',
+        config,
+      ]);
+    const [named, badFlag, noSuch] = await Promise.all([
+      command('--column', 'email=Contact', '--column', 'name=Reader'),
+      command('--column', 'mail=Contact'),
+      command('--column', 'email=Kontakt', '--column', 'name=Reader'),
+    ]);
+    expect(named.code, named.stderr).toBe(0);
+    expect(named.stdout).toContain('dry run: 1 valid reader in 1 batch');
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.stderr).toBe(
+      'shelfwatch: --column expects email=TITLE or name=TITLE, e.g. email="Email Address", got "mail=Contact"\n',
+    );
+    expect(noSuch.code).toBe(2);
+    expect(noSuch.stderr).toBe(
+      `shelfwatch: ${odd}: line 1: --column email="Kontakt": no such column; found "Contact", "Reader"\n`,
+    );
+  });
+
+  it('stops at once on an unknown campaign (404): one line naming the known ones, exit 2', async () => {
+    const seq = await control.lastSeq();
+    const outcome = await shelfwatch([
+      'arc',
+      'invite',
+      '--campaign',
+      'arc_no_such_campaign',
+      '--csv',
+      `${dir}/readers.csv`,
+      '--config',
+      config,
+    ]);
+    expect(outcome.code).toBe(2);
+    expect(outcome.stdout).toBe('');
+    expect(outcome.stderr.trim().split('\n')).toHaveLength(1);
+    expect(outcome.stderr).toContain(
+      'the API knows no ARC campaign "arc_no_such_campaign" (404); nothing was sent',
+    );
+    expect(outcome.stderr).toContain(`workspace "acme" watches ${campaign}`);
+    expect(outcome.stderr).not.toContain('run the same command again');
+    expect(await invitePosts(seq)).toHaveLength(1);
   });
 });

@@ -24,19 +24,21 @@ export function shelfwatch(
   args: readonly string[],
   env: Record<string, string> = {},
   timeoutMs = 30_000,
+  stdin = '',
 ): Promise<Outcome> {
-  return runNode(BIN, args, env, timeoutMs);
+  return runNode(BIN, args, env, timeoutMs, stdin);
 }
 
-/** Runs a script with this node, from the repository root, with the same clean environment. */
+/** Runs a script with this node, from the repository root, with the same clean environment and `stdin`. */
 export function runNode(
   script: string,
   args: readonly string[],
   env: Record<string, string> = {},
   timeoutMs = 30_000,
+  stdin = '',
 ): Promise<Outcome> {
   return new Promise((resolveOutcome) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [script, ...args],
       { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: timeoutMs },
@@ -46,6 +48,8 @@ export function runNode(
         resolveOutcome({ code, stdout, stderr });
       },
     );
+    // Always closed: a command reading `-` from stdin gets this text, then end of file.
+    child.stdin?.end(stdin);
   });
 }
 

@@ -127,6 +127,7 @@ describe('shelfwatch keywords', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     const seq = await control.lastSeq();
     const cases: [string[], string][] = [
       [['--marketplace', 'XX', '-w', 'main'], '--marketplace expects one of US, UK'],
+      [['--marketplace', 'GB', '-w', 'main'], 'got "GB" (did you mean UK?)'],
       [['--limit', '0', '-w', 'main'], '--limit expects a whole number from 1 to 500, got "0"'],
       [['--limit', 'ten', '-w', 'main'], '--limit expects a whole number'],
       [['-w', 'nope'], '--workspace: no workspace "nope" in the config (known: main, limited)'],

@@ -52,6 +52,21 @@ describe('shelfwatch test-alert', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     expect(outcome.stdout + outcome.stderr).not.toContain(SECRET);
   });
 
+  it('--json prints only {ok, channels} on stdout, the failure line on stderr', async () => {
+    receiver.respondWith(404, 'channel_not_found');
+    const outcome = await shelfwatch(['test-alert', '--json', '--config', config]);
+    expect(outcome.code).toBe(1);
+    expect(JSON.parse(outcome.stdout)).toEqual({
+      ok: false,
+      channels: [
+        { id: 'ops-log', type: 'log', ok: true },
+        { id: 'team', type: 'slack', ok: false, reason: expect.stringContaining('404') },
+      ],
+    });
+    expect(outcome.stderr).toContain('shelfwatch: 1 of 2 channels failed: team\n');
+    expect(outcome.stdout + outcome.stderr).not.toContain(SECRET);
+  });
+
   it('exits 2 for a channel the config does not have', async () => {
     const outcome = await shelfwatch(['test-alert', 'nope', '--config', config]);
     expect(outcome.code).toBe(2);

@@ -25,18 +25,18 @@ describe('loadConfig from a file', () => {
     expect(acme?.plan).toEqual({ name: 'studio', perMinute: 60, perMonth: 100_000 });
     expect(acme?.timeZone).toBe('Europe/Berlin');
     expect(acme?.books[0]).toEqual({
-      asin: 'B0CJ4XQ2ZK',
+      asin: 'B04IY23U3F',
       marketplaces: ['US', 'UK'],
-      keywords: { list: ['cozy mystery', 'amateur sleuth', 'small town mystery'] },
+      keywords: { list: ['the secret bakery', 'christmas detective novel', 'feel good whodunit collection'] },
       author: 'Jane Doe',
     });
-    expect(acme?.books[1]).toEqual({ asin: 'B0DEF12345', marketplaces: ['US'], keywords: { top: 100 } });
+    expect(acme?.books[1]).toEqual({ asin: 'B004XVQNWI', marketplaces: ['US'], keywords: { top: 100 } });
     expect(acme?.books[2]?.keywords).toEqual({ top: 25 });
     expect(acme?.cadence).toEqual({ reviews: 30 * 60_000, sales: 6 * 3_600_000 });
     expect(acme?.sales).toEqual({ marketplaces: ['US', 'UK'] });
     expect(acme?.rules.map((rule) => rule.id)).toEqual(['acme-low-stars']);
-    expect(small?.plan).toEqual({ name: 'custom', perMinute: 600, perMonth: 2_000_000 });
-    expect(small?.apiKey.reveal()).toBe('sk-demo-key');
+    expect(small?.plan).toEqual({ name: 'custom', perMinute: 300, perMonth: 1_000_000 });
+    expect(small?.apiKey.reveal()).toBe('sk_demo_publisher');
     expect(small?.sales).toBe(false);
     expect(small?.timeZone).toBe('UTC');
     expect(config.rules.find((rule) => rule.id === 'bsr-worse')).toMatchObject({ repeatEvery: 86_400_000 });

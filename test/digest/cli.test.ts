@@ -97,6 +97,23 @@ describe('shelfwatch digest', () => {
     expect(lines[0]).toMatch(/^sent to box \(.*\.eml\): Daily digest for acme — /);
   });
 
+  it('--json prints only {sent, failed} as JSON', async () => {
+    const { lines } = await digest(['--now', '--json', '--config', configPath, '--workspace', 'acme']);
+    expect(lines).toHaveLength(1);
+    const printed = JSON.parse(lines[0] ?? '') as Record<string, unknown>;
+    expect(printed).toEqual({
+      sent: [
+        {
+          workspace: 'acme',
+          channel: 'box',
+          to: expect.stringMatching(/\.eml$/),
+          subject: expect.stringMatching(/^Daily digest for acme — /),
+        },
+      ],
+      failed: [],
+    });
+  });
+
   it('answers usage errors with exit code 2 and shows examples in --help', async () => {
     const noNow = await failure(['--config', configPath]);
     expect(noNow).toBeInstanceOf(CliError);

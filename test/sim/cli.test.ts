@@ -2,6 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseKeyFlag } from '../../src/cli/sim.ts';
+import { loadConfig } from '../../src/config/load.ts';
+import { tempDir, writeFile } from '../config/helpers.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -110,5 +112,64 @@ describe('shelfwatch sim', () => {
       workspace: 'team-a',
       plan: { name: 'studio' },
     });
+  });
+
+  it('lists the books and campaigns it serves; the example config uses only those', async () => {
+    const proc = run(['sim', '--port', '0', '--speed', '0']);
+    await waitForOutput(proc, /Ctrl\+C/, 15_000);
+    proc.child.kill('SIGTERM');
+    const listed = proc.stdout();
+    const example = loadConfig({
+      path: 'examples/shelfwatch.yaml',
+      env: { PUBLISHING_API_KEY: 'sk_demo_studio' },
+      cwd: ROOT,
+    });
+    if (!example.ok) throw new Error(JSON.stringify(example.problems));
+    for (const ws of example.config.workspaces) {
+      for (const book of ws.books) {
+        const line = listed.split('\n').find((l) => l.trim().startsWith(book.asin));
+        expect(line, `${book.asin} in\n${listed}`).toBeDefined();
+        for (const mp of book.marketplaces) expect(line).toContain(mp);
+      }
+      for (const campaign of ws.campaigns) expect(listed).toContain(`  ${campaign.id}  book B0`);
+    }
+    expect(listed).toMatch(/\n {2}B0[A-Z0-9]{8} {2}US\S* +\S.*\n/);
+    expect(await proc.exit).toBe(0);
+  });
+
+  it("--config serves the config's books, campaigns and keys", async () => {
+    const dir = tempDir();
+    const file = writeFile(
+      dir,
+      'served.yaml',
+      JSON.stringify({
+        workspaces: [
+          {
+            id: 'mine',
+            baseUrl: 'http://127.0.0.1:1',
+            apiKey: 'sk_from_config_0123',
+            plan: 'custom:7:1000',
+            books: [{ asin: 'B0TESTBOOK', marketplaces: ['US', 'DE'] }],
+            campaigns: [{ id: 'arc_mine' }],
+          },
+        ],
+      }),
+    );
+    const proc = run(['sim', '--port', '0', '--speed', '0', '--config', file]);
+    const [, url] = await waitForOutput(proc, /listening on (http:\/\/\S+)\n/, 15_000);
+    await waitForOutput(proc, /Ctrl\+C/, 5_000);
+    expect(proc.stdout()).toMatch(/\n {2}B0TESTBOOK {2}US,DE +\S/);
+    expect(proc.stdout()).toContain('  arc_mine  book B0TESTBOOK');
+    expect(proc.stdout()).toContain('workspace mine');
+    expect(proc.stdout()).not.toContain('sk_from_config_0123');
+    expect(proc.stdout()).toContain('note: workspace mine has baseUrl http://127.0.0.1:1');
+    const reply = await fetch(`${url}/v1/books/B0TESTBOOK`, {
+      headers: { Authorization: 'Bearer sk_from_config_0123' },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('x-ratelimit-limit')).toBe('7');
+    await reply.text();
+    proc.child.kill('SIGTERM');
+    expect(await proc.exit).toBe(0);
   });
 });

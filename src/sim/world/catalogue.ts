@@ -64,9 +64,18 @@ function makeMarketplaces(rng: Rng, index: number): Marketplace[] {
   return chosen;
 }
 
+/** Books and campaigns the simulator must serve as given (`shelfwatch sim --config FILE`). */
+export interface FixedCatalogue {
+  books?: readonly { asin: string; marketplaces: readonly Marketplace[] }[];
+  campaigns?: readonly string[];
+}
+
 export interface CatalogueOptions {
+  /** Account books in all: the fixed ones first, then generated ones up to this count. */
   books: number;
+  /** ARC campaigns in all: the fixed ids first, then generated ones up to this count. */
   campaigns: number;
+  fixed?: FixedCatalogue;
   /** The simulator's start: ARC campaigns open shortly before it, so reviews exist from the first poll. */
   startMs: number;
 }
@@ -79,7 +88,9 @@ export class Catalogue {
   private readonly campaignById = new Map<string, Campaign>();
 
   constructor(rng: Rng, options: CatalogueOptions) {
-    const taken = new Set<string>();
+    const fixedBooks = options.fixed?.books ?? [];
+    const fixedCampaigns = options.fixed?.campaigns ?? [];
+    const taken = new Set<string>(fixedBooks.map((b) => b.asin));
     const poolSize = Math.max(20, Math.ceil(options.books / 5));
     const pool: Book[] = [];
     for (let i = 0; i < poolSize; i++) {
@@ -88,8 +99,9 @@ export class Catalogue {
       pool.push(this.makeBook(rng, 'pool', i, asin, [...MARKETPLACES], []));
     }
     const books: Book[] = [];
-    for (let i = 0; i < options.books; i++) {
-      const asin = makeAsin(rng, 'account', i, taken);
+    for (let i = 0; i < Math.max(options.books, fixedBooks.length); i++) {
+      const fixed = fixedBooks[i];
+      const asin = fixed?.asin ?? makeAsin(rng, 'account', i, taken);
       taken.add(asin);
       const compCount = rng.int(3, 5, 'comp-count', i);
       const comps: string[] = [];
@@ -97,7 +109,8 @@ export class Catalogue {
         const comp = rng.pick(pool, 'comp', i, c).asin;
         if (!comps.includes(comp)) comps.push(comp);
       }
-      books.push(this.makeBook(rng, 'account', i, asin, makeMarketplaces(rng, i), comps));
+      const marketplaces = fixed === undefined ? makeMarketplaces(rng, i) : [...fixed.marketplaces];
+      books.push(this.makeBook(rng, 'account', i, asin, marketplaces, comps));
     }
     for (const book of [...books, ...pool]) this.byAsin.set(book.asin, book);
     this.books = books;
@@ -105,10 +118,10 @@ export class Catalogue {
 
     const campaigns: Campaign[] = [];
     const startDay = floorTo(options.startMs, DAY);
-    for (let c = 0; c < options.campaigns && books.length > 0; c++) {
+    for (let c = 0; c < Math.max(options.campaigns, fixedCampaigns.length) && books.length > 0; c++) {
       const book = books[(c * 7) % books.length]!;
       const campaign = {
-        campaignId: `arc_${rng.hex(10, 'campaign', c)}`,
+        campaignId: fixedCampaigns[c] ?? `arc_${rng.hex(10, 'campaign', c)}`,
         asin: book.asin,
         startMs: startDay - (3 + 2 * c) * DAY,
       };

@@ -1,13 +1,13 @@
 import { Rng } from '../prng.ts';
 import { ceilTo, DAY, floorTo, HOUR, isoSeconds } from '../time.ts';
 import { bsrSeries, generatedBsr } from './bsr.ts';
-import { type Book, Catalogue } from './catalogue.ts';
+import { type Book, Catalogue, type FixedCatalogue } from './catalogue.ts';
 import { EventStore, type Review } from './events.ts';
 import { KeywordCatalogue, keywordRankSeries, keywordStats, trafficShares } from './keywords.ts';
 import type { Marketplace } from './market.ts';
 import { ReviewFeed } from './reviews.ts';
 
-export type { Book, Campaign } from './catalogue.ts';
+export type { Book, Campaign, FixedCatalogue } from './catalogue.ts';
 export type { Review } from './events.ts';
 
 const HISTORY_HOURS = 30 * 24;
@@ -22,6 +22,7 @@ export interface WorldOptions {
   books: number;
   campaigns: number;
   startMs: number;
+  fixed?: FixedCatalogue;
 }
 
 export interface SeriesRef {
