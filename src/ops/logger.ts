@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { type Logger, type LoggerOptions, pino } from 'pino';
 
 export type { Logger } from 'pino';
@@ -37,10 +38,23 @@ export function createLogger(settings: LoggerSettings = {}): Logger {
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     base: { app: 'shelfwatch' },
   };
-  if (settings.pretty === true && settings.destination === undefined) {
+  if (settings.pretty === true && settings.destination === undefined && prettyInstalled()) {
     return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true } } });
   }
   return settings.destination === undefined ? pino(options) : pino(options, settings.destination);
+}
+
+/**
+ * pino-pretty is a dev dependency: a production install (the Docker image) has none, and a terminal
+ * there (`docker run -it`) gets JSON lines instead of a crash at start.
+ */
+function prettyInstalled(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('pino-pretty');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A logger that drops everything: for tests and library use without output. */
