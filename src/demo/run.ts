@@ -131,7 +131,12 @@ export async function runDemo(options: DemoOptions, out: DemoOutput): Promise<nu
     shutdown.add('slack capture', () => slack.close());
     // Loaded here, not at the top: smtp-server is a dev dependency, and the CLI imports this module
     // for every command, `run` in the production image (no dev dependencies) included.
-    const { startMailCapture } = await import('./smtp-capture.ts');
+    const { startMailCapture } = await import('./smtp-capture.ts').catch((cause: unknown) => {
+      throw new DemoError(
+        'the demo needs the development dependencies (smtp-server): run it from a checkout after `npm ci`',
+        { cause },
+      );
+    });
     const mail = await startMailCapture(mailDir, () => {});
     shutdown.add('smtp capture', () => mail.close());
     say(
