@@ -80,3 +80,16 @@ export async function reapLeftovers(
 export function describeLeftovers(left: readonly LeftoverProcess[]): string {
   return left.map(({ pid, command }) => `  pid ${pid}: ${command.slice(0, 200)}`).join('\n');
 }
+
+/**
+ * The marks of this run and file, for children given a clean environment (only PATH): with them
+ * the leftover checks still see those children.
+ */
+export function processMarks(): Record<string, string> {
+  const marks: Record<string, string> = {};
+  for (const name of [RUN_MARK, FILE_MARK]) {
+    const value = process.env[name];
+    if (value !== undefined) marks[name] = value;
+  }
+  return marks;
+}
