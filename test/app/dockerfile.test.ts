@@ -3,9 +3,11 @@
  * that ships its binary (the npm `hadolint` downloads it at install), so the rules that matter here
  * are checked directly, and hadolint itself runs too when it is on the PATH.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { startOpsServer } from '../../src/ops/http-server.ts';
+import { Metrics } from '../../src/ops/metrics.ts';
 import { hasTool } from '../helpers/tools.ts';
 
 interface Instruction {
@@ -91,6 +93,34 @@ describe('the Dockerfile', () => {
     // DL4003 / DL4004: one CMD and one ENTRYPOINT in the final stage.
     expect(final.filter((i) => i.keyword === 'ENTRYPOINT')).toHaveLength(1);
     expect(final.filter((i) => i.keyword === 'CMD')).toHaveLength(1);
+  });
+
+  it('its health command passes against the ops server and fails when nothing answers', async () => {
+    const health = final.find((i) => i.keyword === 'HEALTHCHECK')?.args ?? '';
+    const [command, ...args] = JSON.parse(health.slice(health.indexOf('CMD ') + 4)) as string[];
+    expect(command).toBe('node');
+    const server = await startOpsServer({
+      host: '127.0.0.1',
+      port: 0,
+      metrics: new Metrics({ defaultMetrics: false }),
+      readiness: async () => ({ ok: true, checks: {} }),
+    });
+    // Asynchronous: the server answers from this process's event loop.
+    const check = (url: string) =>
+      new Promise<number | null>((resolve) => {
+        const child = spawn(process.execPath, args, {
+          env: { PATH: process.env.PATH ?? '', SHELFWATCH_HEALTHCHECK_URL: url },
+          stdio: 'ignore',
+        });
+        child.once('exit', (code) => resolve(code));
+      });
+    try {
+      expect(await check(`${server.url}/healthz`)).toBe(0);
+      expect(await check(`${server.url}/nothing-here`)).toBe(1);
+    } finally {
+      await server.close();
+    }
+    expect(await check(`${server.url}/healthz`)).toBe(1);
   });
 
   it.skipIf(!hasTool('hadolint'))('passes hadolint', () => {

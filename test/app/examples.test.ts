@@ -4,13 +4,14 @@
  * machines: `docker-compose config` (Debian's docker-compose, installed by .ci/run) checks the file
  * against the compose-spec schema when present; the rest is read here.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/load.ts';
+import { startSimulator } from '../../src/sim/index.ts';
 import { hasTool } from '../helpers/tools.ts';
 
 interface ComposeService {
@@ -104,6 +105,23 @@ describe('docker compose from a fresh clone', () => {
     for (const name of others) {
       expect(services[name]?.healthcheck?.test, name).toBeDefined();
       expect(worker.depends_on?.[name]?.condition, name).toBe('service_healthy');
+    }
+  });
+
+  it("the simulator's healthcheck passes against the compose command's simulator (seed 1)", async () => {
+    const [kind, command, ...args] = services.simulator?.healthcheck?.test ?? [];
+    expect([kind, command]).toEqual(['CMD', 'node']);
+    const seed = services.simulator?.command?.[services.simulator.command.indexOf('--seed') + 1];
+    const sim = await startSimulator({ seed: Number(seed) });
+    try {
+      const local = args.map((arg) => arg.replace('http://127.0.0.1:4010', sim.url));
+      // Asynchronous: the simulator answers from this process's event loop.
+      const code = await new Promise<number | null>((resolve) => {
+        spawn(process.execPath, local, { stdio: 'ignore' }).once('exit', resolve);
+      });
+      expect(code).toBe(0);
+    } finally {
+      await sim.close();
     }
   });
 
