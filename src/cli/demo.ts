@@ -77,7 +77,7 @@ export function registerDemoCommand(program: Command): void {
   program
     .command('demo')
     .description(
-      'see shelfwatch work in about a minute: simulator, workers, scripted events, captured Slack and email',
+      'see shelfwatch work in about 15 seconds: simulator, workers, scripted events, captured Slack and email',
     )
     .option('--speed <x>', 'sim-clock speed: 60 = a sim hour per real minute (1 to 3600)', '60')
     .option('--seed <n>', 'seed of the simulated world; the same seed tells the same story', '7')

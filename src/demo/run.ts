@@ -37,7 +37,6 @@ import {
 import { applyEvent, planScript } from './script.ts';
 import { SimControl } from './sim-control.ts';
 import { startSlackCapture } from './slack-capture.ts';
-import { startMailCapture } from './smtp-capture.ts';
 import { stopSwitch } from './stop.ts';
 import { cleanupLine, formatSummary, missingPart, shownPath } from './summary.ts';
 import { DemoTracker } from './tracker.ts';
@@ -130,6 +129,14 @@ export async function runDemo(options: DemoOptions, out: DemoOutput): Promise<nu
     // 3. Local captures standing in for Slack and an SMTP server.
     const slack = await startSlackCapture(slackDir, () => {});
     shutdown.add('slack capture', () => slack.close());
+    // Loaded here, not at the top: smtp-server is a dev dependency, and the CLI imports this module
+    // for every command, `run` in the production image (no dev dependencies) included.
+    const { startMailCapture } = await import('./smtp-capture.ts').catch((cause: unknown) => {
+      throw new DemoError(
+        'the demo needs the development dependencies (smtp-server): run it from a checkout after `npm ci`',
+        { cause },
+      );
+    });
     const mail = await startMailCapture(mailDir, () => {});
     shutdown.add('smtp capture', () => mail.close());
     say(

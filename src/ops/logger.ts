@@ -1,5 +1,5 @@
+import { createRequire } from 'node:module';
 import { type Logger, type LoggerOptions, pino } from 'pino';
-import { PinoPretty } from 'pino-pretty';
 
 export type { Logger } from 'pino';
 
@@ -41,13 +41,26 @@ export function createLogger(settings: LoggerSettings = {}): Logger {
     base: { app: 'shelfwatch' },
   };
   const colorize = settings.colorize ?? false;
-  if (settings.pretty === true) {
+  const pretty = settings.pretty === true ? loadPinoPretty() : undefined;
+  if (pretty !== undefined) {
     if (settings.destination === undefined) {
       return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize } } });
     }
-    return pino(options, PinoPretty({ colorize, destination: settings.destination, sync: true }));
+    return pino(options, pretty({ colorize, destination: settings.destination, sync: true }));
   }
   return settings.destination === undefined ? pino(options) : pino(options, settings.destination);
+}
+
+/**
+ * pino-pretty is a dev dependency: a production install (the Docker image) has none, and a terminal
+ * there (`docker run -it`) gets JSON lines instead of a crash at start. Loaded on demand for that reason.
+ */
+function loadPinoPretty(): typeof import('pino-pretty').PinoPretty | undefined {
+  try {
+    return (createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty')).PinoPretty;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A logger that drops everything: for tests and library use without output. */

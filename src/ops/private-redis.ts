@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,8 @@ export class RedisServerUnavailableError extends Error {
 export interface PrivateRedis {
   readonly url: string;
   readonly port: number;
+  /** The redis-server's process id. */
+  readonly pid: number;
   /** Stops the server and removes its working directory. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -39,6 +41,19 @@ export async function freePort(): Promise<number> {
   await once(server, 'close');
   if (address === null || typeof address === 'string') throw new Error('could not pick a free port');
   return address.port;
+}
+
+const SETPRIV = '/usr/bin/setpriv';
+
+/**
+ * A redis-server outlives the process that spawned it unless told otherwise: a test runner that
+ * SIGKILLs its worker, or a demo killed with SIGKILL, would leave it running for good. On Linux
+ * `setpriv --pdeathsig` (util-linux, on every Debian) makes the kernel send it SIGTERM the moment
+ * its parent dies, however that happens; elsewhere only the `exit` hook below covers a normal exit.
+ */
+function tiedToThisProcess(command: string[]): string[] {
+  if (process.platform !== 'linux' || !existsSync(SETPRIV)) return command;
+  return [SETPRIV, '--pdeathsig', 'SIGTERM', '--', ...command];
 }
 
 /**
@@ -69,7 +84,11 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
     'noeviction',
     ...(options.extraArgs ?? []),
   ];
-  const child: ChildProcess = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, ...commandArgs] = tiedToThisProcess([binary, ...args]);
+  const child: ChildProcess = spawn(command ?? binary, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   let output = '';
   const timeoutMs = options.startTimeoutMs ?? 10_000;
   const ready = new Promise<void>((resolve, reject) => {
@@ -108,6 +127,7 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    pid: child.pid ?? 0,
     stop() {
       stopped ??= (async () => {
         if (child.exitCode === null && child.signalCode === null) {

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFile } from '../config/helpers.ts';
+import { processMarks } from '../helpers/leftover-processes.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = resolve(ROOT, 'bin/shelfwatch.mjs');
@@ -19,7 +20,7 @@ export interface Outcome {
  */
 export const CLI_TEST_TIMEOUT_MS = 90_000;
 
-/** Only PATH from the host: no REDIS_URL or SHELFWATCH_CONFIG of the machine can leak in. */
+/** Only PATH (and the test run's leftover-check marks) from the host: no REDIS_URL or SHELFWATCH_CONFIG of the machine can leak in. */
 export function shelfwatch(
   args: readonly string[],
   env: Record<string, string> = {},
@@ -41,7 +42,7 @@ export function runNode(
     const child = execFile(
       process.execPath,
       [script, ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: timeoutMs },
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...processMarks(), ...env }, timeout: timeoutMs },
       (error, stdout, stderr) => {
         // A child killed at the deadline has no exit code: -1 says "hung".
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;

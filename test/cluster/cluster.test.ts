@@ -12,6 +12,9 @@ import { parseOrThrow } from '../poll/engine-harness.ts';
 
 const KEY = 'sk_cluster_test_0123456789';
 const PREFIX = '{swcluster}';
+// Kept as a promise: should beforeAll time out while the cluster is still starting, afterAll
+// still stops the nodes once they are up instead of leaving them running.
+let clusterStarting: Promise<PrivateCluster> | undefined;
 let cluster: PrivateCluster;
 let sim: RunningSimulator;
 let control: SimControl;
@@ -21,7 +24,8 @@ let campaignId = '';
 const capture = new CapturingNotifier('capture');
 
 beforeAll(async () => {
-  cluster = await startPrivateCluster(3);
+  clusterStarting = startPrivateCluster(3);
+  cluster = await clusterStarting;
   sim = await startSimulator({
     port: 0,
     seed: 9,
@@ -62,10 +66,19 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await shutdown?.run(5_000);
-  await control?.close();
-  await sim?.close();
-  await cluster?.stop();
+  // Each step runs whatever the previous one did: a failed shutdown must not leave the nodes up.
+  const steps = [
+    () => shutdown?.run(5_000),
+    () => control?.close(),
+    () => sim?.close(),
+    async () => (await clusterStarting?.catch(() => undefined))?.stop(),
+  ];
+  const failures: unknown[] = [];
+  for (const step of steps)
+    await Promise.resolve()
+      .then(step)
+      .catch((error: unknown) => failures.push(error));
+  if (failures.length > 0) throw new AggregateError(failures, 'cluster test cleanup failed');
 });
 
 it('the normal scenario runs on a 3-master Redis Cluster with a hash-tagged prefix', async () => {

@@ -13,6 +13,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { afterAll } from 'vitest';
+import { processMarks } from '../helpers/leftover-processes.ts';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = resolve(ROOT, 'bin/shelfwatch.mjs');
@@ -41,7 +42,7 @@ export interface CliOptions {
 /** Runs the real CLI (`node bin/shelfwatch.mjs …`) and never waits past its deadline. */
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliOutcome> {
   const started = Date.now();
-  const env = { PATH: process.env.PATH ?? '', ...options.env };
+  const env = { PATH: process.env.PATH ?? '', ...processMarks(), ...options.env };
   const child =
     options.shell === undefined
       ? spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env })

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parseKeyFlag } from '../../src/cli/sim.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { tempDir, writeFile } from '../config/helpers.ts';
@@ -14,11 +14,20 @@ interface Run {
   exit: Promise<number | null>;
 }
 
+// A failed assertion must not leave a simulator serving after the file (tests run concurrently,
+// so per-test hooks cannot tell whose child is whose).
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 function run(args: string[]): Run {
   const child = spawn(process.execPath, ['bin/shelfwatch.mjs', ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.push(child);
   let out = '';
   let err = '';
   child.stdout?.on('data', (chunk: Buffer) => {
