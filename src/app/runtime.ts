@@ -1,6 +1,7 @@
 import { Queue, type Worker } from 'bullmq';
 import type { Dispatcher } from 'undici';
 import { type AnalyticsClient, createAnalyticsClient } from '../api/index.ts';
+import { walkWithinBudget } from '../budget/gate.ts';
 import { PauseEpisodes } from '../budget/pause-episode.ts';
 import type { Plan } from '../budget/planner.ts';
 import {
@@ -159,12 +160,24 @@ export class Runtime {
       clock: this.clock,
       logger: logger.child({ component: 'poll' }),
       lease: new TargetLease(this.redis, this.prefix),
+      reserveWalk: (workspace, costPerPoll, signal, walk) =>
+        walkWithinBudget(
+          {
+            budget: this.budget,
+            workspace,
+            limits: pollLimits(this.workspace(workspace)),
+            costPerPoll,
+            signal,
+            onWasted: (requests) => this.metrics.apiRequestsWasted(workspace, requests),
+          },
+          walk,
+        ),
     };
     this.deliveryDeps = {
       channels: this.notifiers,
       settings: options.channelSettings ?? channelSettings(config.channels),
       groups: new GroupBuffer(this.redis, this.prefix),
-      pacer: new ChannelPacer(this.redis, this.prefix),
+      pacer: new ChannelPacer(this.redis, this.prefix, this.clock),
       dedup: new DedupLog(this.redis, this.prefix),
       clock: this.clock,
       logger: logger.child({ component: 'deliver' }),
@@ -204,6 +217,12 @@ export class Runtime {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  private workspace(id: string): WorkspaceConfig {
+    const ws = this.config.workspaces.find((w) => w.id === id);
+    if (ws === undefined) throw new Error(`no workspace "${id}" in the config`);
+    return ws;
   }
 
   /** The workspace's client for background polls: keeps the reserve free. */
@@ -249,7 +268,16 @@ export class Runtime {
       onResponse: (res) => {
         this.metrics.apiRequest(ws.id, res.endpoint, res.status, res.durationMs);
         // The API's own count wins when ours is lower (Redis lost its data, another tool shares the key).
-        const { quotaLimit, quotaRemaining } = res.rateLimit;
+        const { limit, remaining, quotaLimit, quotaRemaining } = res.rateLimit;
+        // Likewise its count of the current minute: the window may be short after a Redis crash.
+        if (limit !== undefined && remaining !== undefined && limit >= remaining) {
+          this.budget.syncMinuteUsed(ws.id, limit - remaining).catch((error: unknown) => {
+            this.logger.warn(
+              { workspace: ws.id, err: error },
+              'could not sync the minute window with the API',
+            );
+          });
+        }
         if (quotaLimit !== undefined && quotaRemaining !== undefined && quotaLimit >= quotaRemaining) {
           this.budget.syncMonthUsed(ws.id, quotaLimit - quotaRemaining).catch((error: unknown) => {
             this.logger.warn({ workspace: ws.id, err: error }, 'could not sync the month count with the API');

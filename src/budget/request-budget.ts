@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { Cluster, type Redis } from 'ioredis';
 import type { Clock } from '../util/clock.ts';
 import { budgetKeys, hasHashTag, utcBillingMonth } from './keys.ts';
-import { acquireScript, pauseScript, syncMonthScript } from './scripts.ts';
+import { checkLimits, positiveInteger } from './limits.ts';
+import { acquireScript, pauseScript, refundScript, syncMinuteScript, syncMonthScript } from './scripts.ts';
+import { type TimeBasis, timeBasis, toClockTime, toScriptMs } from './time-basis.ts';
 
 export interface BudgetLimits {
   perMinute: number;
@@ -38,8 +40,9 @@ export interface RedisRequestBudgetOptions {
   redis: Redis | Cluster;
   prefix: string;
   clock: Clock;
-  /** Sliding window length. Default 61 s: the API counts fixed 60 s minutes; the extra second
-   * absorbs clock skew between workers and the request's time in flight. */
+  /** Sliding window length (clock ms). Default 61 s: the API counts fixed 60 s minutes; the extra
+   * second absorbs the request's time in flight. Workers' clocks do not skew it: the window is
+   * measured with Redis TIME (time-basis.ts). */
   windowMs?: number;
   /** During a pause that lasts until `resume()`, how far ahead a refusal's `retryAtMs` points,
    * so callers look again later instead of getting a time that never comes. Default 5 min. */
@@ -88,30 +91,84 @@ export class RedisRequestBudget {
 
   /** Grants `count` requests now, or says why not and when to ask again. */
   async tryAcquire(workspace: string, limits: BudgetLimits, count = 1): Promise<BudgetDecision> {
+    return (await this.reserve(workspace, limits, count)).decision;
+  }
+
+  /**
+   * `tryAcquire`, and when granted a handle on the grant so that what a caller did not use can be
+   * given back (`refund`): a paginated poll reserves its learned page count before it starts.
+   */
+  async reserve(
+    workspace: string,
+    limits: BudgetLimits,
+    count: number,
+  ): Promise<{ decision: BudgetDecision; grant?: BudgetGrant }> {
     const { perMinute, ceiling } = checkLimits(limits);
     if (!Number.isSafeInteger(count) || count < 1 || count > perMinute) {
       throw new RangeError(`count must be a whole number from 1 to perMinute (${perMinute}), got ${count}`);
     }
-    const now = Math.floor(this.clock.now());
-    const month = utcBillingMonth(now);
+    const basis = timeBasis(this.clock);
+    const month = utcBillingMonth(basis.clockNow);
     const keys = budgetKeys(this.prefix, workspace);
-    this.sequence += 1;
+    const nonce = this.nextNonce();
     const reply = await acquireScript.run(
       this.redis,
       [keys.window, keys.month(month.label), keys.pause],
       [
-        now,
-        this.windowMs,
+        basis.nowArg,
+        toScriptMs(basis, this.windowMs),
         perMinute,
         ceiling,
         count,
-        this.windowMs + WINDOW_KEY_SLACK_MS,
-        month.endMs - now + MONTH_KEY_SLACK_MS,
-        `${this.instanceId}.${this.sequence}`,
-        month.endMs,
+        this.windowKeyTtl(basis),
+        Math.ceil(toScriptMs(basis, month.endMs - basis.clockNow) + MONTH_KEY_SLACK_MS),
+        nonce,
+        toScriptMs(basis, month.endMs - basis.clockNow),
       ],
     );
-    return this.decisionFrom(reply, now);
+    const decision = this.decisionFrom(reply, basis);
+    if (!decision.granted) return { decision };
+    return { decision, grant: { workspace, month: month.label, nonce, count } };
+  }
+
+  /** Gives back the last `unused` requests of a grant from `reserve` (they never went out). */
+  async refund(grant: BudgetGrant, unused: number): Promise<void> {
+    if (!Number.isSafeInteger(unused) || unused < 0 || unused > grant.count) {
+      throw new RangeError(`unused must be a whole number from 0 to ${grant.count}, got ${unused}`);
+    }
+    if (unused === 0) return;
+    const keys = budgetKeys(this.prefix, grant.workspace);
+    await refundScript.run(
+      this.redis,
+      [keys.window, keys.month(grant.month)],
+      [grant.nonce, grant.count - unused + 1, grant.count],
+    );
+  }
+
+  /**
+   * Fills the window up to what the API says it has counted in its current minute (`X-RateLimit-
+   * Limit` minus `X-RateLimit-Remaining`), when that is more than the window holds: after a Redis
+   * crash lost the window's last writes, or with another client on the same key. Returns the
+   * grants added (0 when the window already holds as many).
+   */
+  async syncMinuteUsed(workspace: string, usedAccordingToApi: number): Promise<number> {
+    if (!Number.isSafeInteger(usedAccordingToApi) || usedAccordingToApi < 0) {
+      throw new RangeError(`usedAccordingToApi must be a whole number ≥ 0, got ${usedAccordingToApi}`);
+    }
+    if (usedAccordingToApi === 0) return 0;
+    const basis = timeBasis(this.clock);
+    const reply = await syncMinuteScript.run(
+      this.redis,
+      [budgetKeys(this.prefix, workspace).window],
+      [
+        basis.nowArg,
+        toScriptMs(basis, this.windowMs),
+        usedAccordingToApi,
+        this.nextNonce(),
+        this.windowKeyTtl(basis),
+      ],
+    );
+    return toNumber(reply, 'minute sync reply');
   }
 
   /**
@@ -124,13 +181,13 @@ export class RedisRequestBudget {
       throw new RangeError(`untilMs must be a time in ms or Infinity, got ${untilMs}`);
     }
     if (!PAUSE_REASONS.includes(reason)) throw new RangeError(`unknown pause reason "${reason}"`);
-    const now = Math.floor(this.clock.now());
+    const basis = timeBasis(this.clock);
     const open = untilMs === Number.POSITIVE_INFINITY;
-    const until = open ? 0 : Math.ceil(untilMs);
+    const forMs = open ? 0 : toScriptMs(basis, Math.ceil(untilMs) - basis.clockNow);
     await pauseScript.run(
       this.redis,
       [budgetKeys(this.prefix, workspace).pause],
-      [open ? 'inf' : until, reason, now, Math.max(1, until - now) + PAUSE_KEY_SLACK_MS],
+      [open ? 'inf' : forMs, reason, basis.nowArg, Math.ceil(Math.max(1, forMs) + PAUSE_KEY_SLACK_MS)],
     );
   }
 
@@ -160,11 +217,12 @@ export class RedisRequestBudget {
 
   /** What the workspace has used, for `status` and metrics. Reads only; not atomic across keys. */
   async usage(workspace: string, limits?: BudgetLimits): Promise<BudgetUsage> {
-    const now = Math.floor(this.clock.now());
-    const month = utcBillingMonth(now);
+    const basis = timeBasis(this.clock);
+    const now = basis.nowArg === 'redis' ? await redisTimeMs(this.redis) : Number(basis.nowArg);
+    const month = utcBillingMonth(basis.clockNow);
     const keys = budgetKeys(this.prefix, workspace);
     const [minuteUsed, monthRaw, pause] = await Promise.all([
-      this.redis.zcount(keys.window, `(${now - this.windowMs}`, '+inf'),
+      this.redis.zcount(keys.window, `(${now - toScriptMs(basis, this.windowMs)}`, '+inf'),
       this.redis.get(keys.month(month.label)),
       this.redis.hmget(keys.pause, 'until', 'reason'),
     ]);
@@ -177,7 +235,11 @@ export class RedisRequestBudget {
       monthUsed,
       month: month.label,
       monthResetAtMs: month.endMs,
-      pausedUntilMs: paused ? until : null,
+      pausedUntilMs: paused
+        ? until === Number.POSITIVE_INFINITY
+          ? until
+          : toClockTime(basis, until, now)
+        : null,
       pauseReason: paused ? asPauseReason(reasonRaw ?? null) : null,
     };
     if (limits !== undefined) {
@@ -188,9 +250,18 @@ export class RedisRequestBudget {
     return usage;
   }
 
-  private decisionFrom(reply: unknown, now: number): BudgetDecision {
+  private nextNonce(): string {
+    this.sequence += 1;
+    return `${this.instanceId}.${this.sequence}`;
+  }
+
+  private windowKeyTtl(basis: TimeBasis): number {
+    return Math.ceil(toScriptMs(basis, this.windowMs) + WINDOW_KEY_SLACK_MS);
+  }
+
+  private decisionFrom(reply: unknown, basis: TimeBasis): BudgetDecision {
     if (!Array.isArray(reply)) throw new TypeError(`unexpected budget script reply: ${String(reply)}`);
-    const [granted, second, third, fourth] = reply as unknown[];
+    const [granted, second, third, fourth, fifth] = reply as unknown[];
     if (granted === 1) {
       return {
         granted: true,
@@ -198,10 +269,13 @@ export class RedisRequestBudget {
         monthUsed: toNumber(third, 'monthUsed'),
       };
     }
-    const retryAtMs = toNumber(third, 'retryAtMs');
+    const scriptNow = toNumber(fifth, 'now');
+    const scriptRetryAt = toNumber(third, 'retryAtMs');
+    const retryAtMs = scriptRetryAt < 0 ? scriptRetryAt : toClockTime(basis, scriptRetryAt, scriptNow);
     if (second === 'paused') {
-      const pauseReason = asPauseReason(typeof fourth === 'string' ? fourth : null) ?? undefined;
-      const retry = retryAtMs < 0 ? now + this.openPauseRecheckMs : retryAtMs;
+      const pauseReason =
+        asPauseReason(typeof fourth === 'string' && fourth !== '' ? fourth : null) ?? undefined;
+      const retry = retryAtMs < 0 ? basis.clockNow + this.openPauseRecheckMs : retryAtMs;
       return pauseReason === undefined
         ? { granted: false, reason: 'paused', retryAtMs: retry }
         : { granted: false, reason: 'paused', retryAtMs: retry, pauseReason };
@@ -211,66 +285,22 @@ export class RedisRequestBudget {
   }
 }
 
-/**
- * Thrown by `budgetGate` when a request may not go out now. Carries the decision so the poller
- * can turn it into a delayed job instead of spinning. Times are in the budget's clock.
- */
-export class BudgetExhaustedError extends Error {
-  override readonly name = 'BudgetExhaustedError';
+/** What `reserve` granted: enough to give its unused tail back. */
+export interface BudgetGrant {
   readonly workspace: string;
-  readonly reason: 'minute' | 'month' | 'paused';
-  readonly retryAtMs: number;
-  /** `retryAtMs` minus the clock's now, at least 0. Clock ms: under an accelerated clock,
-   * divide by the speed before using it as a real delay. */
-  readonly retryAfterMs: number;
-  readonly pauseReason: PauseReason | undefined;
-
-  constructor(workspace: string, decision: Extract<BudgetDecision, { granted: false }>, nowMs: number) {
-    const because = decision.pauseReason === undefined ? decision.reason : `paused (${decision.pauseReason})`;
-    super(
-      `request budget of workspace "${workspace}" exhausted: ${because}; retry at ${new Date(decision.retryAtMs).toISOString()}`,
-    );
-    this.workspace = workspace;
-    this.reason = decision.reason;
-    this.retryAtMs = decision.retryAtMs;
-    this.retryAfterMs = Math.max(0, decision.retryAtMs - nowMs);
-    this.pauseReason = decision.pauseReason;
-  }
+  /** The billing month the grant counted in. */
+  readonly month: string;
+  readonly nonce: string;
+  readonly count: number;
 }
 
-/**
- * The API client's `beforeRequest` hook: takes one request from the budget or throws
- * `BudgetExhaustedError`. `limits` may be a function so a long-lived client sees re-read limits.
- */
-export function budgetGate(
-  budget: RedisRequestBudget,
-  workspace: string,
-  limits: BudgetLimits | (() => BudgetLimits),
-): (request?: unknown) => Promise<void> {
-  return async () => {
-    const decision = await budget.tryAcquire(workspace, typeof limits === 'function' ? limits() : limits);
-    if (!decision.granted) throw new BudgetExhaustedError(workspace, decision, budget.clock.now());
-  };
+/** Redis TIME in whole ms, as the scripts read it. */
+async function redisTimeMs(redis: Redis | Cluster): Promise<number> {
+  const [seconds, micros] = await redis.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
 }
 
-function checkLimits(limits: BudgetLimits): { perMinute: number; ceiling: number } {
-  const perMinute = positiveInteger('perMinute', limits.perMinute);
-  if (!Number.isFinite(limits.perMonth) || limits.perMonth < 0) {
-    throw new RangeError(`perMonth must be a number ≥ 0, got ${limits.perMonth}`);
-  }
-  const perMonth = Math.floor(limits.perMonth);
-  const wanted = limits.monthCeiling ?? perMonth;
-  if (Number.isNaN(wanted)) throw new RangeError('monthCeiling must be a number');
-  // Fractional ceilings come from quota × (1 − reserve): round down so the reserve stays whole,
-  // after forgiving float noise (100000 × (1 − 0.34) is 65999.99999999999).
-  return { perMinute, ceiling: Math.max(0, Math.min(perMonth, Math.floor(wanted + 1e-6))) };
-}
-
-function positiveInteger(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw new RangeError(`${name} must be a whole number ≥ 1, got ${value}`);
-  return value;
-}
+export { BudgetExhaustedError, budgetGate } from './gate.ts';
 
 function toNumber(value: unknown, what: string): number {
   const number = typeof value === 'string' ? Number(value) : value;

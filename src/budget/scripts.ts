@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
+import { SCRIPT_NOW_LUA } from './time-basis.ts';
 
 /**
  * A Lua script run by SHA, loaded on first use (and again after a SCRIPT FLUSH or a fail-over to
@@ -29,16 +30,18 @@ export class LuaScript {
 /**
  * Check and consume in one step, so any number of processes share one budget without a lock.
  * Order: pause, then month, then minute, so a refusal names the constraint that lasts longest.
- * Time is ARGV (the injected clock), never Redis TIME, so an accelerated clock works.
+ * Time is `scriptNow` (Redis TIME for real-time clocks, see time-basis.ts), taken when the script
+ * runs: a call that waited in a client's offline queue during an outage stamps its grant with the
+ * time it was granted, not the time it was asked for.
  *
  * KEYS: 1 window zset, 2 month counter, 3 pause hash.
- * ARGV: 1 now, 2 window ms, 3 per-minute limit, 4 month ceiling, 5 count, 6 window key TTL,
- *       7 month key TTL, 8 member nonce, 9 month reset time.
- * Reply: {1, minuteUsed, monthUsed} or {0, reason, retryAt, pauseReason?}; retryAt -1 means
- * "paused until resumed".
+ * ARGV: 1 now ('redis' or ms), 2 window (script ms), 3 per-minute limit, 4 month ceiling, 5 count,
+ *       6 window key TTL, 7 month key TTL, 8 member nonce, 9 time to the month's reset (script ms).
+ * Reply: {1, minuteUsed, monthUsed, now} or {0, reason, retryAt, pauseReason, now}; retryAt -1
+ * means "paused until resumed".
  */
-export const acquireScript = new LuaScript(`
-local now = tonumber(ARGV[1])
+export const acquireScript = new LuaScript(`${SCRIPT_NOW_LUA}
+local now = scriptNow(ARGV[1])
 local windowMs = tonumber(ARGV[2])
 local perMinute = tonumber(ARGV[3])
 local ceiling = tonumber(ARGV[4])
@@ -47,17 +50,17 @@ local count = tonumber(ARGV[5])
 local pause = redis.call('HMGET', KEYS[3], 'until', 'reason')
 if pause[1] then
   if pause[1] == 'inf' then
-    return {0, 'paused', -1, pause[2] or ''}
+    return {0, 'paused', -1, pause[2] or '', now}
   end
   local untilMs = tonumber(pause[1])
   if untilMs > now then
-    return {0, 'paused', untilMs, pause[2] or ''}
+    return {0, 'paused', pause[1], pause[2] or '', now}
   end
 end
 
 local monthUsed = tonumber(redis.call('GET', KEYS[2]) or '0')
 if monthUsed + count > ceiling then
-  return {0, 'month', tonumber(ARGV[9])}
+  return {0, 'month', tostring(now + tonumber(ARGV[9])), '', now}
 end
 
 -- A grant at t occupies [t, t + window): drop what has left, count the rest.
@@ -67,7 +70,7 @@ local excess = inWindow + count - perMinute
 if excess > 0 then
   -- The request fits once the excess oldest grants have left: exactly when the last of them does.
   local oldest = redis.call('ZRANGE', KEYS[1], excess - 1, excess - 1, 'WITHSCORES')
-  return {0, 'minute', tonumber(oldest[2]) + windowMs}
+  return {0, 'minute', tostring(tonumber(oldest[2]) + windowMs), '', now}
 end
 
 for i = 1, count do
@@ -76,32 +79,77 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 monthUsed = redis.call('INCRBY', KEYS[2], count)
 redis.call('PEXPIRE', KEYS[2], ARGV[7])
-return {1, inWindow + count, monthUsed}
+return {1, inWindow + count, monthUsed, now}
+`);
+
+/**
+ * Gives back the unused tail of a reservation (`acquireScript` with count > 1): its members leave
+ * the window and the month counter drops by as many, since those requests never went out.
+ *
+ * KEYS: 1 window zset, 2 month counter of the grant. ARGV: 1 member nonce, 2 first unused index,
+ * 3 last index. Reply: how many the month counter gave back.
+ */
+export const refundScript = new LuaScript(`
+local first = tonumber(ARGV[2])
+local last = tonumber(ARGV[3])
+for i = first, last do
+  redis.call('ZREM', KEYS[1], ARGV[1] .. ':' .. i)
+end
+local used = tonumber(redis.call('GET', KEYS[2]) or '0')
+local back = math.min(used, last - first + 1)
+if back > 0 then redis.call('DECRBY', KEYS[2], back) end
+return back
+`);
+
+/**
+ * Makes the window hold at least what the API says it has counted in its minute (X-RateLimit-Limit
+ * minus X-RateLimit-Remaining): the window can be short after a Redis crash lost its last writes,
+ * or when another client uses the same key. The missing grants are added at now, so they stay a
+ * full window: never less than the API's own minute, which ends sooner.
+ *
+ * KEYS: 1 window zset. ARGV: 1 now, 2 window (script ms), 3 used according to the API, 4 member
+ * nonce, 5 window key TTL. Reply: the grants added.
+ */
+export const syncMinuteScript = new LuaScript(`${SCRIPT_NOW_LUA}
+local now = scriptNow(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
+local missing = tonumber(ARGV[3]) - redis.call('ZCARD', KEYS[1])
+if missing <= 0 then return 0 end
+for i = 1, missing do
+  redis.call('ZADD', KEYS[1], now, ARGV[4] .. ':api' .. i)
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return missing
 `);
 
 /**
  * Sets a pause unless one at least as long is in force: a short Retry-After arriving after a
  * long quota pause must not let polls out early.
  *
- * KEYS: 1 pause hash. ARGV: 1 until (ms or 'inf'), 2 reason, 3 now, 4 TTL ms (finite pauses).
- * Reply: 1 when the pause was set or lengthened, 0 when an existing pause already covers it.
+ * KEYS: 1 pause hash. ARGV: 1 how long from now (script ms) or 'inf', 2 reason, 3 now, 4 TTL ms
+ * (finite pauses). Reply: 1 when the pause was set or lengthened, 0 when an existing pause already
+ * covers it.
  */
-export const pauseScript = new LuaScript(`
-local now = tonumber(ARGV[3])
-if ARGV[1] ~= 'inf' and tonumber(ARGV[1]) <= now then
-  return 0
+export const pauseScript = new LuaScript(`${SCRIPT_NOW_LUA}
+local now = scriptNow(ARGV[3])
+local untilMs = 'inf'
+if ARGV[1] ~= 'inf' then
+  if tonumber(ARGV[1]) <= 0 then
+    return 0
+  end
+  untilMs = now + tonumber(ARGV[1])
 end
 local current = redis.call('HGET', KEYS[1], 'until')
 if current then
   if current == 'inf' then
     return 0
   end
-  if ARGV[1] ~= 'inf' and tonumber(current) >= tonumber(ARGV[1]) then
+  if untilMs ~= 'inf' and tonumber(current) >= untilMs then
     return 0
   end
 end
-redis.call('HSET', KEYS[1], 'until', ARGV[1], 'reason', ARGV[2])
-if ARGV[1] == 'inf' then
+redis.call('HSET', KEYS[1], 'until', untilMs, 'reason', ARGV[2])
+if untilMs == 'inf' then
   redis.call('PERSIST', KEYS[1])
 else
   redis.call('PEXPIRE', KEYS[1], ARGV[4])

@@ -75,6 +75,11 @@ function families(registry: Registry) {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     }),
+    apiRequestsWasted: counter(
+      'api_requests_wasted_total',
+      'Requests sent by polls that then had to wait (budget, 429): their answers were thrown away.',
+      ['workspace'],
+    ),
     polls: counter('polls_total', 'Poll jobs by outcome.', ['workspace', 'kind', 'outcome']),
     pollLag: new Histogram({
       name: `${PREFIX}poll_lag_seconds`,
@@ -132,6 +137,11 @@ export class Metrics {
     if (durationMs !== undefined && Number.isFinite(durationMs) && durationMs >= 0) {
       this.m.apiDuration.observe({ workspace, endpoint }, durationMs / 1000);
     }
+  }
+
+  /** Requests a poll sent before it was deferred: fetched again when it runs again. */
+  apiRequestsWasted(workspace: string, requests: number): void {
+    if (Number.isFinite(requests) && requests > 0) this.m.apiRequestsWasted.inc({ workspace }, requests);
   }
 
   poll(workspace: string, kind: string, outcome: PollOutcome): void {

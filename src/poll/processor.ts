@@ -56,6 +56,16 @@ export interface PollDeps {
   logger: Logger;
   /** After a 401, how long the workspace rests before one request tries the key again. */
   authRecheckMs?: number;
+  /**
+   * Runs a poll's requests with its learned cost reserved up front (`walkWithinBudget`, wired by the
+   * runtime); absent, each request takes its own turn at the budget gate.
+   */
+  reserveWalk?: <T>(
+    workspace: string,
+    costPerPoll: number | null,
+    signal: AbortSignal,
+    walk: () => Promise<T>,
+  ) => Promise<T>;
   /** One poll of a target at a time across processes (absent in single-process tests). */
   lease?: TargetLease;
 }
@@ -144,10 +154,12 @@ async function pollTarget(
   let workspaceFailure = false;
   let fetched: Awaited<ReturnType<typeof fetchObservation>> | undefined;
   try {
-    fetched = await fetchObservation(deps.clientFor(data.workspace), target, {
-      signal: ctx.signal,
-      nowMs: ctx.pollTimeMs,
-    });
+    const walk = () =>
+      fetchObservation(deps.clientFor(data.workspace), target, { signal: ctx.signal, nowMs: ctx.pollTimeMs });
+    fetched =
+      deps.reserveWalk === undefined
+        ? await walk()
+        : await deps.reserveWalk(data.workspace, health.costPerPoll, ctx.signal, walk);
     if (isEmptyWhereDataExpected(fetched, stored?.observation)) {
       failure = {
         status: 'no_data',

@@ -4,7 +4,7 @@ import { budgetKeys } from '../../src/budget/keys.ts';
 import { RedisRequestBudget } from '../../src/budget/request-budget.ts';
 import { acquireScript } from '../../src/budget/scripts.ts';
 import { findRedisServerBinary, type PrivateRedis, startPrivateRedis } from '../../src/ops/private-redis.ts';
-import { ManualClock } from '../../src/util/clock.ts';
+import { ManualClock, systemClock } from '../../src/util/clock.ts';
 
 const T0 = Date.UTC(2026, 10, 21, 14, 0, 0);
 
@@ -57,6 +57,18 @@ describe.skipIf(findRedisServerBinary() === undefined)('RedisRequestBudget on Re
     });
     await budget.resume('acme');
     expect((await budget.usage('acme')).pausedUntilMs).toBeNull();
+  });
+
+  it('takes Redis TIME inside the scripts on Cluster too (a real-time clock), refunds and syncs the minute', async () => {
+    const budget = new RedisRequestBudget({ redis: cluster, prefix: '{shelfwatch}', clock: systemClock });
+    const limits = { perMinute: 3, perMonth: 10 };
+    const { decision, grant } = await budget.reserve('initech', limits, 3);
+    expect(decision).toEqual({ granted: true, minuteUsed: 3, monthUsed: 3 });
+    if (grant !== undefined) await budget.refund(grant, 2);
+    expect(await budget.syncMinuteUsed('initech', 2)).toBe(1);
+    await budget.pauseUntil('initech', Date.now() + 5_000, 'rate_limited');
+    expect(await budget.tryAcquire('initech', limits)).toMatchObject({ granted: false, reason: 'paused' });
+    expect(await budget.usage('initech')).toMatchObject({ minuteUsed: 2, monthUsed: 1 });
   });
 
   it('refuses an untagged prefix, whose keys the server would reject as CROSSSLOT', async () => {

@@ -1,0 +1,163 @@
+/**
+ * The shared budget with the real workers against the simulator, on an accelerated clock shared
+ * with the sim (so a plan's minute takes seconds): one worker's clock 30 s ahead must not let the
+ * two exceed the plan's minute, and paginated walks in a full window must not throw requests away.
+ */
+import { afterEach, expect, it } from 'vitest';
+import { Runtime } from '../../src/app/runtime.ts';
+import { startWorkers } from '../../src/app/start.ts';
+import type { ShelfwatchConfig } from '../../src/config/schema.ts';
+import { silentLogger } from '../../src/ops/logger.ts';
+import { Shutdown } from '../../src/ops/shutdown.ts';
+import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
+import { acceleratedClock, type Clock } from '../../src/util/clock.ts';
+import type { PollJobResult } from '../../workers/poll.ts';
+import { SimControl } from '../api/helpers.ts';
+import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { parseOrThrow } from '../poll/engine-harness.ts';
+import { maxGrantsInAnySpan } from './budget-helpers.ts';
+
+const PER_MINUTE = 60;
+const KEY = 'sk_budget_scenario_0123456789';
+const skewPrefix = testPrefix('skew');
+const wastePrefix = testPrefix('waste');
+testRedis(skewPrefix);
+testRedis(wastePrefix);
+const releases: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const release of releases.splice(0).reverse()) await release();
+});
+
+interface SimRequest {
+  path: string;
+  status: number | null;
+  sim_time: string;
+}
+
+async function startSim(
+  speed: number,
+  books: number,
+): Promise<{ sim: RunningSimulator; control: SimControl }> {
+  const sim = await startSimulator({
+    port: 0,
+    seed: 11,
+    books,
+    speed,
+    keys: [{ key: KEY, workspace: 'ws', plan: parsePlan(`custom:${PER_MINUTE}:100000000`) }],
+  });
+  releases.push(() => sim.close());
+  const control = new SimControl(sim);
+  releases.push(() => control.close());
+  return { sim, control };
+}
+
+function config(prefix: string, sim: RunningSimulator, asins: string[], extra: object): ShelfwatchConfig {
+  return parseOrThrow({
+    redis: { url: redisUrl(), prefix },
+    workspaces: [
+      {
+        id: 'ws',
+        baseUrl: sim.url,
+        apiKey: KEY,
+        plan: `custom:${PER_MINUTE}:100000000`,
+        books: asins.map((asin) => ({ asin, marketplaces: ['US'], keywords: { top: 5 } })),
+        ...extra,
+      },
+    ],
+    channels: [{ id: 'log', type: 'log' }],
+  });
+}
+
+/** A worker process's worth of engine: its runtime and workers, on `clock`. */
+async function startEngine(cfg: ShelfwatchConfig, clock: Clock): Promise<Runtime> {
+  const runtime = new Runtime({ config: cfg, logger: silentLogger(), version: 'test', clock });
+  await runtime.connect();
+  const shutdown = new Shutdown(silentLogger());
+  shutdown.add('runtime', () => runtime.close());
+  releases.push(() => shutdown.run(10_000));
+  await startWorkers(runtime, shutdown, { replanEveryMs: 3_600_000, janitorEveryMs: 3_600_000 });
+  return runtime;
+}
+
+async function apiRequests(control: SimControl): Promise<SimRequest[]> {
+  const all = (await control.requests()) as unknown as SimRequest[];
+  return all.filter((r) => r.path.startsWith('/v1/'));
+}
+
+/** Waits (real time) until the sim clock has passed `simMs`. */
+async function untilSimTime(sim: RunningSimulator, simMs: number): Promise<void> {
+  while (sim.clock.now() < simMs) await new Promise((resolve) => setTimeout(resolve, 200));
+}
+
+it('two workers, one clock 30 s ahead, a 60/min plan: never more than 60 requests in any 60 s, no 429', async () => {
+  const speed = 5;
+  const { sim, control } = await startSim(speed, 12);
+  const asins = (await control.world()).books.slice(0, 12).map((b) => b.asin);
+  // 24 targets every 6 s of sim time: 240 requests a minute wanted, 60 allowed.
+  const cfg = config(skewPrefix, sim, asins, {
+    sales: false,
+    cadence: { book: '6s', keywords: '6s' },
+  });
+  const onTime = acceleratedClock(sim.clock.now(), speed);
+  const ahead: Clock = {
+    now: () => onTime.now() + 30_000,
+    speed,
+    fromReal: (realMs) => (onTime.fromReal?.(realMs) ?? realMs) + 30_000,
+  };
+  const start = sim.clock.now();
+  const engines = [await startEngine(cfg, onTime), await startEngine(cfg, ahead)];
+  // Two sim minutes of saturating demand: the window turns over twice.
+  await untilSimTime(sim, start + 120_000);
+  for (const engine of engines) await engine.workers[0]?.close();
+
+  const log = await apiRequests(control);
+  const times = log.map((r) => Date.parse(r.sim_time));
+  expect(log.length).toBeGreaterThan(PER_MINUTE * 2);
+  expect(log.filter((r) => r.status === 429)).toEqual([]);
+  expect(maxGrantsInAnySpan(times, 60_000)).toBeLessThanOrEqual(PER_MINUTE);
+  // Both workers got requests through: the skewed one was limited, not starved.
+  expect(await polledBy(engines[1])).toBeGreaterThan(0);
+}, 90_000);
+
+it('a full window with paginated targets: at most 1% of the requests sent are thrown away, and reported', async () => {
+  const speed = 10;
+  const { sim, control } = await startSim(speed, 40);
+  const asins = (await control.world()).books.slice(0, 40).map((b) => b.asin);
+  // 40 books' sales over 15 days is 6 pages of 100; the books' own polls keep the window full.
+  const cfg = config(wastePrefix, sim, asins.slice(0, 10), {
+    sales: true,
+    cadence: { book: '5s', keywords: '5s', sales: '20s' },
+  });
+  const start = sim.clock.now();
+  const engine = await startEngine(cfg, acceleratedClock(start, speed));
+  await untilSimTime(sim, start + 180_000);
+  await engine.workers[0]?.close();
+
+  const sent = (await apiRequests(control)).length;
+  const completed = await engine.pollQueue.getJobs(['completed'], 0, -1);
+  const results = completed.map((job) => job.returnvalue as PollJobResult);
+  const used = results.reduce((sum, r) => sum + ('requests' in r ? r.requests : 0), 0);
+  const salesWalks = results.filter(
+    (r, i) => completed[i]?.data.targetId.startsWith('sales') && r.status === 'ok',
+  );
+  expect(salesWalks.length).toBeGreaterThan(0);
+  expect(sent).toBeGreaterThan(PER_MINUTE * 3);
+  const wasted = sent - used;
+  expect(wasted / sent).toBeLessThanOrEqual(0.01);
+  const reported = metricValue(await engine.metrics.text(), 'shelfwatch_api_requests_wasted_total');
+  expect(reported).toBe(wasted);
+}, 90_000);
+
+async function polledBy(runtime: Runtime | undefined): Promise<number> {
+  if (runtime === undefined) return 0;
+  return metricValue(await runtime.metrics.text(), 'shelfwatch_api_requests_total');
+}
+
+/** Sum of a metric's series in Prometheus text. */
+function metricValue(text: string, name: string): number {
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) total += Number(line.split(' ').pop());
+  }
+  return total;
+}
