@@ -17,6 +17,8 @@ import { prng } from './lib/keywords.ts';
 import { type MonthScenario, type MonthSummary, simulateMonth } from './lib/month-scenario.ts';
 
 const UTILISATION_GOAL = 0.95;
+/** Of the requests sent, at most this share may be thrown away (a walk restarted, a poll abandoned). */
+const WASTE_GOAL = 0.01;
 const MATRIX: MonthScenario[] = (['studio', 'publisher'] as const).flatMap((plan) =>
   [10, 100, 1000].map((books) => ({ plan, books })),
 );
@@ -97,6 +99,18 @@ function summaryRows(s: MonthSummary): SummaryRow[] {
       goal: '0',
       met: s.refused === 0 && s.overLimit === 0,
     },
+    ...(s.wasted === undefined || s.sent === undefined
+      ? []
+      : [
+          {
+            metric: `${name(s)}: requests wasted / sent`,
+            value: `${fmt(s.wasted)} / ${fmt(s.sent)}`,
+            reference: 'sent minus the requests of finished polls',
+            ratio: percent(s.sent === 0 ? 0 : s.wasted / s.sent),
+            goal: `≤ ${percent(WASTE_GOAL, 0)}`,
+            met: s.wasted <= WASTE_GOAL * s.sent,
+          },
+        ]),
     {
       metric: `${name(s)}: detection latency p50 / p95`,
       value: `${duration(s.latency.p50)} / ${duration(s.latency.p95)}`,
@@ -120,6 +134,7 @@ function details(results: MonthSummary[]): string {
     fmt(s.used),
     percent(s.utilisation),
     `${fmt(s.refused)} / ${fmt(s.overLimit)}`,
+    s.wasted === undefined || s.sent === undefined ? '–' : `${fmt(s.wasted)} / ${fmt(s.sent)}`,
     `${fmt(s.busiestMinute)} (${fmt(s.busiestSlidingMinute)}) / ${fmt(s.perMinute)}`,
     `${duration(s.cadences.keywords)} / ${duration(s.cadences.book)}`,
     `${fmt(s.latency.detected)} (${fmt(s.latency.missed)} missed)`,
@@ -169,6 +184,7 @@ function details(results: MonthSummary[]): string {
         'used',
         'used / plannable',
         '429s / over limit',
+        'wasted / sent',
         'busiest minute (sliding) / limit',
         'cadence kw / book (end)',
         'events detected',
@@ -178,7 +194,7 @@ function details(results: MonthSummary[]): string {
         'run (UTC)',
       ],
       rows,
-      'lrrrrrrrrrrrl',
+      'lrrrrrrrrrrrrl',
     ),
     '',
     'Latency (1×) = wait from the event to the scheduled time of the first poll that could see it, plus that poll’s real ' +

@@ -35,6 +35,10 @@ export interface MonthSummary {
   demand: number;
   used: number;
   utilisation: number;
+  /** Requests the simulator received, and of those the ones no finished poll used (absent in
+   * results stored before they were counted). */
+  sent?: number;
+  wasted?: number;
   refused: number;
   refusedByCode: Record<string, number>;
   otherFailures: Record<string, number>;
@@ -185,6 +189,8 @@ export async function simulateMonth(
     demand: Math.round(demandAt(costs) * span),
     used: tally.counted,
     utilisation: tally.counted / planned,
+    sent: tally.sent,
+    wasted: Math.max(0, tally.sent - month.requestsUsed),
     refused: tally.refusedTotal(),
     refusedByCode: Object.fromEntries(tally.refused),
     otherFailures: Object.fromEntries(tally.failed),

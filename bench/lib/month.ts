@@ -61,6 +61,8 @@ export interface MonthRun {
   /** Real ms each poll started after its scheduled time (converted to real), and its run time. */
   lagRealMs: number[];
   pollRealMs: number[];
+  /** Requests of the polls that finished (their answers used); the rest of what was sent was wasted. */
+  requestsUsed: number;
   cadences: Map<string, number>;
   events: EventScript;
   realSeconds: number;
@@ -153,6 +155,7 @@ export async function runMonth(options: {
     },
     lagRealMs: [],
     pollRealMs: [],
+    requestsUsed: 0,
     cadences,
     events,
     realSeconds: 0,
@@ -245,6 +248,7 @@ export async function runMonth(options: {
     }
     if (result !== undefined) {
       run.pollRealMs.push(monotonicMs() - info.startReal);
+      if ('requests' in result) run.requestsUsed += result.requests;
       if (result.status === 'ok') {
         run.polls.ok++;
         events.onPollDone(info);

@@ -46,6 +46,8 @@ export class SimControl extends SimControlClient {
 /** Counts what the simulator logged between two sim times, fed from the log a page at a time. */
 export class RequestTally {
   private lastSeq = 0;
+  /** Every request the simulator received in the span, answered or not, counted or not. */
+  sent = 0;
   counted = 0;
   /** 429s by error code (`rate_limited`, `quota_exceeded`). */
   readonly refused = new Map<string, number>();
@@ -69,6 +71,7 @@ export class RequestTally {
       this.lastSeq = Math.max(this.lastSeq, e.seq);
       const at = Date.parse(e.sim_time);
       if (at < this.fromMs || at >= this.toMs) continue;
+      this.sent++;
       if (e.status === 429) {
         const code = e.error_code ?? 'unknown';
         this.refused.set(code, (this.refused.get(code) ?? 0) + 1);

@@ -37,7 +37,7 @@ export class LuaScript {
  * KEYS: 1 window zset, 2 month counter, 3 pause hash.
  * ARGV: 1 now ('redis' or ms), 2 window (script ms), 3 per-minute limit, 4 month ceiling, 5 count,
  *       6 window key TTL, 7 month key TTL, 8 member nonce, 9 time to the month's reset (script ms).
- * Reply: {1, minuteUsed, monthUsed, now} or {0, reason, retryAt, pauseReason, now}; retryAt -1
+ * Reply: {1, minuteUsed, monthUsed} or {0, reason, retryAt, pauseReason, now}; retryAt -1
  * means "paused until resumed".
  */
 export const acquireScript = new LuaScript(`${SCRIPT_NOW_LUA}
@@ -50,17 +50,17 @@ local count = tonumber(ARGV[5])
 local pause = redis.call('HMGET', KEYS[3], 'until', 'reason')
 if pause[1] then
   if pause[1] == 'inf' then
-    return {0, 'paused', -1, pause[2] or '', now}
+    return {0, 'paused', -1, pause[2] or '', timeReply(now)}
   end
   local untilMs = tonumber(pause[1])
   if untilMs > now then
-    return {0, 'paused', pause[1], pause[2] or '', now}
+    return {0, 'paused', pause[1], pause[2] or '', timeReply(now)}
   end
 end
 
 local monthUsed = tonumber(redis.call('GET', KEYS[2]) or '0')
 if monthUsed + count > ceiling then
-  return {0, 'month', tostring(now + tonumber(ARGV[9])), '', now}
+  return {0, 'month', timeReply(now + tonumber(ARGV[9])), '', timeReply(now)}
 end
 
 -- A grant at t occupies [t, t + window): drop what has left, count the rest.
@@ -70,7 +70,7 @@ local excess = inWindow + count - perMinute
 if excess > 0 then
   -- The request fits once the excess oldest grants have left: exactly when the last of them does.
   local oldest = redis.call('ZRANGE', KEYS[1], excess - 1, excess - 1, 'WITHSCORES')
-  return {0, 'minute', tostring(tonumber(oldest[2]) + windowMs), '', now}
+  return {0, 'minute', timeReply(tonumber(oldest[2]) + windowMs), '', timeReply(now)}
 end
 
 for i = 1, count do
@@ -79,7 +79,7 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 monthUsed = redis.call('INCRBY', KEYS[2], count)
 redis.call('PEXPIRE', KEYS[2], ARGV[7])
-return {1, inWindow + count, monthUsed, now}
+return {1, inWindow + count, monthUsed}
 `);
 
 /**

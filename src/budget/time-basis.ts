@@ -42,16 +42,21 @@ export function toClockTime(basis: TimeBasis, scriptTime: number, scriptNow: num
 }
 
 /**
- * Lua: `scriptNow(ARGV[i])` is Redis `TIME` in whole ms for `'redis'`, else the number passed. Scripts
- * that read TIME and then write are replicated by their effects (the default since Redis 5, and
- * BullMQ needs 6.2), and TIME names no key, so this holds on Cluster too.
+ * Lua: `scriptNow(ARGV[i])` is Redis `TIME` in ms (to the µs: at 14,400× a real ms is 14 s of clock
+ * time) for `'redis'`, else the number passed; `timeReply(t)` formats a time for the reply (a Lua
+ * number would come back as a truncated integer). Scripts that read TIME and then write are
+ * replicated by their effects (the default since Redis 5, and BullMQ needs 6.2), and TIME names
+ * no key, so this holds on Cluster too.
  */
 export const SCRIPT_NOW_LUA = `
 local function scriptNow(arg)
   if arg == 'redis' then
     local t = redis.call('TIME')
-    return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    return tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
   end
   return tonumber(arg)
+end
+local function timeReply(t)
+  return string.format('%.3f', t)
 end
 `;

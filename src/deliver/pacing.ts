@@ -21,10 +21,10 @@ end
 const ACQUIRE = `${READ}${SCRIPT_NOW_LUA}
 local now = scriptNow(ARGV[1])
 local at, booked = slot(KEYS[1])
-if now < at then return {tostring(at), booked and 1 or 0, '', now} end
+if now < at then return {timeReply(at), booked and 1 or 0, '', timeReply(now)} end
 local bookedUntil = tostring(math.ceil(now + tonumber(ARGV[2])))
 redis.call('SET', KEYS[1], 'b' .. bookedUntil, 'PX', tonumber(ARGV[3]))
-return {'0', 0, bookedUntil, now}
+return {'0', 0, bookedUntil, timeReply(now)}
 `;
 
 // KEYS: the slot. ARGV: booked-until, now, interval (0: nothing was sent), ttl. Moves our own
@@ -104,9 +104,9 @@ export class ChannelPacer {
       basis.nowArg,
       toScriptMs(basis, SEND_HOLD_MS + intervalMs),
       ttl,
-    )) as [string, number, string, number];
-    if (at === '0') return { channelId, bookedUntil, intervalMs };
-    const atClock = toClockTime(basis, Number(at), scriptNow);
+    )) as [string, number, string, string];
+    if (bookedUntil !== '') return { channelId, bookedUntil, intervalMs };
+    const atClock = toClockTime(basis, Number(at), Number(scriptNow));
     // A send in flight is booked far ahead, but its release will bring the slot to its end +
     // interval: look again within an interval rather than at the booking's end. A hold (after a
     // send, or a Retry-After) is the real time to come back.
