@@ -21,8 +21,10 @@ const PER_MINUTE = 60;
 const KEY = 'sk_budget_scenario_0123456789';
 const skewPrefix = testPrefix('skew');
 const wastePrefix = testPrefix('waste');
+const lostPrefix = testPrefix('lost');
 testRedis(skewPrefix);
 testRedis(wastePrefix);
+const lostRedis = testRedis(lostPrefix);
 const releases: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const release of releases.splice(0).reverse()) await release();
@@ -147,6 +149,27 @@ it('a full window with paginated targets: at most 1% of the requests sent are th
   const reported = metricValue(await engine.metrics.text(), 'shelfwatch_api_requests_wasted_total');
   expect(reported).toBe(wasted);
 }, 90_000);
+
+it("a minute window Redis lost is refilled from the API's X-RateLimit-Remaining on the next answer", async () => {
+  const { sim, control } = await startSim(1, 3);
+  const asins = (await control.world()).books.slice(0, 1).map((b) => b.asin);
+  const cfg = config(lostPrefix, sim, asins, { sales: false });
+  const runtime = new Runtime({ config: cfg, logger: silentLogger(), version: 'test' });
+  releases.push(() => runtime.close());
+  await runtime.connect();
+  const client = runtime.client('ws');
+  const asin = asins[0] ?? '';
+  for (let i = 0; i < 3; i++) await client.getBook(asin, { marketplace: 'US' });
+  // A crash took the window (AOF everysec loses the last second); the API still counts 3.
+  await lostRedis.del(`${lostPrefix}:budget:ws:window`);
+  await client.getBook(asin, { marketplace: 'US' });
+  const deadline = Date.now() + 5_000;
+  while ((await runtime.budget.usage('ws')).minuteUsed < 4) {
+    if (Date.now() > deadline)
+      throw new Error(`window not refilled: ${(await runtime.budget.usage('ws')).minuteUsed}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+});
 
 async function polledBy(runtime: Runtime | undefined): Promise<number> {
   if (runtime === undefined) return 0;
