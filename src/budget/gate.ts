@@ -2,7 +2,13 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { RateLimitedError } from '../api/errors.ts';
 import { realDelayMs } from '../util/clock.ts';
 import { checkLimits } from './limits.ts';
-import type { BudgetDecision, BudgetLimits, PauseReason, RedisRequestBudget } from './request-budget.ts';
+import type {
+  BudgetDecision,
+  BudgetGrant,
+  BudgetLimits,
+  PauseReason,
+  RedisRequestBudget,
+} from './request-budget.ts';
 
 /**
  * Thrown by `budgetGate` when a request may not go out now. Carries the decision so the poller
@@ -34,6 +40,7 @@ export class BudgetExhaustedError extends Error {
 /** A walk (one poll's requests) under way in this async context: see `walkWithinBudget`. */
 interface Walk {
   readonly workspace: string;
+  readonly grant: BudgetGrant;
   /** Requests reserved before the walk started, and how many of them it has taken. */
   readonly reserved: number;
   taken: number;
@@ -63,11 +70,10 @@ export function budgetGate(
       if (!decision.granted) throw new BudgetExhaustedError(workspace, decision, budget.clock.now());
       return;
     }
-    if (walk.taken < walk.reserved) {
-      walk.taken += 1;
-    } else {
-      await acquireWithinWalk(budget, walk, current);
-    }
+    // A reserved request is stamped when it goes out, so it leaves the window a window later.
+    const reserved = walk.taken < walk.reserved && (await budget.restamp(walk.grant, walk.taken + 1));
+    if (reserved) walk.taken += 1;
+    else await acquireWithinWalk(budget, walk, current);
     walk.sent += 1;
   };
 }
@@ -123,7 +129,7 @@ export async function walkWithinBudget<T>(options: WalkBudgetOptions, walk: () =
       budget.clock.now(),
     );
   }
-  const state: Walk = { workspace, reserved: count, taken: 0, sent: 0, signal: options.signal };
+  const state: Walk = { workspace, grant, reserved: count, taken: 0, sent: 0, signal: options.signal };
   try {
     return await walks.run(state, walk);
   } catch (error) {

@@ -3,7 +3,14 @@ import { Cluster, type Redis } from 'ioredis';
 import type { Clock } from '../util/clock.ts';
 import { budgetKeys, hasHashTag, utcBillingMonth } from './keys.ts';
 import { checkLimits, positiveInteger } from './limits.ts';
-import { acquireScript, pauseScript, refundScript, syncMinuteScript, syncMonthScript } from './scripts.ts';
+import {
+  acquireScript,
+  pauseScript,
+  refundScript,
+  restampScript,
+  syncMinuteScript,
+  syncMonthScript,
+} from './scripts.ts';
 import { type TimeBasis, timeBasis, toClockTime, toScriptMs } from './time-basis.ts';
 
 export interface BudgetLimits {
@@ -129,6 +136,23 @@ export class RedisRequestBudget {
     const decision = this.decisionFrom(reply, basis);
     if (!decision.granted) return { decision };
     return { decision, grant: { workspace, month: month.label, nonce, count } };
+  }
+
+  /**
+   * The `index`-th (1-based) request of a grant from `reserve` goes out now: its place in the window
+   * starts now. False when it has already left the window (take a fresh grant instead).
+   */
+  async restamp(grant: BudgetGrant, index: number): Promise<boolean> {
+    if (!Number.isSafeInteger(index) || index < 1 || index > grant.count) {
+      throw new RangeError(`index must be a whole number from 1 to ${grant.count}, got ${index}`);
+    }
+    const basis = timeBasis(this.clock);
+    const reply = await restampScript.run(
+      this.redis,
+      [budgetKeys(this.prefix, grant.workspace).window],
+      [basis.nowArg, `${grant.nonce}:${index}`],
+    );
+    return reply === 1;
   }
 
   /** Gives back the last `unused` requests of a grant from `reserve` (they never went out). */

@@ -102,6 +102,20 @@ return back
 `);
 
 /**
+ * Moves one reserved grant's stamp to now, when the walk really sends it: a reservation is taken at
+ * the walk's start, and a page sent seconds later must occupy the window for a full window from
+ * when it went out, as the API counts it. Only ever later, so never more room.
+ *
+ * KEYS: 1 window zset. ARGV: 1 now, 2 member. Reply: 1, or 0 when the member has left the window
+ * (the walk took longer than a window to reach it).
+ */
+export const restampScript = new LuaScript(`${SCRIPT_NOW_LUA}
+if not redis.call('ZSCORE', KEYS[1], ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], 'XX', scriptNow(ARGV[1]), ARGV[2])
+return 1
+`);
+
+/**
  * Makes the window hold at least what the API says it has counted in its minute (X-RateLimit-Limit
  * minus X-RateLimit-Remaining): the window can be short after a Redis crash lost its last writes,
  * or when another client uses the same key. The missing grants are added at now, so they stay a

@@ -73,7 +73,9 @@ describe('the budget window on Redis TIME', () => {
     const left = refused.granted ? 0 : refused.retryAtMs - Date.now();
     expect(left).toBeGreaterThan(15_000);
     expect(left).toBeLessThanOrEqual(20_000);
-    expect((await onTime.usage(ws)).pausedUntilMs).toBe(refused.granted ? 0 : refused.retryAtMs);
+    // Each call converts Redis time to clock time on its own (µs against ms): a ms apart at most.
+    const shown = (await onTime.usage(ws)).pausedUntilMs ?? 0;
+    expect(Math.abs(shown - (refused.granted ? 0 : refused.retryAtMs))).toBeLessThanOrEqual(1);
   });
 });
 
@@ -90,7 +92,7 @@ describe('channel pacing on Redis TIME', () => {
     // Released: the next message may go an interval later, in the asking worker's clock.
     const next = await ahead.acquire('slack-a', clock.now(), 1_100);
     expect(typeof next).toBe('number');
-    expect(Number(next) - clock.now()).toBeLessThanOrEqual(1_100);
+    expect(Number(next) - clock.now()).toBeLessThanOrEqual(1_100 + 1);
   });
 });
 

@@ -48,6 +48,21 @@ describe('walkWithinBudget', () => {
     expect(await budget.usage(ws)).toMatchObject({ minuteUsed: 3, monthUsed: 3 });
   });
 
+  it('a reserved request takes its place in the window when it goes out, not when it was reserved', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 2));
+    const { ws, budget, gate, limits } = setup(clock, 10);
+    await walkWithinBudget(
+      { budget, workspace: ws, limits, costPerPoll: 3, signal: new AbortController().signal },
+      async () => {
+        clock.advance(30_000);
+        await gate();
+      },
+    );
+    // A window after the reservation the page sent 30 s into the walk still counts, as the API's does.
+    clock.advance(40_000);
+    expect(await budget.usage(ws)).toMatchObject({ minuteUsed: 1, monthUsed: 1 });
+  });
+
   it('does not start a walk the window has no room for: nothing sent, nothing wasted', async () => {
     const { ws, budget, limits, walkOf, wasted } = setup(new ManualClock(Date.UTC(2026, 10, 2)), 5);
     expect((await budget.tryAcquire(ws, limits, 3)).granted).toBe(true);
