@@ -133,7 +133,9 @@ export class RedisRequestBudget {
         toScriptMs(basis, month.endMs - basis.clockNow),
       ],
     );
-    const decision = this.decisionFrom(reply, basis);
+    // Times come back anchored at the answer: a retry time is then late by the call's latency at
+    // most, never early.
+    const decision = this.decisionFrom(reply, { ...basis, clockNow: this.clock.now() });
     if (!decision.granted) return { decision };
     return { decision, grant: { workspace, month: month.label, nonce, count } };
   }
@@ -262,7 +264,7 @@ export class RedisRequestBudget {
       pausedUntilMs: paused
         ? until === Number.POSITIVE_INFINITY
           ? until
-          : toClockTime(basis, until, now)
+          : toClockTime({ ...basis, clockNow: this.clock.now() }, until, now)
         : null,
       pauseReason: paused ? asPauseReason(reasonRaw ?? null) : null,
     };

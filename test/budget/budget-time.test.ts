@@ -73,9 +73,9 @@ describe('the budget window on Redis TIME', () => {
     const left = refused.granted ? 0 : refused.retryAtMs - Date.now();
     expect(left).toBeGreaterThan(15_000);
     expect(left).toBeLessThanOrEqual(20_000);
-    // Each call converts Redis time to clock time on its own (µs against ms): a ms apart at most.
+    // Each call converts Redis time to clock time on its own: apart by the calls' latencies at most.
     const shown = (await onTime.usage(ws)).pausedUntilMs ?? 0;
-    expect(Math.abs(shown - (refused.granted ? 0 : refused.retryAtMs))).toBeLessThanOrEqual(1);
+    expect(Math.abs(shown - (refused.granted ? 0 : refused.retryAtMs))).toBeLessThanOrEqual(100);
   });
 });
 
