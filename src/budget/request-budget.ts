@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Cluster, type Redis } from 'ioredis';
 import type { Clock } from '../util/clock.ts';
+import type { BudgetDecision, BudgetGrant, BudgetLimits, BudgetUsage, PauseReason } from './budget-types.ts';
 import { budgetKeys, hasHashTag, utcBillingMonth } from './keys.ts';
 import { checkLimits, positiveInteger } from './limits.ts';
 import {
@@ -12,35 +13,6 @@ import {
   syncMonthScript,
 } from './scripts.ts';
 import { type TimeBasis, timeBasis, toClockTime, toScriptMs } from './time-basis.ts';
-
-export interface BudgetLimits {
-  perMinute: number;
-  perMonth: number;
-  /** Highest month count this caller may push the counter to: background polls pass
-   * `perMonth × (1 − reserve)`, interactive commands the whole quota. Default `perMonth`. */
-  monthCeiling?: number;
-}
-
-export type PauseReason = 'rate_limited' | 'quota_exceeded' | 'unauthorized';
-
-export type BudgetDecision =
-  | { granted: true; minuteUsed: number; monthUsed: number }
-  | { granted: false; reason: 'minute' | 'month' | 'paused'; retryAtMs: number; pauseReason?: PauseReason };
-
-export interface BudgetUsage {
-  /** Grants inside the sliding window now. */
-  minuteUsed: number;
-  monthUsed: number;
-  /** `YYYY-MM`, UTC. */
-  month: string;
-  monthResetAtMs: number;
-  /** `Infinity` for a pause that lasts until `resume()`; null when not paused. */
-  pausedUntilMs: number | null;
-  pauseReason: PauseReason | null;
-  /** Present when limits were given: what is left in the window and under the ceiling. */
-  minuteRemaining?: number;
-  monthRemaining?: number;
-}
 
 export interface RedisRequestBudgetOptions {
   /** On Cluster the prefix must carry a hash tag, e.g. `{shelfwatch}` (see keys.ts). */
@@ -311,21 +283,13 @@ export class RedisRequestBudget {
   }
 }
 
-/** What `reserve` granted: enough to give its unused tail back. */
-export interface BudgetGrant {
-  readonly workspace: string;
-  /** The billing month the grant counted in. */
-  readonly month: string;
-  readonly nonce: string;
-  readonly count: number;
-}
-
-/** Redis TIME in whole ms, as the scripts read it. */
+/** Redis TIME in ms (to the µs), as the scripts read it. */
 async function redisTimeMs(redis: Redis | Cluster): Promise<number> {
   const [seconds, micros] = await redis.time();
-  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  return Number(seconds) * 1000 + Number(micros) / 1000;
 }
 
+export type { BudgetDecision, BudgetGrant, BudgetLimits, BudgetUsage, PauseReason } from './budget-types.ts';
 export { BudgetExhaustedError, budgetGate } from './gate.ts';
 
 function toNumber(value: unknown, what: string): number {

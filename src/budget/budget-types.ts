@@ -1,0 +1,39 @@
+/** The request budget's shapes, shared by the budget, its gate and their callers. */
+
+export interface BudgetLimits {
+  perMinute: number;
+  perMonth: number;
+  /** Highest month count this caller may push the counter to: background polls pass
+   * `perMonth × (1 − reserve)`, interactive commands the whole quota. Default `perMonth`. */
+  monthCeiling?: number;
+}
+
+export type PauseReason = 'rate_limited' | 'quota_exceeded' | 'unauthorized';
+
+export type BudgetDecision =
+  | { granted: true; minuteUsed: number; monthUsed: number }
+  | { granted: false; reason: 'minute' | 'month' | 'paused'; retryAtMs: number; pauseReason?: PauseReason };
+
+export interface BudgetUsage {
+  /** Grants inside the sliding window now. */
+  minuteUsed: number;
+  monthUsed: number;
+  /** `YYYY-MM`, UTC. */
+  month: string;
+  monthResetAtMs: number;
+  /** `Infinity` for a pause that lasts until `resume()`; null when not paused. */
+  pausedUntilMs: number | null;
+  pauseReason: PauseReason | null;
+  /** Present when limits were given: what is left in the window and under the ceiling. */
+  minuteRemaining?: number;
+  monthRemaining?: number;
+}
+
+/** What `reserve` granted: enough to give its unused tail back. */
+export interface BudgetGrant {
+  readonly workspace: string;
+  /** The billing month the grant counted in. */
+  readonly month: string;
+  readonly nonce: string;
+  readonly count: number;
+}
