@@ -33,6 +33,8 @@ import type { AlertSink, PollDeps, PollJobData } from '../poll/processor.ts';
 import { type ReconcileReport, reconcilePollSchedulers } from '../poll/reconciler.ts';
 import { ConfigTargetRegistry } from '../poll/registry.ts';
 import { planWorkspace, schedulesFromPlan } from '../poll/schedule.ts';
+import { configAuthors, SilenceGate } from '../silence/gate.ts';
+import { SilenceStore } from '../silence/store.ts';
 import { RedisSnapshotStore } from '../snapshot/store.ts';
 import { type Clock, realDelayMs, systemClock } from '../util/clock.ts';
 import { createNotifiers } from './notifiers.ts';
@@ -87,6 +89,7 @@ export class Runtime {
   readonly metricQueues: Record<string, Queue> = {};
   readonly pollDeps: PollDeps;
   readonly deliveryDeps: DeliveryDeps;
+  readonly silences: SilenceStore;
   private readonly clients = new Map<string, AnalyticsClient>();
   private readonly extraClients: AnalyticsClient[] = [];
   private readonly clientOptions: NonNullable<RuntimeOptions['client']>;
@@ -173,7 +176,11 @@ export class Runtime {
           walk,
         ),
     };
+    this.silences = new SilenceStore(this.redis, this.prefix);
     this.deliveryDeps = {
+      silences: new SilenceGate(this.silences, config.muteWindows, configAuthors(config), (channel, n) =>
+        this.metrics.silenced(channel, n),
+      ),
       channels: this.notifiers,
       settings: options.channelSettings ?? channelSettings(config.channels),
       groups: new GroupBuffer(this.redis, this.prefix),

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { defaultRules, rulesSchema } from '../rules/config.ts';
 import { channelSchema, DEFAULT_CHANNELS, digestSchema, routeSchema } from './channels.ts';
 import { boolField, intField, urlField } from './fields.ts';
+import { muteWindowSchema } from './mute-windows.ts';
 import { suggest } from './suggest.ts';
 import { workspaceSchema } from './workspace.ts';
 
@@ -66,6 +67,10 @@ const baseSchema = z.strictObject({
     .meta({ description: 'The daily digest (off unless set).' }),
   server: serverSchema.prefault({}).meta({ description: 'HTTP server for /healthz and /metrics.' }),
   workers: workersSchema.prefault({}).meta({ description: 'Jobs each worker process runs at once.' }),
+  muteWindows: z
+    .array(muteWindowSchema)
+    .default([])
+    .meta({ description: 'Recurring windows in which matching alerts are silenced (recorded, not sent).' }),
 });
 
 type Ctx = z.RefinementCtx<z.output<typeof baseSchema>>;

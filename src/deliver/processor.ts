@@ -1,5 +1,6 @@
 import type { Alert } from '../model/alert.ts';
 import type { Logger } from '../ops/logger.ts';
+import type { SilenceGate } from '../silence/gate.ts';
 import type { Clock } from '../util/clock.ts';
 import type { DedupLog } from './dedup.ts';
 import type { DeliveryJobData } from './enqueue.ts';
@@ -40,6 +41,8 @@ export interface DeliveryDeps {
   /** Marks a channel broken for good and tells people through the other channels. */
   disableChannel(channelId: string, error: DeliveryError): Promise<void>;
   isDisabled(channelId: string): Promise<string | null>;
+  /** Silences and mute windows, checked at each flush (absent: nothing is silenced). */
+  silences?: SilenceGate;
 }
 
 export type AdmitResult =
@@ -208,7 +211,10 @@ async function takeAndSend(
     taken.map((a) => a.fingerprint),
     data.channelId,
   );
-  const alerts = taken.filter((a) => !alreadySent.has(a.fingerprint));
+  const unsent = taken.filter((a) => !alreadySent.has(a.fingerprint));
+  // Checked here, not at admission: a silence set while alerts wait (group wait, quiet hours) holds.
+  const alerts =
+    deps.silences === undefined ? unsent : await deps.silences.partition(unsent, data.channelId, now);
   if (alerts.length === 0) {
     await deps.groups.confirm(data.groupHash, jobId);
     return { status: 'empty' };

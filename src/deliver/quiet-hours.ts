@@ -33,7 +33,7 @@ export function localMinutes(ms: number, timeZone: string): number {
   return hour * 60 + minute;
 }
 
-function minutesOf(clock: string): number {
+export function minutesOf(clock: string): number {
   const [hours = '0', minutes = '0'] = clock.split(':');
   return Number(hours) * 60 + Number(minutes);
 }

@@ -60,4 +60,9 @@ export interface Alert {
   /** Recent points for sparklines (rank history, royalties per day), oldest first. */
   series?: number[];
   observedAt: number;
+  /**
+   * Conditions only: the episode (its last clear poll) this fire, repeat or resolve belongs to.
+   * With workspace, rule and subject it names one firing condition, which `snooze` mutes.
+   */
+  episode?: number;
 }

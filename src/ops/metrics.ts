@@ -96,6 +96,9 @@ function families(registry: Registry) {
     deliveredAlerts: counter('delivered_alerts_total', 'Alerts in messages a channel confirmed.', [
       'channel',
     ]),
+    silencedAlerts: counter('silenced_alerts_total', 'Alerts a silence or mute window kept from a channel.', [
+      'channel',
+    ]),
     budgetMinuteUsed: gauge('budget_minute_used', 'Requests in the sliding minute window.', ['workspace']),
     budgetMonthUsed: gauge('budget_month_used', 'Requests counted this UTC month.', ['workspace']),
     budgetMonthRemaining: gauge('budget_month_remaining', 'Left this month for polls.', ['workspace']),
@@ -163,6 +166,11 @@ export class Metrics {
     if (outcome === 'sent' && Number.isFinite(alerts) && alerts > 0) {
       this.m.deliveredAlerts.inc({ channel }, alerts);
     }
+  }
+
+  /** Alerts recorded as silenced instead of sent (each alert and channel once). */
+  silenced(channel: string, alerts: number): void {
+    if (Number.isFinite(alerts) && alerts > 0) this.m.silencedAlerts.inc({ channel }, alerts);
   }
 
   /** The exposition text; reads every source first. */

@@ -126,6 +126,7 @@ export function evaluateBsrWorsened(
   const common = {
     subject: bookSubject(next),
     observation: transitionObservation(transition, step.episode),
+    episode: step.episode,
     observedAt: next.observedAt,
     series: [...window, current],
   };
@@ -198,6 +199,7 @@ export function evaluateBsrRemoved(
   const common = {
     subject: bookSubject(next),
     observation: transitionObservation(transition, step.episode),
+    episode: step.episode,
     observedAt: next.observedAt,
   };
   if (transition.type === 'resolve') {

@@ -213,6 +213,7 @@ function announce(
     status: resolved ? 'resolved' : 'firing',
     subject,
     observation: transitionObservation(transition, episode),
+    episode,
     title: `${what} ${where(next.asin, next.marketplace)}`,
     facts: {
       keyword,

@@ -52,6 +52,8 @@ export interface AlertDraft {
   observedAt: number;
   series?: number[] | undefined;
   severity?: Alert['severity'];
+  /** The condition's episode, for transitions of a condition (see `Alert.episode`). */
+  episode?: number;
 }
 
 export function emit(scope: Scope, rule: RuleConfig, draft: AlertDraft): void {
@@ -75,6 +77,7 @@ export function emit(scope: Scope, rule: RuleConfig, draft: AlertDraft): void {
     observedAt: draft.observedAt,
   };
   if (draft.series !== undefined && draft.series.length > 0) alert.series = draft.series;
+  if (draft.episode !== undefined) alert.episode = draft.episode;
   scope.alerts.push(alert);
 }
 

@@ -1,0 +1,56 @@
+import type { MuteWindowConfig, WEEKDAYS } from '../config/mute-windows.ts';
+import { localMinutes, minutesOf } from '../deliver/quiet-hours.ts';
+import type { Muting } from './silence.ts';
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** The local date ("YYYY-MM-DD") and weekday ("mon") at `ms` in `timeZone`. */
+function localDay(ms: number, timeZone: string): { date: string; weekday: string } {
+  let format = formatters.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      weekday: 'short',
+    });
+    formatters.set(timeZone, format);
+  }
+  const parts = Object.fromEntries(format.formatToParts(ms).map((p) => [p.type, p.value]));
+  return { date: `${parts.year}-${parts.month}-${parts.day}`, weekday: String(parts.weekday).toLowerCase() };
+}
+
+/** The window opens on this local day: within its dates, on one of its weekdays. */
+function opensOn(window: MuteWindowConfig, day: { date: string; weekday: string }): boolean {
+  if (window.from !== undefined && day.date < window.from) return false;
+  if (window.until !== undefined && day.date > window.until) return false;
+  return window.days === undefined || window.days.includes(day.weekday as (typeof WEEKDAYS)[number]);
+}
+
+/**
+ * Whether the window is open at `nowMs`. Local wall-clock times, so it keeps them across a
+ * daylight-saving change, like quiet hours. A window that wraps midnight (22:00 → 06:00) belongs to
+ * the day it opened: its early hours are checked against the day before.
+ */
+export function muteWindowOpen(window: MuteWindowConfig, nowMs: number): boolean {
+  const start = minutesOf(window.start);
+  const end = minutesOf(window.end);
+  const minute = localMinutes(nowMs, window.timeZone);
+  const today = localDay(nowMs, window.timeZone);
+  if (start === end) return opensOn(window, today);
+  if (start < end) return minute >= start && minute < end && opensOn(window, today);
+  if (minute >= start) return opensOn(window, today);
+  // 12 hours back is always the day before here (minute < end ≤ 24h), whatever DST does.
+  return minute < end && opensOn(window, localDay(nowMs - minute * 60_000 - 12 * 3_600_000, window.timeZone));
+}
+
+/** The configured windows open at `nowMs`, as mutings for `compileMutings`. */
+export function openMuteWindows(windows: readonly MuteWindowConfig[], nowMs: number): Muting[] {
+  return windows
+    .filter((window) => muteWindowOpen(window, nowMs))
+    .map((window) => ({
+      matchers: window.match,
+      match: { id: `mute:${window.name}`, reason: window.reason ?? `mute window ${window.name}` },
+    }));
+}
