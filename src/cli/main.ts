@@ -10,6 +10,7 @@ import { registerPlanCommand } from './plan.ts';
 import { registerResumeCommand } from './resume.ts';
 import { registerRunCommand } from './run.ts';
 import { registerSchemaCommand } from './schema.ts';
+import { registerSilenceCommands } from './silence.ts';
 import { registerSimCommand } from './sim.ts';
 import { registerStatusCommand } from './status.ts';
 import { registerTestAlertCommand } from './test-alert.ts';
@@ -36,6 +37,7 @@ function buildProgram(): Command {
   registerArcCommand(program);
   registerDlqCommand(program);
   registerResumeCommand(program);
+  registerSilenceCommands(program);
   return program;
 }
 

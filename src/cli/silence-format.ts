@@ -1,0 +1,26 @@
+import { describeMatchers, type SilenceView } from '../silence/view.ts';
+import { cell, formatTable, whenText } from './format.ts';
+
+export { silenceViews } from '../silence/view.ts';
+
+export function silenceTable(views: readonly SilenceView[], nowMs: number): string {
+  if (views.length === 0) return 'no silences';
+  const rows = views.map((v) => [
+    v.id,
+    v.state,
+    cell(describeMatchers(v.matchers), 60),
+    whenText(v.startsAt, nowMs),
+    whenText(v.endsAt, nowMs),
+    String(v.silenced),
+    cell(v.reason, 50),
+    cell(v.createdBy, 20),
+  ]);
+  return formatTable(['id', 'state', 'matchers', 'starts', 'ends', 'silenced', 'reason', 'by'], rows, [
+    'left',
+    'left',
+    'left',
+    'left',
+    'left',
+    'right',
+  ]);
+}
