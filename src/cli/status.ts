@@ -6,6 +6,7 @@ import { formatDuration } from '../util/duration.ts';
 import { cell, formatTable, groupDigits, isoSecond, printJson, whenText } from './format.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
+import { silenceTable } from './silence-format.ts';
 import { VERSION } from './version.ts';
 
 const EXAMPLES = `
@@ -69,6 +70,15 @@ function countsText(counts: Record<string, number>): string {
     .join(', ');
 }
 
+function silenceLines(silences: StatusReport['silences'], now: number): string[] {
+  const out = [
+    `silenced in the last 24h: ${groupDigits(silences.silencedLastDay)} alerts (recorded, not sent)`,
+  ];
+  for (const r of silences.recent) out.push(`  ${cell(r.title, 80)}  [silence ${cell(r.silenceId, 30)}]`);
+  out.push('silences', silenceTable(silences.current, now));
+  return out;
+}
+
 /** The human-readable form of a status report. */
 export function formatStatus(report: StatusReport): string {
   const now = report.generatedAtMs;
@@ -97,6 +107,7 @@ export function formatStatus(report: StatusReport): string {
   out.push(`dead letters: ${groupDigits(report.deadLetters)}${hint}`);
   out.push(`queue poll:    ${countsText(report.queues.poll)}`);
   out.push(`queue deliver: ${countsText(report.queues.deliver)}`);
+  out.push('', ...silenceLines(report.silences, now));
   return `${out.join('\n')}\n`;
 }
 

@@ -8,6 +8,7 @@ import { pollLimits, type Runtime } from '../app/runtime.ts';
 import type { PauseReason } from '../budget/request-budget.ts';
 import { countDeadLetters } from '../deliver/dead-letters.ts';
 import type { TargetKind } from '../model/observation.ts';
+import { type SilenceView, silenceViews } from '../silence/view.ts';
 import type { TargetHealth } from '../snapshot/store.ts';
 import { clockTimeOfReal } from '../util/clock.ts';
 
@@ -63,6 +64,29 @@ export interface StatusReport {
   deadLetters: number;
   /** Jobs per state in each queue. */
   queues: { poll: Record<string, number>; deliver: Record<string, number> };
+  /** Silences in force or yet to start, and the alerts silenced (each once) in the last 24 hours. */
+  silences: {
+    current: SilenceView[];
+    silencedLastDay: number;
+    recent: { title: string; silenceId: string }[];
+  };
+}
+
+const DAY_MS = 86_400_000;
+/** Titles of recently silenced alerts the status shows (the rest are counted). */
+const RECENT_SHOWN = 5;
+
+async function silenceStatus(runtime: Runtime, now: number): Promise<StatusReport['silences']> {
+  const [all, hits, lastDay] = await Promise.all([
+    runtime.silences.all(),
+    runtime.silences.hits(),
+    runtime.silences.silencedBetween(now - DAY_MS, now + 1),
+  ]);
+  return {
+    current: silenceViews(all, hits, now).filter((v) => v.state !== 'expired'),
+    silencedLastDay: lastDay.length,
+    recent: lastDay.slice(0, RECENT_SHOWN).map((r) => ({ title: r.alert.title, silenceId: r.silenceId })),
+  };
 }
 
 async function nextPolls(
@@ -155,5 +179,6 @@ export async function gatherStatus(runtime: Runtime): Promise<StatusReport> {
     channels,
     deadLetters: total,
     queues: { poll: pollCounts, deliver: deliverCounts },
+    silences: await silenceStatus(runtime, now),
   };
 }

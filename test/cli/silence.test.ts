@@ -119,8 +119,14 @@ describe('silence from the CLI, two workers', () => {
       expect(views.map((v) => [v.id, v.state, v.silenced, v.reason, v.createdBy])).toEqual([
         [silence.id, 'active', 10, 'launch week', 'ana'],
       ]);
-      const table = await shelfwatch(['silence', 'list', '--config', config]);
-      expect(table.stdout).toMatch(/asin=B0SILENCED kind=keyword_rank_drop,bsr_worsened/);
+      // status shows the silence, what it kept, and the silenced alerts of the last day.
+      const status = await shelfwatch(['status', '--config', config]);
+      expect(status.stdout).toMatch('silenced in the last 24h: 10 alerts (recorded, not sent)');
+      expect(status.stdout).toMatch(
+        new RegExp(
+          `${silence.id}\\s+active\\s+asin=B0SILENCED kind=keyword_rank_drop,bsr_worsened .* 10\\s+launch week\\s+ana`,
+        ),
+      );
 
       const expired = await shelfwatch(['silence', 'expire', silence.id, '--config', config]);
       expect(expired.code).toBe(0);
