@@ -120,6 +120,7 @@ export function computeFigures(inputs: DigestInputs): DigestFigures {
       unpolled: inputs.campaigns.filter((c) => c.reviews === null).map((c) => c.campaignId),
     },
     arc: arcProgress(inputs),
+    ...(inputs.silenced === undefined ? {} : { silenced: inputs.silenced }),
     quiet,
   };
 }

@@ -26,6 +26,14 @@ export const FOOTNOTES = [
   'Rank moves compare medians on a log scale: #500,000 → #300,000 and #50 → #30 are the same move (×1.67). BSR compares the local day with the day before; keywords compare with the last digest.',
 ];
 
+/** The digest's line on silenced alerts, or null when none were silenced that day. */
+export function silencedLine(f: DigestFigures): string | null {
+  const s = f.silenced;
+  if (s === undefined || s.count === 0) return null;
+  const reasons = s.reasons.slice(0, 3).join('; ') + (s.reasons.length > 3 ? '; …' : '');
+  return `Silenced: ${plural(s.count, 'alert')} recorded, not sent (${reasons}). See "shelfwatch silence list".`;
+}
+
 export function rank(n: number | null): string {
   return n === null ? 'unranked' : `#${groupDigits(Math.round(n))}`;
 }

@@ -11,12 +11,20 @@ import type { RedisRequestBudget } from '../budget/request-budget.ts';
 import type { WorkspaceConfig } from '../config/schema.ts';
 import type { BookObservation, KeywordsObservation, SalesDay, TargetRef } from '../model/observation.ts';
 import { targetsOfWorkspace } from '../poll/registry.ts';
+import { SilenceStore } from '../silence/store.ts';
 import { SnapshotDecodeError, type SnapshotStore, type StoredTarget } from '../snapshot/store.ts';
 import type { Clock } from '../util/clock.ts';
 import { toMinor } from '../util/money.ts';
 import { readInvites } from './arc-invites.ts';
-import { addDays } from './dates.ts';
-import type { CampaignInput, DigestInputs, LastDigest, PairRef, SalesFetch } from './types.ts';
+import { addDays, localDayBounds } from './dates.ts';
+import type {
+  CampaignInput,
+  DigestInputs,
+  LastDigest,
+  PairRef,
+  SalesFetch,
+  SilencedSummary,
+} from './types.ts';
 
 /** Sales fetched per digest: the 7-day week ending on the digest day, plus the day before it. */
 export const SALES_FETCH_DAYS = 8;
@@ -167,5 +175,21 @@ export async function gatherInputs(deps: GatherDeps, req: GatherRequest): Promis
     keywords,
     campaigns,
     previous: req.previous,
+    silenced: await silencedOn(deps, ws.id, req.day, req.timeZone),
   };
+}
+
+/** Alerts of the workspace silenced on the local digest day, from the silence store (no API request). */
+async function silencedOn(
+  deps: GatherDeps,
+  workspace: string,
+  day: string,
+  timeZone: string,
+): Promise<SilencedSummary> {
+  const { startMs, endMs } = localDayBounds(day, timeZone);
+  const records = await new SilenceStore(deps.redis, deps.prefix).silencedBetween(startMs, endMs, workspace);
+  const byReason = new Map<string, number>();
+  for (const r of records) byReason.set(r.reason, (byReason.get(r.reason) ?? 0) + 1);
+  const reasons = [...byReason].sort((a, b) => b[1] - a[1]).map(([reason]) => reason);
+  return { count: records.length, reasons };
 }

@@ -18,6 +18,7 @@ import {
   revisionSummary,
   revisionText,
   salesMoverText,
+  silencedLine,
   stars,
 } from './format.ts';
 import { LIST_LIMIT } from './template-text.ts';
@@ -181,6 +182,8 @@ function reviewsHtml(f: DigestFigures): string {
 
 export function renderHtml(f: DigestFigures, charts: DigestCharts, subject: string): string {
   const quiet = f.quiet ? `<p style="${S.quiet}">${esc(QUIET_LINE)}</p>` : '';
+  const silencedText = silencedLine(f);
+  const silenced = silencedText === null ? '' : `<p style="${S.muted}">${esc(silencedText)}</p>`;
   const notes = FOOTNOTES.map((n) => `<p style="${S.muted};margin:4px 0">${esc(n)}</p>`).join('');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${esc(subject)}</title></head><body style="${S.body}"><div style="${S.card}"><h1 style="${S.h1}">Daily digest for ${esc(f.workspace)}</h1><p style="${S.muted};margin:0">${esc(`${f.dayLabel} ${f.day.slice(0, 4)} · ${f.timeZone}${dayNote(f)}`)}</p>${quiet}${salesHtml(f, charts)}${ranksHtml(f, charts)}${reviewsHtml(f)}<hr style="border:0;border-top:1px solid #e7e5e4;margin:20px 0 8px 0">${notes}</div></body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${esc(subject)}</title></head><body style="${S.body}"><div style="${S.card}"><h1 style="${S.h1}">Daily digest for ${esc(f.workspace)}</h1><p style="${S.muted};margin:0">${esc(`${f.dayLabel} ${f.day.slice(0, 4)} · ${f.timeZone}${dayNote(f)}`)}</p>${quiet}${salesHtml(f, charts)}${ranksHtml(f, charts)}${reviewsHtml(f)}${silenced}<hr style="border:0;border-top:1px solid #e7e5e4;margin:20px 0 8px 0">${notes}</div></body></html>`;
 }

@@ -15,6 +15,7 @@ import {
   revisionSummary,
   revisionText,
   salesMoverText,
+  silencedLine,
   stars,
 } from './format.ts';
 import type { DigestFigures } from './types.ts';
@@ -145,6 +146,8 @@ export function renderText(f: DigestFigures, charts: DigestCharts): string {
   ];
   if (f.quiet) lines.push(QUIET_LINE, '');
   lines.push(...salesLines(f, charts), ...rankLines(f, charts), ...reviewLines(f));
+  const silenced = silencedLine(f);
+  if (silenced !== null) lines.push(silenced, '');
   lines.push('--', ...FOOTNOTES.map((note) => `${note}`));
   return `${lines.join('\n')}\n`;
 }

@@ -48,6 +48,15 @@ export interface DigestInputs {
   campaigns: CampaignInput[];
   /** What the previous digest to the same recipient reported; null for the first one. */
   previous: LastDigest | null;
+  /** Alerts of the workspace silenced during the digest day (absent: not read). */
+  silenced?: SilencedSummary;
+}
+
+/** Alerts a silence or mute window kept back on the digest day: counted, not sent. */
+export interface SilencedSummary {
+  count: number;
+  /** The silences' reasons, most frequent first. */
+  reasons: string[];
 }
 
 /** Figures of some rows in one currency. Money in minor units of `currency`. */
@@ -189,6 +198,7 @@ export interface DigestFigures {
     unpolled: string[];
   };
   arc: ArcProgress[];
+  silenced?: SilencedSummary;
   /** Nothing moved: the digest says so, which also proves the worker is alive. */
   quiet: boolean;
 }
