@@ -32,6 +32,7 @@ export function createNotifiers(
             allowInsecure: channel.allowInsecure,
             from: channel.from,
             to: channel.to,
+            ...(channel.listUnsubscribe === undefined ? {} : { listUnsubscribe: channel.listUnsubscribe }),
             pool: deps.smtp,
             logger,
           }),

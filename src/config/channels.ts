@@ -95,6 +95,15 @@ const emailChannel = z.strictObject({
   }),
   from: emailField,
   to: uniqueList(emailField, 'address').min(1, 'expected at least one address'),
+  listUnsubscribe: z
+    .string()
+    .trim()
+    .regex(/^(https:\/\/|mailto:)\S+$/, 'expected an https:// URL or a mailto: address')
+    .optional()
+    .meta({
+      description:
+        'List-Unsubscribe header: an https URL or mailto: address that really removes the recipient (your list manager). Without it no header is sent: shelfwatch has no endpoint of its own to honour one.',
+    }),
 });
 
 const outboxChannel = z.strictObject({

@@ -21,6 +21,8 @@ export interface EmailNotifierOptions {
   allowInsecure?: boolean;
   from: string;
   to: readonly string[];
+  /** Sent as List-Unsubscribe only when the operator runs something that honours it. */
+  listUnsubscribe?: string;
   pool: SmtpPool;
   logger?: Logger;
 }
@@ -34,7 +36,7 @@ export function createEmailNotifier(options: EmailNotifierOptions): Notifier {
     id,
     type: 'email',
     async send(message: OutgoingMessage, signal: AbortSignal) {
-      const email = renderAlertEmail(message, { from, to });
+      const email = renderAlertEmail(message, { from, to, channelId: id });
       const { 'Message-ID': messageId, ...headers } = email.headers;
       let info: Awaited<ReturnType<SmtpPool['sendMail']>>;
       try {
@@ -46,6 +48,9 @@ export function createEmailNotifier(options: EmailNotifierOptions): Notifier {
           html: email.html,
           messageId,
           headers,
+          ...(options.listUnsubscribe === undefined
+            ? {}
+            : { list: { unsubscribe: options.listUnsubscribe } }),
           signal,
         });
       } catch (error) {

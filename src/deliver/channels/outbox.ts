@@ -82,7 +82,7 @@ export function createOutboxNotifier(options: OutboxNotifierOptions): Notifier {
     if (existing?.eml === true && existing.html) return;
     const now = clock.now();
     const stem = existing?.stem ?? `${stamp(now)}-${token}`;
-    const email = renderAlertEmail(message, { from, to });
+    const email = renderAlertEmail(message, { from, to, channelId: id });
     if (existing?.html !== true) await writeAtomically(dir, `${stem}.html`, email.html);
     const { 'Message-ID': messageId, ...headers } = email.headers;
     const eml = await new MailComposer({

@@ -10,6 +10,7 @@ import type { Alert, AlertKind } from '../../model/alert.ts';
 import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
 import { type Facts, MAX, rowsOf, show, time, truncateText } from './email-facts.ts';
+import { snoozeCommand, whyLines } from './email-why.ts';
 import { bookUrl, reviewKind } from './text.ts';
 
 export { truncateText } from './email-facts.ts';
@@ -122,6 +123,8 @@ function view(alert: Alert, hideLowStarText: boolean): AlertView {
     add('ASIN', typeof marketplace === 'string' ? `${asin} (${marketplace})` : asin);
   for (const [label, format] of rowsOf(alert)) add(label, format(f));
   add('Observed', time(alert.observedAt));
+  const snooze = snoozeCommand(alert);
+  if (snooze !== undefined) add('Snooze', snooze);
   const links: Link[] = [];
   const product = amazonProductUrl(asin, marketplace);
   if (product !== undefined)
@@ -212,7 +215,7 @@ export function emailHeaders(message: OutgoingMessage): Record<string, string> {
 
 export function renderAlertEmail(
   message: OutgoingMessage,
-  opts: { from: string; to: readonly string[] },
+  opts: { from: string; to: readonly string[]; channelId?: string },
 ): RenderedEmail {
   const subject = emailSubject(message);
   const listed = message.alerts.slice(0, MAX_LISTED_ALERTS);
@@ -221,8 +224,9 @@ export function renderAlertEmail(
   const views = listed.map((alert) => view(alert, message.hideLowStarText));
   const moreLine = more > 0 ? `…and ${more} more ${more === 1 ? 'alert' : 'alerts'}.` : '';
   const footer = `Sent by shelfwatch from ${opts.from} to ${opts.to.join(', ')}.`;
+  const why = whyLines(message.alerts, opts.channelId);
   const moreText = moreLine === '' ? '' : `\n${moreLine}\n`;
-  const text = `${subject}\n\n${views.map(textOf).join('\n\n')}\n${moreText}\n-- \n${footer}\n`;
+  const text = `${subject}\n\n${views.map(textOf).join('\n\n')}\n${moreText}\n-- \n${[...why, footer].join('\n')}\n`;
   const html =
     '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
@@ -232,7 +236,12 @@ export function renderAlertEmail(
     `<h1 style="font-size:18px;margin:0 0 12px;">${isolate(subject)}</h1>` +
     views.map(htmlOf).join('') +
     (moreLine ? `<p style="margin:0 0 12px;font-weight:600;">${escapeHtml(moreLine)}</p>` : '') +
-    `<p style="margin:16px 0 0;font-size:12px;color:#656d76;">${escapeHtml(footer)}</p>` +
+    [...why, footer]
+      .map(
+        (line, i) =>
+          `<p style="margin:${i === 0 ? 16 : 4}px 0 0;font-size:12px;color:#656d76;">${escapeHtml(line)}</p>`,
+      )
+      .join('') +
     '</div></body></html>';
   return { subject, text, html, headers: emailHeaders(message) };
 }
