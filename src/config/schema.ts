@@ -151,6 +151,21 @@ function crossCheck(config: z.output<typeof baseSchema>, ctx: Ctx): void {
     }
   });
 
+  const windows = Array.isArray(raw.muteWindows) ? (raw.muteWindows as unknown[]) : [];
+  windows.forEach((window, index) => {
+    const match =
+      typeof window === 'object' && window !== null ? (window as Record<string, unknown>).match : null;
+    if (typeof match !== 'object' || match === null) return;
+    const workspace = (match as Record<string, unknown>).workspace;
+    checkReference(
+      workspace,
+      knownWorkspaces,
+      ['muteWindows', index, 'match', 'workspace'],
+      'workspace',
+      ctx,
+    );
+  });
+
   const digest = (raw.digest ?? {}) as Record<string, unknown>;
   const recipients = Array.isArray(digest.recipients) ? (digest.recipients as unknown[]) : [];
   stringsAt(recipients, 'workspace').forEach((id, index) => {

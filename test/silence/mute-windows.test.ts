@@ -28,11 +28,13 @@ describe('muteWindows in the config', () => {
       { name: 'weekend', days: ['sat'], match: { severty: ['info'] } },
       { name: 'all', match: {} },
       { name: 'launch', from: '2026-12-07', until: '2026-12-01', match: { severity: ['info'] } },
+      { name: 'other', match: { workspace: 'acmee' } },
     ]);
     if (result.ok) throw new Error('expected problems');
     expect(problemAt(result.problems, 'muteWindows[0].match.severty').hint).toBe('did you mean "severity"?');
     expect(problemAt(result.problems, 'muteWindows[1].match').message).toMatch(/at least one matcher/);
     expect(problemAt(result.problems, 'muteWindows[2].until').message).toMatch(/on or after "from"/);
+    expect(problemAt(result.problems, 'muteWindows[3].match.workspace').hint).toBe('did you mean "acme"?');
   });
 });
 
