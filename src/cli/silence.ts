@@ -1,7 +1,9 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
+import { isAsin } from '../api/schemas.ts';
 import { Runtime } from '../app/runtime.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
+import { suggest } from '../config/suggest.ts';
 import type { AlertKind, Severity } from '../model/alert.ts';
 import { silentLogger } from '../ops/logger.ts';
 import { checkSilence, SilenceInputError, type SilenceMatchers } from '../silence/silence.ts';
@@ -99,6 +101,17 @@ function matchersOf(flags: AddFlags, config: ShelfwatchConfig): SilenceMatchers 
   if (flags.workspace !== undefined && !config.workspaces.some((ws) => ws.id === flags.workspace)) {
     const known = config.workspaces.map((ws) => ws.id).join(', ');
     throw usageError(`--workspace: no workspace "${flags.workspace}" in the config (known: ${known})`);
+  }
+  for (const asin of flags.asin ?? []) {
+    if (!isAsin(asin)) throw usageError(`--asin expects ASINs (10 characters A-Z or 0-9), got "${asin}"`);
+  }
+  const authors = [...new Set(config.workspaces.flatMap((ws) => ws.books.flatMap((b) => b.author ?? [])))];
+  if (flags.author !== undefined && !authors.includes(flags.author)) {
+    // An author matches through books[].author only: any other name would silence nothing.
+    const close = suggest(flags.author, authors);
+    const hint =
+      close === undefined ? `configured: ${authors.join(', ') || 'none'}` : `did you mean "${close}"?`;
+    throw usageError(`--author: no book in the config has the author "${flags.author}" (${hint})`);
   }
   const matchers: SilenceMatchers = {};
   if (flags.workspace !== undefined) matchers.workspace = flags.workspace;

@@ -19,7 +19,15 @@ afterEach(async () => {
 function configFor(name: string, prefix: string, url = redisUrl()): string {
   return writeConfig(dir, `${name}.yaml`, {
     redis: { url, prefix },
-    workspaces: [{ id: 'ws', baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_unused', campaigns: [{ id: 'c' }] }],
+    workspaces: [
+      {
+        id: 'ws',
+        baseUrl: 'http://127.0.0.1:9',
+        apiKey: 'sk_unused',
+        books: [{ asin: 'B0CJ4XQ2ZK', author: 'Jane Doe' }],
+        campaigns: [{ id: 'c' }],
+      },
+    ],
     channels: [{ id: 'slack', type: 'log' }],
   });
 }
@@ -40,6 +48,12 @@ describe.concurrent('silence: bad input is refused with the reason (exit 2), bef
       /unknown alert kind "bsr_worse"/,
     ],
     ['no end', ['--asin', 'B0CJ4XQ2ZK', '--reason', 'x'], /needs an end/],
+    ['a malformed ASIN', ['--asin', 'B0CJ4', '--for', '1h', '--reason', 'x'], /--asin expects ASINs/],
+    [
+      'an author no book has',
+      ['--author', 'Jane Do', '--for', '1h', '--reason', 'x'],
+      /did you mean "Jane Doe"/,
+    ],
     [
       'a bad duration',
       ['--asin', 'B0CJ4XQ2ZK', '--for', 'soon', '--reason', 'x'],
