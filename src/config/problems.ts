@@ -181,6 +181,17 @@ function issueProblems(issue: Issue, prefix: readonly PathKey[], known: KnownKey
 /** A problem is one readable line: a pasted megabyte in the config must not come back whole. */
 const MAX_PROBLEM_TEXT = 300;
 
+/**
+ * A long list of allowed values (every alert kind) is cut in its middle, never at its end: the
+ * ", got …" that says what was wrong must stay readable.
+ */
+function truncateKeepingGot(message: string, max: number): string {
+  const at = message.lastIndexOf(', got ');
+  if (message.length <= max || at < 0) return truncate(message, max);
+  const got = truncate(message.slice(at), Math.floor(max / 2));
+  return `${truncate(message.slice(0, at), max - got.length)}${got}`;
+}
+
 export function issuesToProblems(issues: readonly Issue[], known: KnownKeys): ConfigProblem[] {
   return issues
     .flatMap((issue) => issueProblems(issue, [], known))
@@ -191,7 +202,7 @@ export function issuesToProblems(issues: readonly Issue[], known: KnownKeys): Co
     )
     .map((problem) => ({
       path: truncate(problem.path, MAX_PROBLEM_TEXT),
-      message: truncate(problem.message, MAX_PROBLEM_TEXT),
+      message: truncateKeepingGot(problem.message, MAX_PROBLEM_TEXT),
       ...(problem.hint === undefined ? {} : { hint: truncate(problem.hint, MAX_PROBLEM_TEXT) }),
     }));
 }

@@ -15,6 +15,10 @@ export const ALERT_KINDS = [
   'review_removed',
   'review_restored',
   'review_count_down',
+  'comp_overtook',
+  'comp_fell_behind',
+  'sentiment_shift',
+  'sentiment_recovered',
   'royalty_change',
   'sales_revision',
   'source_health',
@@ -29,6 +33,10 @@ export interface AlertSubject {
   asin?: string;
   marketplace?: string;
   keyword?: string;
+  /** The comparable title a comp_overtook alert is about. */
+  compAsin?: string;
+  /** `rating` or `sentiment`: which reading a sentiment_shift alert is about. */
+  measure?: string;
   campaignId?: string;
   reviewId?: string;
   date?: string;

@@ -33,6 +33,27 @@ export interface BookObservation {
   bsrHistory: RankPoint[];
   reviewCount: number | null;
   averageRating: number | null;
+  /**
+   * Comparable titles the API lists with their BSR. Absent when the answer listed none: an empty
+   * list is no data, never "every comp vanished" (and snapshots older than this field have none).
+   */
+  compTitles?: CompTitle[];
+  /** Shares of positive / neutral / negative reviews (0..1); absent in older snapshots. */
+  sentiment?: SentimentShares;
+}
+
+export interface CompTitle {
+  asin: string;
+  /** Untrusted public text. */
+  title: string;
+  /** null when Amazon shows no rank for the comp. */
+  bsr: number | null;
+}
+
+export interface SentimentShares {
+  positive: number;
+  neutral: number;
+  negative: number;
 }
 
 export interface KeywordRank {

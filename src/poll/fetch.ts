@@ -78,6 +78,12 @@ async function fetchBook(client: AnalyticsClient, asin: string, marketplace: str
     reviewCount: data.review_sentiment.review_count,
     averageRating: data.review_sentiment.average_rating,
   };
+  // An empty comp list in one answer is no data, not "all comps vanished": left out.
+  if (data.comp_titles.length > 0) {
+    observation.compTitles = data.comp_titles.map((c) => ({ asin: c.asin, title: c.title, bsr: c.bsr }));
+  }
+  const { positive, neutral, negative } = data.review_sentiment;
+  observation.sentiment = { positive, neutral, negative };
   return { observation, requests: meta.attempts, apiEmpty: false };
 }
 

@@ -88,6 +88,47 @@ export const bsrRemovedSchema = z.strictObject({
   repeatEvery: conditionFields.repeatEvery,
 });
 
+export const compOvertookSchema = z.strictObject({
+  ...base('comp_overtook', 'info'),
+  for: conditionFields.for,
+  // Falling behind again is half of what authors asked for: announced unless turned off.
+  sendResolved: z.boolean().default(true).describe('Also alert when the comp falls behind again.'),
+  comps: z.array(asinSchema).min(1).optional().describe('Only these comp ASINs (default: all listed).'),
+  margin: z
+    .number()
+    .positive()
+    .default(0.1)
+    .describe(
+      'Ahead when comp BSR × (1 + margin) ≤ book BSR; behind when comp BSR ≥ book BSR × (1 + margin).',
+    ),
+});
+
+export const sentimentShiftSchema = z.strictObject({
+  ...base('sentiment_shift', 'warning'),
+  ...conditionFields,
+  ratingChange: z
+    .union([z.number().positive(), z.literal(false)])
+    .default(0.2)
+    .describe('Fire when the average rating is this many stars off its rolling baseline (false: off).'),
+  sentimentPoints: z
+    .union([z.number().positive().max(200), z.literal(false)])
+    .default(10)
+    .describe('Fire when positive − negative is this many percentage points off its baseline (false: off).'),
+  baselinePolls: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(24)
+    .describe('Polls the rolling baseline (an exponential average) spans.'),
+  minReviews: z
+    .number()
+    .int()
+    .min(0)
+    .default(20)
+    .describe('Judge only books with at least this many reviews.'),
+});
+
 const ratingSchema = z.number().int().min(1).max(5);
 
 export const reviewNewSchema = z
@@ -160,6 +201,8 @@ export const ruleSchema = z.discriminatedUnion('kind', [
   reviewNewSchema,
   reviewRemovedSchema,
   reviewCountDownSchema,
+  compOvertookSchema,
+  sentimentShiftSchema,
   royaltyChangeSchema,
   salesRevisionSchema,
   sourceHealthSchema,
@@ -190,6 +233,8 @@ export type BsrRemovedRule = z.output<typeof bsrRemovedSchema>;
 export type ReviewNewRule = z.output<typeof reviewNewSchema>;
 export type ReviewRemovedRule = z.output<typeof reviewRemovedSchema>;
 export type ReviewCountDownRule = z.output<typeof reviewCountDownSchema>;
+export type CompOvertookRule = z.output<typeof compOvertookSchema>;
+export type SentimentShiftRule = z.output<typeof sentimentShiftSchema>;
 export type RoyaltyChangeRule = z.output<typeof royaltyChangeSchema>;
 export type SalesRevisionRule = z.output<typeof salesRevisionSchema>;
 export type SourceHealthRule = z.output<typeof sourceHealthSchema>;
@@ -205,6 +250,8 @@ export function defaultRules(): RuleConfig[] {
     { id: 'new-review', kind: 'review_new' },
     { id: 'review-removed', kind: 'review_removed' },
     { id: 'review-count-down', kind: 'review_count_down' },
+    { id: 'comp-overtook', kind: 'comp_overtook' },
+    { id: 'sentiment-shift', kind: 'sentiment_shift' },
     { id: 'royalty-change', kind: 'royalty_change' },
     { id: 'sales-revision', kind: 'sales_revision' },
     { id: 'source-health', kind: 'source_health' },

@@ -1,12 +1,14 @@
 import type { Alert } from '../model/alert.ts';
 import type { Observation } from '../model/observation.ts';
 import { evaluateBsrRemoved, evaluateBsrWorsened } from './bsr.ts';
+import { evaluateCompOvertook } from './comps.ts';
 import type { RuleConfig } from './config.ts';
 import { evaluateKeywordRanks } from './keyword-rank.ts';
 import { type ReviewPass, trackReviews } from './review-track.ts';
 import { evaluateReviewCountDown, evaluateReviewNew, evaluateReviewRemoved } from './reviews.ts';
 import { evaluateRoyaltyChange, evaluateSalesRevision } from './sales.ts';
 import type { RuleContext, RuleState, Scope } from './scope.ts';
+import { evaluateSentimentShift } from './sentiment.ts';
 
 export { bsrHistoryHoursNeeded } from './bsr.ts';
 export type { ConditionState } from './condition.ts';
@@ -88,6 +90,8 @@ function dispatch(
       const before = prev?.kind === 'book' ? prev : undefined;
       if (rule.kind === 'bsr_worsened') evaluateBsrWorsened(scope, rule, before, next);
       else if (rule.kind === 'bsr_removed') evaluateBsrRemoved(scope, rule, before, next);
+      else if (rule.kind === 'comp_overtook') evaluateCompOvertook(scope, rule, before, next);
+      else if (rule.kind === 'sentiment_shift') evaluateSentimentShift(scope, rule, before, next);
       else if (rule.kind === 'review_count_down' && before !== undefined) {
         evaluateReviewCountDown(scope, rule, before, next);
       }

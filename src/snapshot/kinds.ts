@@ -7,6 +7,7 @@ import type {
   SalesDay,
   SalesObservation,
 } from '../model/observation.ts';
+import { readBookExtras, writeBookExtras } from './book-tail.ts';
 import { type ByteReader, type ByteWriter, isUint, isZigzagSafe, unzigzag, zigzag } from './bytes.ts';
 import { SnapshotDecodeError, SnapshotEncodeError } from './errors.ts';
 
@@ -159,6 +160,7 @@ export function writeBook(w: ByteWriter, o: BookObservation): void {
   w.num(o.reviewCount);
   w.num(o.averageRating);
   writeHistory(w, o.bsrHistory);
+  writeBookExtras(w, o);
 }
 
 export function readBook(r: ByteReader): BookObservation {
@@ -172,7 +174,7 @@ export function readBook(r: ByteReader): BookObservation {
   const reviewCount = r.num();
   const averageRating = r.num();
   const bsrHistory = readHistory(r);
-  return {
+  const book: BookObservation = {
     kind: 'book',
     observedAt,
     asin,
@@ -185,6 +187,8 @@ export function readBook(r: ByteReader): BookObservation {
     reviewCount,
     averageRating,
   };
+  readBookExtras(r, book);
+  return book;
 }
 
 // ---- reviews ------------------------------------------------------------------------------------

@@ -72,7 +72,7 @@ describe('rule config', () => {
 
   it('has defaults covering every kind, and a JSON Schema for editors', () => {
     const kinds = defaultRules().map((r) => r.kind);
-    expect(new Set(kinds).size).toBe(9);
+    expect(new Set(kinds).size).toBe(11);
     const schema = JSON.stringify(z.toJSONSchema(rulesSchema, { io: 'input' }));
     expect(schema).toContain('"baselineMaxAge"');
   });

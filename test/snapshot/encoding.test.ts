@@ -138,6 +138,30 @@ describe('snapshot encoding', () => {
     }
   });
 
+  it('keeps comp titles and sentiment shares, and still reads a book snapshot written without them', () => {
+    const withExtras = book({
+      compTitles: [
+        { asin: 'B0COMP0001', title: HOSTILE_TITLE, bsr: 950 },
+        { asin: 'B0COMP0002', title: 'Unranked Rival', bsr: null },
+      ],
+      sentiment: { positive: 0.81, neutral: 0.12, negative: 0.07 },
+    });
+    expect(roundTrip(withExtras)).toEqual(withExtras);
+    // A book without them is written exactly as before the fields existed: those bytes read back.
+    const plain = book();
+    const decoded = roundTrip(plain);
+    expect(decoded).toEqual(plain);
+    expect('compTitles' in decoded || 'sentiment' in decoded).toBe(false);
+    const oldBytes = encodeObservation(plain).bytes;
+    const newBytes = encodeObservation(withExtras).bytes;
+    expect(newBytes.subarray(0, oldBytes.length)).toEqual(oldBytes);
+    // Cut inside the tail, or with a byte too many: an error, never a guess.
+    for (let n = oldBytes.length + 1; n < newBytes.length; n++) {
+      expect(decodeOrTypedError(newBytes.subarray(0, n), undefined), `cut at ${n}`).toBe('error');
+    }
+    expect(decodeOrTypedError(Buffer.concat([newBytes, Buffer.from([0])]), undefined)).toBe('error');
+  });
+
   it('turns every truncation of every kind into a SnapshotDecodeError', () => {
     for (const [, o] of everyKind()) {
       const { bytes, dictionary } = encodeObservation(o);

@@ -64,6 +64,17 @@ const REVIEW: RowSpec[] = [
   ['Published', (f) => time(f('publishedAt'))],
 ];
 
+const COMP: RowSpec[] = [
+  plain('Comp title', 'compTitle'),
+  plain('Comp ASIN', 'compAsin'),
+  ['Best-seller rank', (f) => `${rank(f('compBsr'))} (comp) vs ${rank(f('bookBsr'))} (book)`],
+];
+const SENTIMENT: RowSpec[] = [
+  plain('Measure', 'measure'),
+  ['Baseline → now', (f) => change(show(f('before')), show(f('after')))],
+  plain('Reviews', 'reviewCount'),
+];
+
 /** What each kind shows besides the book; which facts each kind carries is in docs/alerts.md. */
 const KIND_ROWS: Readonly<Record<AlertKind, readonly RowSpec[]>> = {
   keyword_rank_drop: KEYWORD,
@@ -79,6 +90,10 @@ const KIND_ROWS: Readonly<Record<AlertKind, readonly RowSpec[]>> = {
     ['Reviews', (f) => change(show(f('before')), show(f('after')))],
     plain('Average rating', 'averageRating'),
   ],
+  comp_overtook: COMP,
+  comp_fell_behind: COMP,
+  sentiment_shift: SENTIMENT,
+  sentiment_recovered: SENTIMENT,
   royalty_change: [
     plain('Date', 'date'),
     amount('Royalties', 'royalties'),

@@ -109,6 +109,10 @@ export const KIND_LABEL: Record<AlertKind, string> = {
   review_removed: 'Review removed',
   review_restored: 'Review restored',
   review_count_down: 'Review count went down',
+  comp_overtook: 'Comp title moved ahead',
+  comp_fell_behind: 'Comp title fell behind',
+  sentiment_shift: 'Review sentiment shifted',
+  sentiment_recovered: 'Review sentiment back to normal',
   royalty_change: 'Royalty change',
   sales_revision: 'Sales revised',
   source_health: 'Polling is failing',
@@ -176,6 +180,16 @@ const rankOrNull = (v: unknown): number | null => num(v) ?? null;
 const utcMinute = (ms: number | undefined): string | undefined =>
   ms === undefined ? undefined : `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
+/** `4.40 → 4.10` for a rating, `+74 → +62` for net sentiment points. */
+function sentimentChange(f: Alert['facts']): string {
+  const fmt = (v: unknown): string => {
+    const n = num(v);
+    if (n === undefined) return '?';
+    return f.measure === 'rating' ? n.toFixed(2) : `${n > 0 ? '+' : ''}${Math.round(n * 10) / 10}`;
+  };
+  return `${fmt(f.before)} → ${fmt(f.after)}`;
+}
+
 /** Details beyond the title, per kind. Review text is not here: see `reviewOf`. */
 export function factRows(alert: Alert): FactRow[] {
   const f = alert.facts;
@@ -213,6 +227,18 @@ export function factRows(alert: Alert): FactRow[] {
       add('Book', text(f.bookTitle));
       add('Reviews', `${count(f.before) ?? '?'} → ${count(f.after) ?? '?'}`);
       add('Average rating', num(f.averageRating)?.toFixed(1));
+      break;
+    case 'comp_overtook':
+    case 'comp_fell_behind':
+      add('Book', text(f.bookTitle));
+      add('Comp title', text(f.compTitle));
+      add('Rank', `${rank(rankOrNull(f.compBsr))} (comp) vs ${rank(rankOrNull(f.bookBsr))} (book)`);
+      break;
+    case 'sentiment_shift':
+    case 'sentiment_recovered':
+      add('Book', text(f.bookTitle));
+      add(f.measure === 'rating' ? 'Average rating' : 'Net sentiment (points)', sentimentChange(f));
+      add('Reviews', count(f.reviewCount));
       break;
     case 'royalty_change':
       add('Royalties', cash(f.royalties, f.currency));

@@ -1,0 +1,139 @@
+import type { BookObservation, CompTitle } from '../model/observation.ts';
+import {
+  type ConditionState,
+  type FiringCondition,
+  initialCondition,
+  type Judgement,
+  stepCondition,
+  transitionObservation,
+} from './condition.ts';
+import type { CompOvertookRule } from './config.ts';
+import { quote, rank as showRank, where } from './format.ts';
+import { appliesTo, emit, type Scope } from './scope.ts';
+
+/** Slack for float rounding in the ratio comparisons. */
+const EPSILON = 1e-9;
+
+/**
+ * comp_overtook: one condition per comp title of a book, on the ratio comp BSR ÷ book BSR (below 1:
+ * the comp sells better). It fires when the comp is ahead by the margin (ratio ≤ 1 ÷ (1 + margin))
+ * and resolves (`comp_fell_behind`) only once the comp is behind by the margin (ratio ≥ 1 + margin):
+ * a comp hovering next to the book sits in the band between and alerts nothing. The condition's
+ * baseline holds the last judged ratio; null means "standing not known yet".
+ */
+export function compRatio(bookBsr: number | null, compBsr: number | null): number | null {
+  if (bookBsr === null || compBsr === null || bookBsr <= 0 || compBsr <= 0) return null;
+  return compBsr / bookBsr;
+}
+
+export function compAhead(ratio: number, margin: number): boolean {
+  return ratio * (1 + margin) <= 1 + EPSILON;
+}
+
+export function compBehind(ratio: number, margin: number): boolean {
+  return ratio >= 1 + margin - EPSILON;
+}
+
+/**
+ * Where a comp stands without alerting: ahead starts the condition as firing (the overtaking
+ * happened before anyone watched, so it is not news), anything else as clear.
+ */
+function standing(ratio: number | null, margin: number, at: number): ConditionState {
+  if (ratio === null || !compAhead(ratio, margin)) return initialCondition(ratio, at);
+  const firing: FiringCondition = {
+    phase: 'firing',
+    baseline: ratio,
+    baselineAt: at,
+    clearAt: at,
+    firedAt: at,
+    lastNotifiedAt: at,
+    repeatCount: 0,
+  };
+  return firing;
+}
+
+export function evaluateCompOvertook(
+  scope: Scope,
+  rule: CompOvertookRule,
+  prev: BookObservation | undefined,
+  next: BookObservation,
+): void {
+  if (!appliesTo(rule, next.asin, next.marketplace)) return;
+  const prefix = `${rule.id}|${next.asin}|${next.marketplace}|`;
+  const comps = next.compTitles;
+  if (comps === undefined) {
+    // No comp list in this answer is no data: every comp keeps its state, nothing is judged.
+    for (const [key, state] of Object.entries(scope.before))
+      if (key.startsWith(prefix)) scope.after[key] = state;
+    return;
+  }
+  for (const comp of comps) {
+    if (comp.asin === next.asin || (rule.comps !== undefined && !rule.comps.includes(comp.asin))) continue;
+    const key = prefix + comp.asin;
+    // A comp listed twice is judged once.
+    if (Object.hasOwn(scope.after, key)) continue;
+    judgeComp(scope, rule, key, prev, next, comp);
+  }
+}
+
+function judgeComp(
+  scope: Scope,
+  rule: CompOvertookRule,
+  key: string,
+  prev: BookObservation | undefined,
+  next: BookObservation,
+  comp: CompTitle,
+): void {
+  const at = scope.ctx.nowMs;
+  const ratio = compRatio(next.bsr, comp.bsr);
+  const prevComp = prev?.compTitles?.find((c) => c.asin === comp.asin);
+  // A lost state is rebuilt from the previous answer; a comp new to the list only sets its standing.
+  const state =
+    scope.before[key] ??
+    (prev !== undefined && prevComp !== undefined
+      ? standing(compRatio(prev.bsr, prevComp.bsr), rule.margin, prev.observedAt)
+      : undefined);
+  if (state === undefined || (state.phase === 'clear' && state.baseline === null)) {
+    scope.after[key] = standing(ratio, rule.margin, at);
+    return;
+  }
+  let judgement: Judgement | null = null;
+  if (ratio !== null) {
+    judgement =
+      state.phase === 'firing'
+        ? { breached: true, recovered: compBehind(ratio, rule.margin), baseline: ratio, baselineAt: at }
+        : { breached: compAhead(ratio, rule.margin), recovered: false, baseline: ratio, baselineAt: at };
+  }
+  const step = stepCondition(state, judgement, { for: rule.for, at });
+  scope.after[key] = step.state;
+  const transition = step.transition;
+  if (transition === null || transition.type === 'repeat') return;
+  if (transition.type === 'resolve' && !rule.sendResolved) return;
+
+  const book = quote(next.title);
+  const compName = quote(comp.title);
+  const ranks = `${showRank(comp.bsr)} against ${showRank(next.bsr)}`;
+  const place = where(next.asin, next.marketplace);
+  const overtook = transition.type === 'fire';
+  emit(scope, rule, {
+    kind: overtook ? 'comp_overtook' : 'comp_fell_behind',
+    status: overtook ? 'firing' : 'resolved',
+    subject: { asin: next.asin, marketplace: next.marketplace, compAsin: comp.asin },
+    observation: transitionObservation(transition, step.episode),
+    observedAt: next.observedAt,
+    title: overtook
+      ? `Comp title ${compName} moved ahead of ${book}: ${ranks} ${place}`
+      : `Comp title ${compName} fell behind ${book} again: ${ranks} ${place}`,
+    facts: {
+      asin: next.asin,
+      marketplace: next.marketplace,
+      bookTitle: next.title,
+      compAsin: comp.asin,
+      compTitle: comp.title,
+      bookBsr: next.bsr,
+      compBsr: comp.bsr,
+      ratio,
+      margin: rule.margin,
+    },
+  });
+}

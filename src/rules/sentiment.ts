@@ -1,0 +1,136 @@
+import type { BookObservation } from '../model/observation.ts';
+import { initialCondition, type Judgement, stepCondition, transitionObservation } from './condition.ts';
+import type { SentimentShiftRule } from './config.ts';
+import { quote, where } from './format.ts';
+import { appliesTo, emit, type Scope } from './scope.ts';
+
+/** Slack for float rounding: 4.4 − 4.2 is 0.20000000000000018. */
+const EPSILON = 1e-9;
+
+export type SentimentMeasure = 'rating' | 'sentiment';
+
+/** positive − negative in percentage points (−100..100): one number that moves with the mood. */
+export function netSentiment(book: BookObservation): number | null {
+  if (book.sentiment === undefined) return null;
+  return Math.round((book.sentiment.positive - book.sentiment.negative) * 10_000) / 100;
+}
+
+/** The reading of one measure; null (no reading) while the book has too few reviews to judge. */
+export function readingOf(
+  book: BookObservation,
+  measure: SentimentMeasure,
+  minReviews: number,
+): number | null {
+  if (book.reviewCount === null || book.reviewCount < minReviews) return null;
+  return measure === 'rating' ? book.averageRating : netSentiment(book);
+}
+
+/** The rolling baseline: an exponential average spanning about `polls` polls. */
+export function rollBaseline(baseline: number | null, value: number, polls: number): number {
+  if (baseline === null) return value;
+  const alpha = 2 / (polls + 1);
+  return baseline + alpha * (value - baseline);
+}
+
+/**
+ * sentiment_shift: one condition per measure (average rating, net sentiment) of a book. A reading
+ * is judged against the rolling baseline kept in the condition; it fires when it is `threshold`
+ * away (either way) and resolves once back within half of it. A breaching reading does not enter
+ * the baseline, so a shift cannot quietly become its own reference while it is pending.
+ */
+export function evaluateSentimentShift(
+  scope: Scope,
+  rule: SentimentShiftRule,
+  prev: BookObservation | undefined,
+  next: BookObservation,
+): void {
+  if (!appliesTo(rule, next.asin, next.marketplace)) return;
+  if (rule.ratingChange !== false) judgeMeasure(scope, rule, 'rating', rule.ratingChange, prev, next);
+  if (rule.sentimentPoints !== false)
+    judgeMeasure(scope, rule, 'sentiment', rule.sentimentPoints, prev, next);
+}
+
+function judgeMeasure(
+  scope: Scope,
+  rule: SentimentShiftRule,
+  measure: SentimentMeasure,
+  threshold: number,
+  prev: BookObservation | undefined,
+  next: BookObservation,
+): void {
+  const at = scope.ctx.nowMs;
+  const key = `${rule.id}|${next.asin}|${next.marketplace}|${measure}`;
+  const value = readingOf(next, measure, rule.minReviews);
+  const state =
+    scope.before[key] ??
+    (prev === undefined
+      ? undefined
+      : initialCondition(readingOf(prev, measure, rule.minReviews), prev.observedAt));
+  if (state === undefined || (state.phase === 'clear' && state.baseline === null)) {
+    scope.after[key] = initialCondition(value, at);
+    return;
+  }
+  let judgement: Judgement | null = null;
+  if (value !== null && state.baseline !== null) {
+    const off = Math.abs(value - state.baseline);
+    const rolled = rollBaseline(state.baseline, value, rule.baselinePolls);
+    judgement =
+      state.phase === 'firing'
+        ? { breached: true, recovered: off <= threshold / 2 + EPSILON, baseline: rolled, baselineAt: at }
+        : breachJudgement(off >= threshold - EPSILON, state.baseline, state.baselineAt, rolled, at);
+  }
+  const step = stepCondition(state, judgement, { for: rule.for, repeatEveryMs: rule.repeatEvery, at });
+  scope.after[key] = step.state;
+  const transition = step.transition;
+  if (transition === null || value === null) return;
+  if (transition.type === 'resolve' && !rule.sendResolved) return;
+
+  const baseline = transition.type === 'resolve' ? transition.firing.baseline : step.state.baseline;
+  const label = measure === 'rating' ? 'Average rating' : 'Net sentiment';
+  const show = (n: number | null) => (n === null ? '?' : measure === 'rating' ? n.toFixed(2) : signed(n));
+  const moved = baseline === null ? 'moved' : value < baseline ? 'fell' : 'rose';
+  const book = quote(next.title);
+  const place = where(next.asin, next.marketplace);
+  const title =
+    transition.type === 'resolve'
+      ? `${label} of ${book} is back to ${show(value)} (baseline ${show(baseline)}) ${place}`
+      : `${label} of ${book} ${moved} to ${show(value)} from a baseline of ${show(baseline)}${transition.type === 'repeat' ? ' (still off)' : ''} ${place}`;
+  emit(scope, rule, {
+    kind: transition.type === 'resolve' ? 'sentiment_recovered' : 'sentiment_shift',
+    status: transition.type === 'resolve' ? 'resolved' : 'firing',
+    subject: { asin: next.asin, marketplace: next.marketplace, measure },
+    observation: transitionObservation(transition, step.episode),
+    observedAt: next.observedAt,
+    title,
+    facts: {
+      asin: next.asin,
+      marketplace: next.marketplace,
+      bookTitle: next.title,
+      measure,
+      before: baseline,
+      after: value,
+      change: baseline === null ? null : value - baseline,
+      threshold,
+      reviewCount: next.reviewCount,
+      repeat: transition.type === 'repeat' ? transition.index : 0,
+    },
+  });
+}
+
+/** A breach keeps the reference it was judged against (frozen while pending); a clear reading rolls it. */
+function breachJudgement(
+  breached: boolean,
+  reference: number,
+  referenceAt: number,
+  rolled: number,
+  at: number,
+): Judgement {
+  return breached
+    ? { breached, recovered: false, baseline: reference, baselineAt: referenceAt }
+    : { breached, recovered: false, baseline: rolled, baselineAt: at };
+}
+
+function signed(points: number): string {
+  const rounded = Math.round(points * 10) / 10;
+  return `${rounded > 0 ? '+' : ''}${rounded} pts`;
+}
