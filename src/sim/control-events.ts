@@ -68,6 +68,33 @@ export function applyEvent(state: SimState, event: EventBody): Record<string, un
       events.removeReview(event.review_id, nowMs);
       return { ok: true };
     }
+    case 'comp_bsr': {
+      const book = accountBook(state, event.asin, event.marketplace);
+      if (!book.comps.includes(event.comp_asin)) {
+        throw badRequest(`comp_asin: ${event.comp_asin} is not a comp title of ${event.asin}`);
+      }
+      if (event.rank !== null && event.rank > MAX_RANK) throw badRequest(`rank: at most ${MAX_RANK}`);
+      events.setCompBsr(event.asin, event.marketplace, event.comp_asin, event.rank, nowMs);
+      return { ok: true, applied_at: new Date(nowMs).toISOString() };
+    }
+    case 'comp_titles': {
+      accountBook(state, event.asin, event.marketplace);
+      events.setCompListing(event.asin, event.marketplace, event.listed, nowMs);
+      return { ok: true, applied_at: new Date(nowMs).toISOString() };
+    }
+    case 'sentiment': {
+      accountBook(state, event.asin);
+      if ((event.positive ?? 0) + (event.negative ?? 0) > 1) {
+        throw badRequest('positive + negative: at most 1 together');
+      }
+      events.setSentiment(event.asin, {
+        at: nowMs,
+        averageRating: event.average_rating,
+        positive: event.positive,
+        negative: event.negative,
+      });
+      return { ok: true, applied_at: new Date(nowMs).toISOString() };
+    }
     case 'sales_revision': {
       accountBook(state, event.asin, event.marketplace);
       const dateMs = parseDate(event.date);

@@ -30,6 +30,26 @@ export const EventBody = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('remove_review'), review_id: z.string().min(1) }),
   z.object({
+    type: z.literal('comp_bsr'),
+    asin,
+    marketplace: marketplace.default('US'),
+    comp_asin: asin,
+    rank,
+  }),
+  z.object({
+    type: z.literal('comp_titles'),
+    asin,
+    marketplace: marketplace.default('US'),
+    listed: z.boolean(),
+  }),
+  z.object({
+    type: z.literal('sentiment'),
+    asin,
+    average_rating: z.number().min(1).max(5),
+    positive: z.number().min(0).max(1).optional(),
+    negative: z.number().min(0).max(1).optional(),
+  }),
+  z.object({
     type: z.literal('sales_revision'),
     asin,
     marketplace,

@@ -41,7 +41,18 @@ export interface SalesRevision {
   readonly adSpendMinor?: number | undefined;
 }
 
-function latestFor(list: readonly RankOverride[] | undefined, hourMs: number): RankOverride | undefined {
+/** A scripted review sentiment; shares left out follow from the average as generated ones do. */
+export interface SentimentOverride {
+  readonly at: number;
+  readonly averageRating: number;
+  readonly positive?: number | undefined;
+  readonly negative?: number | undefined;
+}
+
+function latestFor<T extends { readonly at: number }>(
+  list: readonly T[] | undefined,
+  hourMs: number,
+): T | undefined {
   if (list === undefined) return undefined;
   for (let i = list.length - 1; i >= 0; i--) {
     const entry = list[i]!;
@@ -57,6 +68,9 @@ export class EventStore {
   private readonly addedReviews: TimedReview[] = [];
   private readonly removedReviews = new Map<string, number>();
   private readonly salesRevisions = new Map<string, SalesRevision[]>();
+  private readonly compRanks = new Map<string, RankOverride[]>();
+  private readonly compListings = new Map<string, { at: number; listed: boolean }[]>();
+  private readonly sentiments = new Map<string, SentimentOverride[]>();
 
   setKeywordRank(
     asin: string,
@@ -99,6 +113,43 @@ export class EventStore {
 
   bsr(asin: string, marketplace: Marketplace, hourMs: number): RankOverride | undefined {
     return latestFor(this.bsrRanks.get(`${asin}|${marketplace}`), hourMs);
+  }
+
+  setCompBsr(
+    asin: string,
+    marketplace: Marketplace,
+    compAsin: string,
+    rank: number | null,
+    at: number,
+  ): void {
+    pushTo(this.compRanks, `${asin}|${marketplace}|${compAsin}`, { at, rank });
+  }
+
+  /** The rank a book's payload shows for one of its comp titles, when scripted. */
+  compBsr(
+    asin: string,
+    marketplace: Marketplace,
+    compAsin: string,
+    hourMs: number,
+  ): RankOverride | undefined {
+    return latestFor(this.compRanks.get(`${asin}|${marketplace}|${compAsin}`), hourMs);
+  }
+
+  /** `listed: false` makes the book's payload answer an empty comp list from this hour on. */
+  setCompListing(asin: string, marketplace: Marketplace, listed: boolean, at: number): void {
+    pushTo(this.compListings, `${asin}|${marketplace}`, { at, listed });
+  }
+
+  compsListed(asin: string, marketplace: Marketplace, hourMs: number): boolean {
+    return latestFor(this.compListings.get(`${asin}|${marketplace}`), hourMs)?.listed ?? true;
+  }
+
+  setSentiment(asin: string, override: SentimentOverride): void {
+    pushTo(this.sentiments, asin, override);
+  }
+
+  sentiment(asin: string, hourMs: number): SentimentOverride | undefined {
+    return latestFor(this.sentiments.get(asin), hourMs);
   }
 
   addReview(review: TimedReview): void {
@@ -146,4 +197,10 @@ export class EventStore {
     }
     return merged;
   }
+}
+
+function pushTo<T>(map: Map<string, T[]>, key: string, entry: T): void {
+  const list = map.get(key) ?? [];
+  list.push(entry);
+  map.set(key, list);
 }

@@ -91,26 +91,35 @@ export class World {
         keyword: ref.keyword,
         rank: this.keywordRank(ref, marketplace)(hourMs),
       })),
-      comp_titles: book.comps.flatMap((asin) => {
-        const comp = this.catalogue.book(asin);
-        if (comp === undefined) return [];
-        // Pool books have no rank gaps, so a comp title's bsr is always a number.
-        return [
-          { asin, title: comp.title, bsr: generatedBsr(this.rng, comp, marketplace, hourMs / HOUR) ?? 1 },
-        ];
-      }),
+      comp_titles: this.compTitles(book, marketplace, hourMs),
       review_sentiment: this.sentiment(book, nowMs),
     };
   }
 
+  /** Comp titles with their generated ranks, or what the control endpoint scripted. */
+  private compTitles(book: Book, marketplace: Marketplace, hourMs: number) {
+    if (!this.events.compsListed(book.asin, marketplace, hourMs)) return [];
+    return book.comps.flatMap((asin) => {
+      const comp = this.catalogue.book(asin);
+      if (comp === undefined) return [];
+      const scripted = this.events.compBsr(book.asin, marketplace, asin, hourMs);
+      // Pool books have no rank gaps, so a generated comp bsr is always a number.
+      const bsr =
+        scripted === undefined
+          ? (generatedBsr(this.rng, comp, marketplace, hourMs / HOUR) ?? 1)
+          : scripted.rank;
+      return [{ asin, title: comp.title, bsr }];
+    });
+  }
+
   private sentiment(book: Book, nowMs: number) {
     const days = Math.max(0, (nowMs - REVIEW_EPOCH) / DAY);
-    const average = Math.min(
-      5,
-      Math.max(1, book.rating + 0.1 * this.rng.valueNoise(14, days, 'rating-drift', book.asin)),
-    );
-    const positive = twoDecimals(Math.min(0.97, 0.4 + (average - 3) * 0.28));
-    const negative = twoDecimals(Math.max(0.01, 0.03 + (5 - average) * 0.05));
+    const scripted = this.events.sentiment(book.asin, floorTo(nowMs, HOUR));
+    const average =
+      scripted?.averageRating ??
+      Math.min(5, Math.max(1, book.rating + 0.1 * this.rng.valueNoise(14, days, 'rating-drift', book.asin)));
+    const positive = twoDecimals(scripted?.positive ?? Math.min(0.97, 0.4 + (average - 3) * 0.28));
+    const negative = twoDecimals(scripted?.negative ?? Math.max(0.01, 0.03 + (5 - average) * 0.05));
     return {
       average_rating: twoDecimals(average),
       review_count: book.reviewBase + Math.floor(days * book.reviewsPerDay),
