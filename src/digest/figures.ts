@@ -3,6 +3,7 @@
  * snapshots, invite counters, the last digest), figures out. Rendering and sending live elsewhere.
  */
 import type { ReviewDetail } from '../model/observation.ts';
+import { compLines, sentimentLines, sentimentMemory } from './comps-sentiment.ts';
 import { dayLabel, localDayBounds } from './dates.ts';
 import { bsrLines, bsrMovers, keywordMoves, keywordRanksOf } from './movers.ts';
 import { salesSection } from './sales.ts';
@@ -121,6 +122,8 @@ export function computeFigures(inputs: DigestInputs): DigestFigures {
     },
     arc: arcProgress(inputs),
     ...(inputs.silenced === undefined ? {} : { silenced: inputs.silenced }),
+    comps: compLines(inputs.books),
+    sentiment: sentimentLines(inputs.books, inputs.previous),
     quiet,
   };
 }
@@ -155,5 +158,6 @@ export function lastDigestOf(inputs: DigestInputs): LastDigest {
     ...keptSales,
     keywordRanks: [...keywordRanksOf(inputs.keywords), ...carriedRanks],
     reviewIds: unpolled ? [...new Set([...reviewIds, ...previousIds])] : reviewIds,
+    sentiment: sentimentMemory(inputs.books, inputs.previous),
   };
 }

@@ -33,6 +33,16 @@ const lastDigestSchema = z.object({
     z.object({ asin: z.string(), marketplace: z.string(), keyword: z.string(), rank: z.number().nullable() }),
   ),
   reviewIds: z.array(z.string()),
+  sentiment: z
+    .array(
+      z.object({
+        asin: z.string(),
+        marketplace: z.string(),
+        averageRating: z.number().nullable(),
+        net: z.number().nullable(),
+      }),
+    )
+    .optional(),
 });
 
 const RELEASE_LOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;

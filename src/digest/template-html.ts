@@ -3,6 +3,7 @@
  * keywords and campaign ids come from the API and the public — and images by `cid:` with alt text.
  */
 import type { DigestChart, DigestCharts } from './charts.ts';
+import { compSection, sentimentSection } from './comps-sentiment.ts';
 import {
   amountsText,
   dayNote,
@@ -180,10 +181,24 @@ function reviewsHtml(f: DigestFigures): string {
   return `${out}<h2 style="${S.h2}">ARC campaigns: invites vs reviews</h2><table style="${S.table}"><tr>${head}</tr>${rows.join('')}</table>`;
 }
 
+/** The comps and sentiment sections: each book a list item, its details a nested list. */
+function bookSectionsHtml(f: DigestFigures): string {
+  let out = '';
+  for (const section of [compSection(f.comps), sentimentSection(f.sentiment)]) {
+    if (section === null) continue;
+    const items = section.items.map(([line = '', ...details]) => {
+      const nested = details.length === 0 ? '' : list(details, (d) => d, details.length);
+      return `<li style="${S.li}">${esc(line)}${nested}</li>`;
+    });
+    out += `<h2 style="${S.h2}">${esc(section.heading)}</h2><ul style="margin:4px 0;padding-left:20px">${items.join('')}</ul>`;
+  }
+  return out;
+}
+
 export function renderHtml(f: DigestFigures, charts: DigestCharts, subject: string): string {
   const quiet = f.quiet ? `<p style="${S.quiet}">${esc(QUIET_LINE)}</p>` : '';
   const silencedText = silencedLine(f);
   const silenced = silencedText === null ? '' : `<p style="${S.muted}">${esc(silencedText)}</p>`;
   const notes = FOOTNOTES.map((n) => `<p style="${S.muted};margin:4px 0">${esc(n)}</p>`).join('');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${esc(subject)}</title></head><body style="${S.body}"><div style="${S.card}"><h1 style="${S.h1}">Daily digest for ${esc(f.workspace)}</h1><p style="${S.muted};margin:0">${esc(`${f.dayLabel} ${f.day.slice(0, 4)} · ${f.timeZone}${dayNote(f)}`)}</p>${quiet}${salesHtml(f, charts)}${ranksHtml(f, charts)}${reviewsHtml(f)}${silenced}<hr style="border:0;border-top:1px solid #e7e5e4;margin:20px 0 8px 0">${notes}</div></body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${esc(subject)}</title></head><body style="${S.body}"><div style="${S.card}"><h1 style="${S.h1}">Daily digest for ${esc(f.workspace)}</h1><p style="${S.muted};margin:0">${esc(`${f.dayLabel} ${f.day.slice(0, 4)} · ${f.timeZone}${dayNote(f)}`)}</p>${quiet}${salesHtml(f, charts)}${ranksHtml(f, charts)}${bookSectionsHtml(f)}${reviewsHtml(f)}${silenced}<hr style="border:0;border-top:1px solid #e7e5e4;margin:20px 0 8px 0">${notes}</div></body></html>`;
 }

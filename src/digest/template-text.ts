@@ -1,5 +1,6 @@
 /** The plain-text part of the digest: everything the HTML says, charts as block-character lines. */
 import type { DigestCharts } from './charts.ts';
+import { compSection, sentimentSection } from './comps-sentiment.ts';
 import {
   amountsText,
   dayNote,
@@ -139,13 +140,26 @@ function reviewLines(f: DigestFigures): string[] {
   return [...out, ''];
 }
 
+/** "Your book vs its comps" and the review sentiment: a heading, a line per book, its details indented. */
+function bookSectionLines(f: DigestFigures): string[] {
+  const out: string[] = [];
+  for (const section of [compSection(f.comps), sentimentSection(f.sentiment)]) {
+    if (section === null) continue;
+    out.push(section.heading);
+    for (const [line, ...details] of section.items)
+      out.push(`  - ${line}`, ...details.map((d) => `      ${d}`));
+    out.push('');
+  }
+  return out;
+}
+
 export function renderText(f: DigestFigures, charts: DigestCharts): string {
   const lines = [
     `Daily digest for ${f.workspace} — ${f.dayLabel} ${f.day.slice(0, 4)} (${f.timeZone})${dayNote(f)}`,
     '',
   ];
   if (f.quiet) lines.push(QUIET_LINE, '');
-  lines.push(...salesLines(f, charts), ...rankLines(f, charts), ...reviewLines(f));
+  lines.push(...salesLines(f, charts), ...rankLines(f, charts), ...bookSectionLines(f), ...reviewLines(f));
   const silenced = silencedLine(f);
   if (silenced !== null) lines.push(silenced, '');
   lines.push('--', ...FOOTNOTES.map((note) => `${note}`));

@@ -36,6 +36,12 @@ function oneLineNames(f: DigestFigures): DigestFigures {
       left: k.left.map(keyword),
     },
     reviews: { ...r, items: r.items.map(title) },
+    comps: f.comps.map((line) => ({
+      ...line,
+      title: oneLine(line.title),
+      comps: line.comps.map((c) => ({ ...c, title: oneLine(c.title) })),
+    })),
+    sentiment: f.sentiment.map((line) => ({ ...line, title: oneLine(line.title) })),
   };
 }
 

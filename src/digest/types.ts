@@ -4,6 +4,7 @@
  * for the next one (`LastDigest`). Money is integer minor units with its currency, never a float,
  * and never added up across currencies. `null` means "no data", which is never shown as 0.
  */
+
 import type {
   BookObservation,
   KeywordsObservation,
@@ -12,6 +13,7 @@ import type {
   ReviewsObservation,
   SalesDay,
 } from '../model/observation.ts';
+import type { CompLine, SentimentLine } from './comps-sentiment.ts';
 
 export type SalesFetch =
   /** Rows as the API answered for `from`..`to` (the digest day and the 7 days before). */
@@ -199,6 +201,10 @@ export interface DigestFigures {
   };
   arc: ArcProgress[];
   silenced?: SilencedSummary;
+  /** "Your book vs its comps": books whose last answer listed comp titles. */
+  comps: CompLine[];
+  /** Review sentiment per watched book, with the last digest's figures for the trend. */
+  sentiment: SentimentLine[];
   /** Nothing moved: the digest says so, which also proves the worker is alive. */
   quiet: boolean;
 }
@@ -214,4 +220,6 @@ export interface LastDigest {
   sales: SalesDay[];
   keywordRanks: { asin: string; marketplace: string; keyword: string; rank: number | null }[];
   reviewIds: string[];
+  /** Sentiment per book as this digest reported it; absent in records of older versions. */
+  sentiment?: { asin: string; marketplace: string; averageRating: number | null; net: number | null }[];
 }
