@@ -13,6 +13,8 @@ import { appliesTo, emit, type Scope } from './scope.ts';
 
 /** Slack for float rounding in the ratio comparisons. */
 const EPSILON = 1e-9;
+/** Comps judged per book, in the API's order: the rule state must stay small whatever a payload lists. */
+export const MAX_COMPS_JUDGED = 50;
 
 /**
  * comp_overtook: one condition per comp title of a book, on the ratio comp BSR ÷ book BSR (below 1:
@@ -67,7 +69,7 @@ export function evaluateCompOvertook(
       if (key.startsWith(prefix)) scope.after[key] = state;
     return;
   }
-  for (const comp of comps) {
+  for (const comp of comps.slice(0, MAX_COMPS_JUDGED)) {
     if (comp.asin === next.asin || (rule.comps !== undefined && !rule.comps.includes(comp.asin))) continue;
     const key = prefix + comp.asin;
     // A comp listed twice is judged once.

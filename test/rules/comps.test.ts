@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BookObservation } from '../../src/model/observation.ts';
-import { compAhead, compBehind } from '../../src/rules/comps.ts';
+import { compAhead, compBehind, MAX_COMPS_JUDGED } from '../../src/rules/comps.ts';
 import { book, HOUR, kinds, rule, run, T0 } from './helpers.ts';
 
 const COMP = 'B0COMP0001';
@@ -67,6 +67,20 @@ describe('comp_overtook', () => {
     expect(kinds(run([overtook({ sendResolved: false })], polls([1200, 850, 1500])).alerts)).toEqual([
       'comp_overtook',
     ]);
+  });
+
+  it('judges at most MAX_COMPS_JUDGED comps a book, so the rule state stays small', () => {
+    const many = (at: number, rank: number) =>
+      book(at, 1000, [], {
+        compTitles: Array.from({ length: MAX_COMPS_JUDGED + 30 }, (_, i) => ({
+          asin: `B0MANY${String(i).padStart(4, '0')}`,
+          title: `Comp ${i}`,
+          bsr: rank,
+        })),
+      });
+    const { alerts, state } = run([overtook()], [many(T0, 1200), many(T0 + HOUR, 850)]);
+    expect(alerts).toHaveLength(MAX_COMPS_JUDGED);
+    expect(Object.keys(state?.conditions ?? {})).toHaveLength(MAX_COMPS_JUDGED);
   });
 
   it('gives the same fingerprint when the same poll is judged again', () => {
