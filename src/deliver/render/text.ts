@@ -124,38 +124,7 @@ export function alertLine(alert: Alert): string {
   return `${alertMark(alert)} ${oneLine(alert.title)}`;
 }
 
-// A Map, not an object: a marketplace string like "constructor" must find nothing.
-const AMAZON_DOMAIN = new Map<string, string>(
-  Object.entries({
-    US: 'amazon.com',
-    UK: 'amazon.co.uk',
-    DE: 'amazon.de',
-    FR: 'amazon.fr',
-    ES: 'amazon.es',
-    IT: 'amazon.it',
-    NL: 'amazon.nl',
-    JP: 'amazon.co.jp',
-    IN: 'amazon.in',
-    CA: 'amazon.ca',
-    BR: 'amazon.com.br',
-    MX: 'amazon.com.mx',
-    AU: 'amazon.com.au',
-  }),
-);
-
-/**
- * The book's product page. Without a marketplace (reviews carry none) the US store is the
- * reasonable page; an unknown marketplace gets no link rather than a wrong store.
- */
-export function bookUrl(asin: string, marketplace: string | undefined): string | undefined {
-  const domain = AMAZON_DOMAIN.get(marketplace ?? 'US');
-  if (domain === undefined || !/^[A-Z0-9]{10}$/.test(asin)) return undefined;
-  return `https://www.${domain}/dp/${asin}`;
-}
-
-export function amazonDomain(marketplace: string | undefined): string | undefined {
-  return AMAZON_DOMAIN.get(marketplace ?? 'US');
-}
+export { amazonDomain, bookUrl } from './amazon.ts';
 
 /** Rank kinds: their series are ranks (#1 best), drawn inverted; BSR also on a log scale. */
 export function sparklineFor(alert: Alert): string | undefined {
