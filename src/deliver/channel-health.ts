@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import type { ChannelConfig } from '../config/schema.ts';
 import type { Alert } from '../model/alert.ts';
 import { fingerprint } from '../rules/fingerprint.ts';
+import { channelPace } from './channels/registry.ts';
 import type { DeliveryError } from './notifier.ts';
 import type { ChannelSettings } from './processor.ts';
 
@@ -57,23 +57,15 @@ export function channelDisabledAlert(channelId: string, error: DeliveryError, no
   };
 }
 
-/** Slack allows about one message a second per webhook: 1.1 s keeps send-time jitter under it. */
-const SLACK_MIN_INTERVAL_MS = 1_100;
-
+/** Grouping and quiet hours from the config; pacing from each channel's plug-in (its documented limits). */
 export function channelSettings(channels: readonly ChannelConfig[]): Map<string, ChannelSettings> {
   const settings = new Map<string, ChannelSettings>();
   for (const channel of channels) {
-    // Two channels on one webhook share its pace: the key is a hash of the URL, never the URL.
-    const paceKey =
-      channel.type === 'slack'
-        ? `slack-${createHash('sha256').update(channel.webhookUrl.reveal()).digest('hex').slice(0, 16)}`
-        : channel.id;
     settings.set(channel.id, {
       groupWaitMs: channel.groupWait,
       groupIntervalMs: channel.groupInterval,
       ...(channel.quietHours === undefined ? {} : { quietHours: channel.quietHours }),
-      minIntervalMs: channel.type === 'slack' ? SLACK_MIN_INTERVAL_MS : 0,
-      paceKey,
+      ...channelPace(channel),
     });
   }
   return settings;

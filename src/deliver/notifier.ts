@@ -13,13 +13,14 @@ export interface OutgoingMessage {
 }
 
 /**
- * One delivery channel (Slack webhook, SMTP, outbox folder, log). Channels know nothing of rules
+ * One delivery channel (Slack webhook, SMTP, outbox folder, log…), built by its plug-in. Channels know nothing of rules
  * or routing; they render (escaping the untrusted text themselves) and say whether the send was
  * confirmed.
  */
 export interface Notifier {
   readonly id: string;
-  readonly type: 'log' | 'slack' | 'email' | 'outbox';
+  /** The channel's config `type` (its plug-in in channels/registry.ts). */
+  readonly type: string;
   /** Resolves once the channel confirmed the message; throws a `DeliveryError` otherwise. */
   send(message: OutgoingMessage, signal: AbortSignal): Promise<void>;
   close?(): Promise<void>;

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.ts';
 import type { ConfigProblem } from '../../src/config/problems.ts';
+import { CHANNELS } from '../../src/deliver/channels/registry.ts';
 import { problemAt, validRaw } from './helpers.ts';
+
+const quoted = CHANNELS.map((channel) => `"${channel.type}"`);
+const CHANNEL_TYPES = `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}`;
 
 type Raw = Record<string, unknown>;
 
@@ -148,9 +152,10 @@ const cases: Case[] = [
   },
   {
     name: 'an unknown channel type',
-    change: (raw) => (raw.channels as Raw[]).push({ id: 'teams', type: 'teams' }),
+    change: (raw) => (raw.channels as Raw[]).push({ id: 'pigeon', type: 'pigeon' }),
     path: 'channels[3].type',
-    message: 'expected type "log", "slack", "email" or "outbox", got "teams"',
+    // Every registered channel type is offered.
+    message: `expected type ${CHANNEL_TYPES}, got "pigeon"`,
   },
   {
     name: 'a bad duration',

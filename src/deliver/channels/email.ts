@@ -8,10 +8,15 @@
  * The refused addresses are logged (addresses only, never the SMTP URL). Submission servers
  * normally accept every recipient and retry deferred ones themselves, so this is rare.
  */
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${VAR}" is the config's interpolation syntax, meant literally here.
+import { z } from 'zod';
+import { deliveryFields } from '../../config/channel-fields.ts';
+import { boolField, emailField, secretUrlField, uniqueList } from '../../config/fields.ts';
 import type { Secret } from '../../config/secret.ts';
 import type { Logger } from '../../ops/logger.ts';
 import type { Notifier, OutgoingMessage } from '../notifier.ts';
 import { renderAlertEmail } from '../render/email.ts';
+import { defineChannel, unpaced } from './plugin.ts';
 import { type SmtpPool, smtpDeliveryError } from './smtp-pool.ts';
 
 export interface EmailNotifierOptions {
@@ -71,3 +76,43 @@ export function createEmailNotifier(options: EmailNotifierOptions): Notifier {
     // The pool is shared with other channels: its owner closes it (`SmtpPool.closeAll`).
   };
 }
+
+export const emailChannel = defineChannel({
+  type: 'email',
+  schema: z.strictObject({
+    ...deliveryFields,
+    type: z.literal('email'),
+    smtpUrl: secretUrlField(['smtp', 'smtps'], 'smtps://user:password@smtp.example.com:465').meta({
+      description:
+        'SMTP server with credentials (secret), e.g. ${SMTP_URL}. smtp:// off this machine must upgrade with STARTTLS.',
+    }),
+    allowInsecure: boolField().prefault(false).meta({
+      description:
+        'Allow smtp:// off this machine without STARTTLS (the password and mail travel unencrypted).',
+    }),
+    from: emailField,
+    to: uniqueList(emailField, 'address').min(1, 'expected at least one address'),
+    listUnsubscribe: z
+      .string()
+      .trim()
+      .regex(/^(https:\/\/|mailto:)\S+$/, 'expected an https:// URL or a mailto: address')
+      .optional()
+      .meta({
+        description:
+          'List-Unsubscribe header: an https URL or mailto: address that really removes the recipient (your list manager). Without it no header is sent: shelfwatch has no endpoint of its own to honour one.',
+      }),
+  }),
+  // The SMTP pool paces per server (its own rateLimit); the server queues and retries itself.
+  pace: unpaced,
+  create: (config, deps) =>
+    createEmailNotifier({
+      id: config.id,
+      smtpUrl: config.smtpUrl,
+      allowInsecure: config.allowInsecure,
+      from: config.from,
+      to: config.to,
+      ...(config.listUnsubscribe === undefined ? {} : { listUnsubscribe: config.listUnsubscribe }),
+      pool: deps.smtp,
+      logger: deps.logger,
+    }),
+});

@@ -12,9 +12,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import MailComposer from 'nodemailer/lib/mail-composer';
+import { z } from 'zod';
+import { deliveryFields } from '../../config/channel-fields.ts';
 import { type Clock, systemClock } from '../../util/clock.ts';
 import { DeliveryError, type Notifier, type OutgoingMessage } from '../notifier.ts';
 import { messageToken, renderAlertEmail } from '../render/email.ts';
+import { defineChannel, unpaced } from './plugin.ts';
 
 export interface OutboxNotifierOptions {
   id: string;
@@ -128,3 +131,18 @@ export function createOutboxNotifier(options: OutboxNotifierOptions): Notifier {
     },
   };
 }
+
+export const outboxChannel = defineChannel({
+  type: 'outbox',
+  schema: z.strictObject({
+    ...deliveryFields,
+    type: z.literal('outbox'),
+    dir: z
+      .string()
+      .trim()
+      .min(1, 'expected a directory path')
+      .meta({ description: 'Alerts are written here as files.' }),
+  }),
+  pace: unpaced,
+  create: (config, deps) => createOutboxNotifier({ id: config.id, dir: config.dir, clock: deps.clock }),
+});

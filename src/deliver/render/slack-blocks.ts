@@ -4,10 +4,12 @@
  * (escaped) strings, because Slack rejects the whole message (400 invalid_blocks) when one block is
  * over, and a rejected message is one nobody sees.
  */
+import type { ContextBlock, HeaderBlock, MrkdwnElement, PlainTextElement, SectionBlock } from '@slack/types';
 import type { Alert } from '../../model/alert.ts';
 import { groupDigits } from '../../rules/format.ts';
 import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
+import { alertCount, messageHeading, stripBidi } from './plain.ts';
 import {
   alertLine,
   alertMark,
@@ -15,7 +17,6 @@ import {
   andMore,
   bookUrl,
   factRows,
-  KIND_LABEL,
   reviewOf,
   sparklineFor,
   stars,
@@ -46,15 +47,15 @@ const GROUP_BODY_CHARS = 400;
 const URL_CHARS = 1_000;
 const MIN_SECTION_CHARS = 200;
 
-export interface SlackTextObject {
-  type: 'plain_text' | 'mrkdwn';
-  text: string;
-  emoji?: boolean;
-}
+/**
+ * The blocks we send, typed by @slack/types (what Slack accepts), narrowed to what we write: a
+ * section always has mrkdwn text, a context block only mrkdwn elements.
+ */
+export type SlackTextObject = PlainTextElement | MrkdwnElement;
 export type SlackBlock =
-  | { type: 'header'; text: SlackTextObject & { type: 'plain_text' } }
-  | { type: 'section'; text: SlackTextObject & { type: 'mrkdwn' } }
-  | { type: 'context'; elements: SlackTextObject[] };
+  | (HeaderBlock & { text: PlainTextElement })
+  | (SectionBlock & { text: MrkdwnElement })
+  | (ContextBlock & { elements: MrkdwnElement[] });
 
 export interface SlackMessage {
   /** Plain fallback for notifications and clients without blocks (escaped too: Slack parses it). */
@@ -69,7 +70,8 @@ const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;
  * starts an entity. Escaping all three is what Slack asks for and defuses every injection.
  */
 export function escapeMrkdwn(text: string): string {
-  return text.replace(/[&<>]/g, (c) => ENTITIES[c] ?? c);
+  // Bidi overrides go too: they would make the text read differently than it is.
+  return stripBidi(text).replace(/[&<>]/g, (c) => ENTITIES[c] ?? c);
 }
 
 /** Escaped, then cut to `max` characters of escaped text. */
@@ -201,32 +203,16 @@ function fitWhole(items: readonly string[], separator: string, budget: number): 
   return out;
 }
 
-/** How many alerts the message stands for (`totalCount`, never fewer than it lists). */
-function countOf(message: OutgoingMessage): number {
-  return Math.max(message.totalCount, message.alerts.length);
-}
-
-/** Only trusted text (kind labels, counts): a header is plain_text, where no escaping is undone. */
-function header(message: OutgoingMessage): string {
-  const count = countOf(message);
-  const first = message.alerts[0];
-  if (count <= 1 && first !== undefined) return `${alertMark(first)} ${KIND_LABEL[first.kind]}`;
-  const kinds = new Set(message.alerts.map((a) => a.kind));
-  const [only] = kinds;
-  const what = kinds.size === 1 && only !== undefined ? ` · ${KIND_LABEL[only]}` : '';
-  return `🔔 ${groupDigits(count)} alerts${what}`;
-}
-
 function fallbackText(message: OutgoingMessage): string {
-  const count = countOf(message);
+  const count = alertCount(message);
   const lines = message.alerts.map(alertLine);
   const text = count <= 1 ? (lines[0] ?? '') : `${groupDigits(count)} alerts: ${lines.join(' · ')}`;
   return esc(text, SLACK_LIMITS.textChars);
 }
 
 export function renderSlackMessage(message: OutgoingMessage): SlackMessage {
-  const count = countOf(message);
-  const headerText = esc(header(message), SLACK_LIMITS.headerChars);
+  const count = alertCount(message);
+  const headerText = esc(messageHeading(message), SLACK_LIMITS.headerChars);
   const blocks: SlackBlock[] = [
     { type: 'header', text: { type: 'plain_text', text: headerText, emoji: true } },
   ];

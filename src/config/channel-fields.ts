@@ -1,0 +1,81 @@
+/**
+ * Fields every channel's config shares (id, grouping, quiet hours) and the check for an HTTP
+ * endpoint that carries a credential. Each channel's own schema lives in its file under
+ * src/deliver/channels/ and is built from these; the registry composes them into the config.
+ */
+import { z } from 'zod';
+import { duration } from '../rules/config.ts';
+import { boolField, clockTimeField, hostOf, idField, timeZoneField } from './fields.ts';
+import { isLoopbackHost } from './transport-security.ts';
+
+export const channelId = idField('a channel');
+
+/**
+ * How a channel batches and when it stays quiet (Alertmanager's group_wait / group_interval):
+ * alerts for the same channel and group within the window become one message.
+ */
+const quietHoursSchema = z
+  .strictObject({
+    start: clockTimeField,
+    end: clockTimeField,
+    timeZone: timeZoneField.default('UTC'),
+  })
+  .meta({ description: 'Non-critical alerts are held and sent together when the quiet hours end.' });
+
+export const deliveryFields = {
+  id: channelId,
+  groupWait: duration
+    .prefault('30s')
+    .meta({ description: 'How long the first alert of a group waits for others before it is sent.' }),
+  groupInterval: duration
+    .prefault('5m')
+    .meta({ description: 'How long after a message the next one for the same group may follow.' }),
+  quietHours: quietHoursSchema.optional(),
+};
+
+/** `allowAnyHost`: for endpoints whose host is known (Slack, Discord, Teams). */
+export function allowAnyHostField(usualHost: string) {
+  return boolField()
+    .prefault(false)
+    .meta({ description: `Allow a host other than ${usualHost} (a proxy, a test receiver).` });
+}
+
+export interface EndpointRule {
+  /** The config key of the URL, for the problem's path. */
+  field: string;
+  /** Hosts this service uses; undefined = any host. */
+  hostAllowed?: (hostname: string) => boolean;
+  usualHost?: string;
+  example: string;
+  /** The channel's `allowAnyHost` (another host, and plain http to this machine). */
+  allowAnyHost: boolean;
+}
+
+/**
+ * An endpoint URL that carries a credential must be https: plain http would send the token in
+ * clear. It is only tolerated on this machine, where tests and the demo run stand-in receivers.
+ * Problems name the scheme or host, never the URL.
+ */
+export function checkEndpoint(secret: unknown, rule: EndpointRule, ctx: z.RefinementCtx): void {
+  const url = hostOf(secret);
+  if (url === undefined) return;
+  const loopback = isLoopbackHost(url.hostname);
+  const anyHost = rule.allowAnyHost || rule.hostAllowed === undefined;
+  if (url.protocol !== 'https:' && !(anyHost && loopback)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [rule.field],
+      message: `expected an https URL, got a URL starting with "${url.protocol}//"`,
+      params: { hint: `such as ${rule.example}` },
+    });
+  } else if (rule.hostAllowed !== undefined && !rule.allowAnyHost && !rule.hostAllowed(url.hostname)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [rule.field],
+      message: `expected a URL on ${rule.usualHost ?? 'the service'}, got host "${url.hostname}"`,
+      params: {
+        hint: 'set allowAnyHost: true to post to another host, such as a proxy or a test receiver',
+      },
+    });
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * The text of an alert for channels with a small markup (Discord, Teams, Telegram, ntfy): a title,
+ * then detail lines (rating and reviewer, review title, facts, sparkline, the quoted body), and a
+ * link kept apart so each channel can place it its own way (an embed's url, an action, `click`).
+ *
+ * Every untrusted piece goes through the channel's `esc`, which escapes and cuts in one pass
+ * (`truncateMapped`): the size limit holds for the final text. Bidirectional overrides are removed
+ * first: in a chat message they would make the text read differently than it is.
+ */
+
+import type { Alert } from '../../model/alert.ts';
+import { groupDigits } from '../../rules/format.ts';
+import { oneLine } from '../../util/one-line.ts';
+import type { OutgoingMessage } from '../notifier.ts';
+import {
+  alertMark,
+  amazonDomain,
+  andMore,
+  bookUrl,
+  factRows,
+  KIND_LABEL,
+  reviewOf,
+  sparklineFor,
+  stars,
+  truncate,
+  truncateMapped,
+} from './text.ts';
+
+const BIDI_CONTROLS = /[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+export function stripBidi(text: string): string {
+  return text.replace(BIDI_CONTROLS, '');
+}
+
+/** A channel's way to show untrusted text. */
+export interface Markup {
+  /** One grapheme of untrusted text, escaped for the channel. */
+  escape(grapheme: string): string;
+  /** Emphasis around already-escaped text. */
+  bold(escaped: string): string;
+  /** Quote-mark for one line of a review body (already escaped), or the line as it is. */
+  quote(escaped: string): string;
+}
+
+/** Escapes and cuts `text` to `max` characters of output; bidi overrides removed. */
+export function escapeCut(markup: Markup, text: string, max: number): string {
+  return truncateMapped(stripBidi(text), max, markup.escape);
+}
+
+export interface PlainAlert {
+  /** Mark and title, escaped. */
+  title: string;
+  /** Detail lines, escaped, joined with "\n". */
+  details: string;
+  /** An https link to the review or the book, when there is one; not escaped (place it as a URL). */
+  url: string | undefined;
+}
+
+export interface PlainOptions {
+  hideLowStar: boolean;
+  titleChars: number;
+  /** Room for the details, all lines together. */
+  detailChars: number;
+  /** Room for a review body (less in a group, so several reviews fit). */
+  bodyChars: number;
+}
+
+const FACT_CHARS = 300;
+const REVIEW_TITLE_CHARS = 250;
+const REVIEWER_CHARS = 80;
+const URL_CHARS = 1_000;
+
+/** An http(s) URL as the URL parser writes it (spaces and brackets encoded), or nothing. */
+export function safeUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  return url.href.length <= URL_CHARS ? url.href : undefined;
+}
+
+export function renderPlainAlert(alert: Alert, markup: Markup, options: PlainOptions): PlainAlert {
+  const cut = (text: string, max: number) => escapeCut(markup, text, max);
+  const title = `${alertMark(alert)} ${markup.bold(cut(oneLine(alert.title), options.titleChars))}`;
+  const lines: string[] = [];
+  let room = options.detailChars;
+  const push = (line: string): void => {
+    if (line === '' || line.length + 1 > room) return;
+    lines.push(line);
+    room -= line.length + 1;
+  };
+  const review = reviewOf(alert);
+  if (review !== undefined) {
+    const meta = [review.rating === undefined ? undefined : stars(review.rating), review.platform]
+      .filter((s) => s !== undefined)
+      .join(' · ');
+    if (options.hideLowStar && review.lowStar) {
+      push(cut(`${meta} · text hidden (low-star review)`, room));
+    } else {
+      const by = review.reviewer === undefined ? '' : ` · by ${review.reviewer}`;
+      push(cut(`${meta}${by}`, Math.min(room, meta.length + 5 + REVIEWER_CHARS)));
+      if (review.title !== undefined)
+        push(markup.bold(cut(review.title, Math.min(room, REVIEW_TITLE_CHARS))));
+    }
+  }
+  for (const row of factRows(alert)) {
+    push(
+      `${markup.bold(cut(row.label, 60))}: ${cut(row.value, Math.min(room - row.label.length - 8, FACT_CHARS))}`,
+    );
+  }
+  const spark = sparklineFor(alert);
+  if (spark !== undefined) {
+    const label = alert.kind === 'royalty_change' ? 'Royalties by day' : 'Rank (taller = better)';
+    push(`${label}: ${spark}`);
+  }
+  if (review?.body !== undefined && !(options.hideLowStar && review.lowStar)) {
+    const body = review.body
+      .replace(/\r\n?/g, '\n')
+      .replace(/\n{2,}/g, '\n')
+      .trim();
+    // Cut first (escaped), then quote each line: the quote marks are ours, never the reviewer's.
+    const text = cut(body, Math.min(room - 8, options.bodyChars));
+    const quoted = text.split('\n').map(markup.quote).join('\n');
+    if (text !== '' && quoted.length + 1 <= room) push(quoted);
+  }
+  const { asin, marketplace } = alert.subject;
+  const url = safeUrl(review?.url) ?? (asin === undefined ? undefined : safeUrl(bookUrl(asin, marketplace)));
+  return { title, details: lines.join('\n'), url };
+}
+
+/** The domain a book link goes to, for a link label. */
+export function bookDomain(alert: Alert): string | undefined {
+  return alert.subject.asin === undefined ? undefined : amazonDomain(alert.subject.marketplace);
+}
+
+/** How many alerts the message stands for (`totalCount`, never fewer than it lists). */
+export function alertCount(message: OutgoingMessage): number {
+  return Math.max(message.totalCount, message.alerts.length);
+}
+
+/** A heading from trusted text only (kind labels, counts). */
+export function messageHeading(message: OutgoingMessage): string {
+  const count = alertCount(message);
+  const first = message.alerts[0];
+  if (count <= 1 && first !== undefined) return `${alertMark(first)} ${KIND_LABEL[first.kind]}`;
+  const kinds = new Set(message.alerts.map((a) => a.kind));
+  const [only] = kinds;
+  const what = kinds.size === 1 && only !== undefined ? ` · ${KIND_LABEL[only]}` : '';
+  return `🔔 ${groupDigits(count)} alerts${what}`;
+}
+
+/**
+ * Renders as many alerts as fit `maxAlerts` and `totalChars` (measured by `size`), and says how
+ * many are left for "…and N more" (counting those the pipeline already left out).
+ */
+export function fitAlerts<T>(
+  message: OutgoingMessage,
+  limits: { maxAlerts: number; totalChars: number },
+  render: (alert: Alert, index: number) => T,
+  size: (item: T) => number,
+): { shown: T[]; more: number; moreLine: string | undefined } {
+  const shown: T[] = [];
+  let used = 0;
+  for (const alert of message.alerts) {
+    if (shown.length >= limits.maxAlerts) break;
+    const item = render(alert, shown.length);
+    const n = size(item);
+    if (used + n > limits.totalChars && shown.length > 0) break;
+    shown.push(item);
+    used += n;
+  }
+  const more = alertCount(message) - shown.length;
+  return { shown, more, moreLine: more > 0 ? andMore(more) : undefined };
+}
+
+/** Every string in a JSON-like value cut to `max` characters, bidi overrides removed. */
+export function cutStrings(value: unknown, max: number): unknown {
+  if (typeof value === 'string') return truncate(stripBidi(value), max);
+  if (Array.isArray(value)) return value.map((item) => cutStrings(item, max));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cutStrings(v, max)]));
+  }
+  return value;
+}
