@@ -4,6 +4,7 @@
  * its file, its test and one line here.
  */
 import { z } from 'zod';
+import { discordChannel } from './discord.ts';
 import { emailChannel } from './email.ts';
 import { logChannel } from './log.ts';
 import { outboxChannel } from './outbox.ts';
@@ -11,7 +12,15 @@ import type { ChannelDeps, ChannelPace, ChannelPlugin, ChannelSchema } from './p
 import { slackChannel } from './slack.ts';
 import { webhookChannel } from './webhook.ts';
 
-export const CHANNELS = [logChannel, slackChannel, emailChannel, outboxChannel, webhookChannel] as const;
+// biome-ignore format: one line per channel, so adding one is a one-line change.
+export const CHANNELS = [
+  logChannel,
+  slackChannel,
+  emailChannel,
+  outboxChannel,
+  webhookChannel,
+  discordChannel,
+] as const;
 
 type SchemasOf<T extends readonly ChannelPlugin<ChannelSchema>[]> = {
   -readonly [K in keyof T]: T[K] extends ChannelPlugin<infer S> ? S : never;

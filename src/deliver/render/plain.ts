@@ -48,7 +48,9 @@ export function escapeCut(markup: Markup, text: string, max: number): string {
 }
 
 export interface PlainAlert {
-  /** Mark and title, escaped. */
+  /** The severity mark (🔴, ✅…): trusted. */
+  mark: string;
+  /** The title, escaped and cut, on one line. */
   title: string;
   /** Detail lines, escaped, joined with "\n". */
   details: string;
@@ -85,7 +87,7 @@ export function safeUrl(raw: string | undefined): string | undefined {
 
 export function renderPlainAlert(alert: Alert, markup: Markup, options: PlainOptions): PlainAlert {
   const cut = (text: string, max: number) => escapeCut(markup, text, max);
-  const title = `${alertMark(alert)} ${markup.bold(cut(oneLine(alert.title), options.titleChars))}`;
+  const title = cut(oneLine(alert.title), options.titleChars);
   const lines: string[] = [];
   let room = options.detailChars;
   const push = (line: string): void => {
@@ -129,7 +131,7 @@ export function renderPlainAlert(alert: Alert, markup: Markup, options: PlainOpt
   }
   const { asin, marketplace } = alert.subject;
   const url = safeUrl(review?.url) ?? (asin === undefined ? undefined : safeUrl(bookUrl(asin, marketplace)));
-  return { title, details: lines.join('\n'), url };
+  return { mark: alertMark(alert), title, details: lines.join('\n'), url };
 }
 
 /** The domain a book link goes to, for a link label. */
