@@ -120,13 +120,13 @@ function classify(answer: HttpAnswer): Verdict {
 export function createDiscordNotifier(options: {
   id: string;
   webhookUrl: Secret;
-  dispatcher?: import('undici').Dispatcher;
+  dispatcher?: import('undici').Dispatcher | undefined;
 }) {
   return createHttpNotifier({
     id: options.id,
     type: 'discord',
     secrets: [options.webhookUrl],
-    ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
+    dispatcher: options.dispatcher,
     render: (message) => {
       const url = new URL(options.webhookUrl.reveal());
       url.searchParams.set('wait', 'true');
@@ -147,6 +147,6 @@ export const discordChannel = defineChannel({
     createDiscordNotifier({
       id: config.id,
       webhookUrl: config.webhookUrl,
-      ...(deps.dispatcher === undefined ? {} : { dispatcher: deps.dispatcher }),
+      dispatcher: deps.dispatcher,
     }),
 });

@@ -68,8 +68,8 @@ export interface HttpChannelSpec {
   sign?(body: string, message: OutgoingMessage): Record<string, string>;
   /** Sends the request; default: a JSON POST with `fetch`. */
   post?(request: HttpPost, fetch: ChannelFetch): Promise<HttpAnswer>;
-  dispatcher?: Dispatcher;
-  timeoutMs?: number;
+  dispatcher?: Dispatcher | undefined;
+  timeoutMs?: number | undefined;
 }
 
 export function createHttpNotifier(spec: HttpChannelSpec): Notifier {
@@ -276,7 +276,10 @@ function scrubber(secrets: readonly Secret[]): (text: string) => string {
       const parts = [value];
       try {
         const url = new URL(value);
-        parts.push(url.href, url.pathname, ...url.pathname.split('/').filter((s) => s.length >= 8));
+        const long = (part: string) => part.length >= 8;
+        // Tokens sit in the path (Slack, Discord) or in the query (Teams' `sig`).
+        parts.push(url.href, url.pathname, ...url.pathname.split('/').filter(long));
+        parts.push(...[...url.searchParams.values()].filter(long));
       } catch {
         // Not a URL (a token): the value alone.
       }

@@ -17,7 +17,7 @@ export interface ChannelDeps {
   smtp: SmtpPool;
   clock: Clock;
   /** HTTP channels post through this pool when given (tests); otherwise each owns one. */
-  dispatcher?: Dispatcher;
+  dispatcher?: Dispatcher | undefined;
 }
 
 /** How often one endpoint may take a message, from the service's documented limits. */

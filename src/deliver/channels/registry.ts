@@ -10,6 +10,7 @@ import { logChannel } from './log.ts';
 import { outboxChannel } from './outbox.ts';
 import type { ChannelDeps, ChannelPace, ChannelPlugin, ChannelSchema } from './plugin.ts';
 import { slackChannel } from './slack.ts';
+import { teamsChannel } from './teams.ts';
 import { webhookChannel } from './webhook.ts';
 
 // biome-ignore format: one line per channel, so adding one is a one-line change.
@@ -20,6 +21,7 @@ export const CHANNELS = [
   outboxChannel,
   webhookChannel,
   discordChannel,
+  teamsChannel,
 ] as const;
 
 type SchemasOf<T extends readonly ChannelPlugin<ChannelSchema>[]> = {

@@ -55,7 +55,7 @@ const schema = z
 export interface SlackNotifierOptions {
   id: string;
   webhookUrl: Secret;
-  dispatcher?: import('undici').Dispatcher;
+  dispatcher?: import('undici').Dispatcher | undefined;
   timeoutMs?: number;
 }
 
@@ -69,7 +69,7 @@ export function createSlackNotifier(options: SlackNotifierOptions) {
     id: options.id,
     type: 'slack',
     secrets: [options.webhookUrl],
-    ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
+    dispatcher: options.dispatcher,
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     render: (message) => ({
       url: options.webhookUrl.reveal(),
@@ -114,6 +114,6 @@ export const slackChannel = defineChannel({
     createSlackNotifier({
       id: config.id,
       webhookUrl: config.webhookUrl,
-      ...(deps.dispatcher === undefined ? {} : { dispatcher: deps.dispatcher }),
+      dispatcher: deps.dispatcher,
     }),
 });

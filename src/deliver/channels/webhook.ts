@@ -107,7 +107,7 @@ export const webhookChannel = defineChannel({
       url: config.url,
       secret: config.secret,
       clock: deps.clock,
-      ...(deps.dispatcher === undefined ? {} : { dispatcher: deps.dispatcher }),
+      dispatcher: deps.dispatcher,
     }),
 });
 
@@ -116,13 +116,13 @@ export function createWebhookNotifier(options: {
   url: Secret;
   secret: Secret;
   clock: Clock;
-  dispatcher?: import('undici').Dispatcher;
+  dispatcher?: import('undici').Dispatcher | undefined;
 }) {
   return createHttpNotifier({
     id: options.id,
     type: 'webhook',
     secrets: [options.url, options.secret],
-    ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
+    dispatcher: options.dispatcher,
     render: (message) => ({ url: options.url.reveal(), json: webhookPayload(message, options.id) }),
     sign: (body, message) => {
       const timestamp = Math.floor(options.clock.now() / 1000);

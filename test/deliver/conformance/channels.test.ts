@@ -1,7 +1,7 @@
 /** Every registered channel passes the conformance suite against its local receiver. */
 import { describe, expect, it } from 'vitest';
 import { CHANNELS } from '../../../src/deliver/channels/registry.ts';
-import { discordHarness } from './chat.ts';
+import { discordHarness, teamsHarness } from './chat.ts';
 import { emailHarness, logHarness, outboxHarness, slackHarness } from './existing.ts';
 import { conformanceSuite, type RunningChannel } from './suite.ts';
 import { webhookHarness } from './webhook.ts';
@@ -13,6 +13,7 @@ const HARNESSES: Record<string, () => Promise<RunningChannel>> = {
   outbox: outboxHarness,
   webhook: webhookHarness,
   discord: discordHarness,
+  teams: teamsHarness,
 };
 
 describe('the channel registry', () => {

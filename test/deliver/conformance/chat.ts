@@ -64,3 +64,55 @@ export async function discordHarness(): Promise<RunningChannel> {
     },
   };
 }
+
+const TEAMS_SIG = 'TeamsSigDoNotLeak42';
+
+/** Every `TextBlock` text in a card (the elements that render markdown). */
+function textBlocks(node: unknown): string[] {
+  if (Array.isArray(node)) return node.flatMap(textBlocks);
+  if (typeof node !== 'object' || node === null) return [];
+  const record = node as Record<string, unknown>;
+  const own = record.type === 'TextBlock' && typeof record.text === 'string' ? [record.text] : [];
+  return [...own, ...Object.values(record).flatMap(textBlocks)];
+}
+
+export async function teamsHarness(): Promise<RunningChannel> {
+  const path = `/workflows/0123456789abcdef/triggers/manual/paths/invoke?api-version=2016-06-01&sig=${TEAMS_SIG}`;
+  const receiver = await startHttpReceiver(path);
+  const built = buildChannel({
+    id: 'conf-teams',
+    type: 'teams',
+    webhookUrl: receiver.url,
+    allowAnyHost: true,
+  });
+  const next = requestReader(receiver);
+  return {
+    notifier: built.notifier,
+    secrets: [TEAMS_SIG],
+    nextDelivered: async () => {
+      const request = await next();
+      // Markdown renders only in TextBlocks: none may hold the reviewer's text.
+      for (const text of textBlocks(request.body)) {
+        for (const bad of ['<!here>', '[click me]', '@everyone', '**bold**']) expect(text).not.toContain(bad);
+      }
+      return request.raw;
+    },
+    expectWithinLimits: (raw) => expect(Buffer.byteLength(raw)).toBeLessThan(28 * 1024),
+    forbidden: ['\u202E'],
+    rateLimited: () => {
+      receiver.respondWith(429, '{"error":{"code":"WorkflowTriggeredTooManyTimes"}}', {
+        ...JSON_HEADERS,
+        'retry-after': '5',
+      });
+      return 5_000;
+    },
+    serverError: () => receiver.respondWith(503, 'unavailable'),
+    // An answer that echoes the `sig` alone: it must not reach the error.
+    refusedForGood: () => receiver.respondWith(404, `WorkflowNotFound (sig ${TEAMS_SIG})`),
+    logged: built.logged,
+    close: async () => {
+      await built.notifier.close?.();
+      await receiver.close();
+    },
+  };
+}

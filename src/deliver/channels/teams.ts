@@ -1,0 +1,135 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${VAR}" is the config's interpolation syntax, meant literally here.
+/**
+ * Microsoft Teams through a Workflows (Power Automate) webhook: "Post to a channel when a webhook
+ * request is received" takes an Adaptive Card. Untrusted text goes only into `TextRun`s of a
+ * `RichTextBlock`, which Teams shows as it is (no markdown, no HTML, no `<at>` mentions); the
+ * markdown-capable `TextBlock`s hold only our own text. So nothing needs escaping and nothing can
+ * turn into a link or a mention.
+ *
+ * Limits (learn.microsoft.com/microsoftteams/platform/webhooks-and-connectors/how-to/add-incoming-webhook):
+ * a message under 28 KB, and more than 4 requests a second are throttled (429).
+ */
+import { z } from 'zod';
+import { allowAnyHostField, checkEndpoint, deliveryFields } from '../../config/channel-fields.ts';
+import { secretUrlField } from '../../config/fields.ts';
+import type { Secret } from '../../config/secret.ts';
+import type { OutgoingMessage } from '../notifier.ts';
+import { fitAlerts, type Markup, messageHeading, renderPlainAlert, stripBidi } from '../render/plain.ts';
+import { classifyStatus, createHttpNotifier } from './http-channel.ts';
+import { defineChannel, endpointKey } from './plugin.ts';
+
+/** 28 KB is Teams' limit on the whole request; the card is kept under 24 KB. */
+export const TEAMS_LIMITS = { payloadBytes: 28 * 1024, cardBytes: 24 * 1024, alerts: 30 } as const;
+/** At most 4 requests a second: one every 300 ms stays under it. */
+const MIN_INTERVAL_MS = 300;
+/** 401/403: the flow's signature or its owner's rights are gone; 404: the flow was deleted. */
+const REFUSING = new Set([401, 403, 404, 410]);
+
+const isWorkflowsHost = (host: string) =>
+  host.endsWith('.logic.azure.com') || host.endsWith('.powerplatform.com');
+
+const schema = z
+  .strictObject({
+    ...deliveryFields,
+    type: z.literal('teams'),
+    webhookUrl: secretUrlField(['https', 'http'], 'https://prod-00.westus.logic.azure.com/workflows/…').meta({
+      description:
+        'Workflows webhook URL (secret: its sig parameter is the credential), e.g. ${TEAMS_WEBHOOK_URL}.',
+    }),
+    allowAnyHost: allowAnyHostField('*.logic.azure.com or *.powerplatform.com'),
+  })
+  .superRefine((channel, ctx) =>
+    checkEndpoint(
+      channel.webhookUrl,
+      {
+        field: 'webhookUrl',
+        hostAllowed: isWorkflowsHost,
+        usualHost: '*.logic.azure.com or *.powerplatform.com',
+        example: 'https://prod-00.westus.logic.azure.com/workflows/…',
+        allowAnyHost: channel.allowAnyHost,
+      },
+      ctx,
+    ),
+  );
+
+/** TextRuns show text as it is: nothing to escape, only marks and line breaks to keep. */
+const asIs: Markup = { escape: (g) => g, bold: (text) => text, quote: (line) => `│ ${line}` };
+
+const run = (text: string, extra: Record<string, unknown> = {}) => ({
+  type: 'TextRun',
+  text: stripBidi(text),
+  ...extra,
+});
+
+export function renderTeamsCard(message: OutgoingMessage) {
+  const group = message.alerts.length > 1;
+  const { shown, moreLine } = fitAlerts(
+    message,
+    { maxAlerts: TEAMS_LIMITS.alerts, totalChars: TEAMS_LIMITS.cardBytes - 1_024 },
+    (alert) => {
+      const text = renderPlainAlert(alert, asIs, {
+        hideLowStar: message.hideLowStarText,
+        titleChars: 300,
+        detailChars: group ? 800 : 3_000,
+        bodyChars: group ? 400 : 2_000,
+      });
+      return {
+        type: 'Container',
+        separator: true,
+        items: [
+          { type: 'RichTextBlock', inlines: [run(`${text.mark} ${text.title}`, { weight: 'Bolder' })] },
+          ...(text.details === '' ? [] : [{ type: 'RichTextBlock', inlines: [run(text.details)] }]),
+        ],
+        ...(text.url === undefined ? {} : { selectAction: { type: 'Action.OpenUrl', url: text.url } }),
+      };
+    },
+    (container) => Buffer.byteLength(JSON.stringify(container)),
+  );
+  const ours = (text: string) => ({ type: 'TextBlock', text, wrap: true });
+  const body = [
+    { ...ours(messageHeading(message)), size: 'Medium', weight: 'Bolder' },
+    ...shown,
+    ...(moreLine === undefined ? [] : [{ ...ours(moreLine), isSubtle: true }]),
+  ];
+  return {
+    type: 'message',
+    attachments: [
+      {
+        contentType: 'application/vnd.microsoft.card.adaptive',
+        content: {
+          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+          type: 'AdaptiveCard',
+          version: '1.4',
+          msteams: { width: 'Full' },
+          body,
+        },
+      },
+    ],
+  };
+}
+
+export function createTeamsNotifier(options: {
+  id: string;
+  webhookUrl: Secret;
+  dispatcher?: import('undici').Dispatcher | undefined;
+}) {
+  return createHttpNotifier({
+    id: options.id,
+    type: 'teams',
+    secrets: [options.webhookUrl],
+    dispatcher: options.dispatcher,
+    render: (message) => ({ url: options.webhookUrl.reveal(), json: renderTeamsCard(message) }),
+    classify: (answer) => classifyStatus(answer, 'Teams', REFUSING),
+  });
+}
+
+export const teamsChannel = defineChannel({
+  type: 'teams',
+  schema,
+  pace: (config) => ({
+    minIntervalMs: MIN_INTERVAL_MS,
+    paceKey: endpointKey('teams', config.webhookUrl.reveal()),
+  }),
+  create: (config, deps) =>
+    createTeamsNotifier({ id: config.id, webhookUrl: config.webhookUrl, dispatcher: deps.dispatcher }),
+});
