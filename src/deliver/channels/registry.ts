@@ -11,6 +11,7 @@ import { outboxChannel } from './outbox.ts';
 import type { ChannelDeps, ChannelPace, ChannelPlugin, ChannelSchema } from './plugin.ts';
 import { slackChannel } from './slack.ts';
 import { teamsChannel } from './teams.ts';
+import { telegramChannel } from './telegram.ts';
 import { webhookChannel } from './webhook.ts';
 
 // biome-ignore format: one line per channel, so adding one is a one-line change.
@@ -22,6 +23,7 @@ export const CHANNELS = [
   webhookChannel,
   discordChannel,
   teamsChannel,
+  telegramChannel,
 ] as const;
 
 type SchemasOf<T extends readonly ChannelPlugin<ChannelSchema>[]> = {

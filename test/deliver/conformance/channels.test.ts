@@ -1,7 +1,7 @@
 /** Every registered channel passes the conformance suite against its local receiver. */
 import { describe, expect, it } from 'vitest';
 import { CHANNELS } from '../../../src/deliver/channels/registry.ts';
-import { discordHarness, teamsHarness } from './chat.ts';
+import { discordHarness, teamsHarness, telegramHarness } from './chat.ts';
 import { emailHarness, logHarness, outboxHarness, slackHarness } from './existing.ts';
 import { conformanceSuite, type RunningChannel } from './suite.ts';
 import { webhookHarness } from './webhook.ts';
@@ -14,6 +14,7 @@ const HARNESSES: Record<string, () => Promise<RunningChannel>> = {
   webhook: webhookHarness,
   discord: discordHarness,
   teams: teamsHarness,
+  telegram: telegramHarness,
 };
 
 describe('the channel registry', () => {

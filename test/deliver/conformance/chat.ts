@@ -116,3 +116,48 @@ export async function teamsHarness(): Promise<RunningChannel> {
     },
   };
 }
+
+const TELEGRAM_TOKEN = '123456789:TelegramT0kenDoNotLeak42xyz';
+
+export async function telegramHarness(): Promise<RunningChannel> {
+  const receiver = await startHttpReceiver('/');
+  const built = buildChannel({
+    id: 'conf-telegram',
+    type: 'telegram',
+    botToken: TELEGRAM_TOKEN,
+    chatId: -1001234567890,
+    apiUrl: receiver.origin,
+  });
+  const next = requestReader(receiver);
+  return {
+    notifier: built.notifier,
+    secrets: [TELEGRAM_TOKEN, TELEGRAM_TOKEN.split(':')[1] ?? ''],
+    nextDelivered: async () => {
+      const request = await next();
+      expect(request.path).toBe(`/bot${TELEGRAM_TOKEN}/sendMessage`);
+      const body = request.body as { chat_id: string; text: string; parse_mode: string };
+      expect([body.chat_id, body.parse_mode]).toEqual(['-1001234567890', 'HTML']);
+      return body.text;
+    },
+    expectWithinLimits: (text) => expect(text.length).toBeLessThanOrEqual(4_096),
+    forbidden: ['<script>', '<b>x', '<i>hi', '<!here>', '<@U123>', '\u202E'],
+    rateLimited: () => {
+      const body =
+        '{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 9","parameters":{"retry_after":9}}';
+      receiver.respondWith(429, body, JSON_HEADERS);
+      return 9_000;
+    },
+    serverError: () => receiver.respondWith(502, 'bad gateway'),
+    refusedForGood: () =>
+      receiver.respondWith(
+        400,
+        '{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}',
+        JSON_HEADERS,
+      ),
+    logged: built.logged,
+    close: async () => {
+      await built.notifier.close?.();
+      await receiver.close();
+    },
+  };
+}
