@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { discordChannel } from './discord.ts';
 import { emailChannel } from './email.ts';
 import { logChannel } from './log.ts';
+import { ntfyChannel } from './ntfy.ts';
 import { outboxChannel } from './outbox.ts';
 import type { ChannelDeps, ChannelPace, ChannelPlugin, ChannelSchema } from './plugin.ts';
 import { slackChannel } from './slack.ts';
@@ -24,6 +25,7 @@ export const CHANNELS = [
   discordChannel,
   teamsChannel,
   telegramChannel,
+  ntfyChannel,
 ] as const;
 
 type SchemasOf<T extends readonly ChannelPlugin<ChannelSchema>[]> = {

@@ -1,7 +1,7 @@
 /** Every registered channel passes the conformance suite against its local receiver. */
 import { describe, expect, it } from 'vitest';
 import { CHANNELS } from '../../../src/deliver/channels/registry.ts';
-import { discordHarness, teamsHarness, telegramHarness } from './chat.ts';
+import { discordHarness, ntfyHarness, teamsHarness, telegramHarness } from './chat.ts';
 import { emailHarness, logHarness, outboxHarness, slackHarness } from './existing.ts';
 import { conformanceSuite, type RunningChannel } from './suite.ts';
 import { webhookHarness } from './webhook.ts';
@@ -15,6 +15,7 @@ const HARNESSES: Record<string, () => Promise<RunningChannel>> = {
   discord: discordHarness,
   teams: teamsHarness,
   telegram: telegramHarness,
+  ntfy: ntfyHarness,
 };
 
 describe('the channel registry', () => {

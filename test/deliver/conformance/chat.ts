@@ -161,3 +161,58 @@ export async function telegramHarness(): Promise<RunningChannel> {
     },
   };
 }
+
+const NTFY_TOPIC = 'shelfwatch-NtfyTopicDoNotLeak42';
+const NTFY_TOKEN = 'tk_NtfyT0kenDoNotLeak42';
+
+export async function ntfyHarness(): Promise<RunningChannel> {
+  const receiver = await startHttpReceiver('/');
+  const built = buildChannel({
+    id: 'conf-ntfy',
+    type: 'ntfy',
+    serverUrl: receiver.origin,
+    topic: NTFY_TOPIC,
+    token: NTFY_TOKEN,
+  });
+  const next = requestReader(receiver);
+  return {
+    notifier: built.notifier,
+    secrets: [NTFY_TOPIC, NTFY_TOKEN],
+    nextDelivered: async () => {
+      const request = await next();
+      expect(request.headers.authorization).toBe(`Bearer ${NTFY_TOKEN}`);
+      const body = request.body as {
+        topic: string;
+        title: string;
+        message: string;
+        markdown: boolean;
+        priority: number;
+      };
+      expect([body.topic, body.markdown]).toEqual([NTFY_TOPIC, false]);
+      expect(body.priority).toBeGreaterThanOrEqual(1);
+      return `${body.title}\n${body.message}`;
+    },
+    expectWithinLimits: (text) => {
+      const [title = '', ...rest] = text.split('\n');
+      expect(title.length).toBeLessThanOrEqual(250);
+      expect(Buffer.byteLength(rest.join('\n'))).toBeLessThanOrEqual(4_096);
+    },
+    // Plain text with Markdown off: only what would reorder the text counts.
+    forbidden: ['\u202E'],
+    rateLimited: () => {
+      receiver.respondWith(429, '{"code":42901,"http":429,"error":"limit reached: too many requests"}', {
+        ...JSON_HEADERS,
+        'retry-after': '12',
+      });
+      return 12_000;
+    },
+    serverError: () => receiver.respondWith(507, 'insufficient storage'),
+    refusedForGood: () =>
+      receiver.respondWith(403, `{"code":40301,"http":403,"error":"forbidden: ${NTFY_TOPIC}"}`),
+    logged: built.logged,
+    close: async () => {
+      await built.notifier.close?.();
+      await receiver.close();
+    },
+  };
+}
