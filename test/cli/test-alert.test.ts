@@ -1,6 +1,8 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${VAR}" is the config's interpolation syntax, meant literally here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleAlertTitle } from '../../src/deliver/sample-alert.ts';
 import { tempDir } from '../config/helpers.ts';
+import { startHttpReceiver } from '../helpers/http-receiver.ts';
 import { DEFAULT_WEBHOOK_PATH, type SlackReceiver, startSlackReceiver } from '../helpers/slack-receiver.ts';
 import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 
@@ -71,5 +73,58 @@ describe('shelfwatch test-alert', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     const outcome = await shelfwatch(['test-alert', 'nope', '--config', config]);
     expect(outcome.code).toBe(2);
     expect(outcome.stderr).toBe('shelfwatch: no channel "nope" in the config (known: ops-log, team)\n');
+  });
+
+  it('sends the sample through Discord, Teams, a signed webhook, Telegram and ntfy; secrets from the environment', async () => {
+    const chat = await startHttpReceiver('/hook/ChatT0kenDoNotLeak42');
+    try {
+      const file = writeConfig(dir, 'chat.yaml', {
+        workspaces: [
+          { id: 'ws', baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_unused', campaigns: [{ id: 'c' }] },
+        ],
+        channels: [
+          { id: 'launch-discord', type: 'discord', webhookUrl: chat.url, allowAnyHost: true },
+          {
+            id: 'publisher-teams',
+            type: 'teams',
+            webhookUrl: `${chat.url}?sig=TeamsSig42`,
+            allowAnyHost: true,
+          },
+          { id: 'automations', type: 'webhook', url: chat.url, secret: '${WEBHOOK_SECRET}' },
+          {
+            id: 'tg',
+            type: 'telegram',
+            botToken: '${TELEGRAM_BOT_TOKEN}',
+            chatId: '42',
+            apiUrl: chat.origin,
+          },
+          { id: 'phone', type: 'ntfy', serverUrl: chat.origin, topic: '${NTFY_TOPIC}' },
+        ],
+      });
+      const env = {
+        WEBHOOK_SECRET: 'whsec_c2lnbmluZy1zZWNyZXQtZm9yLXRlc3Rz',
+        TELEGRAM_BOT_TOKEN: '42:TelegramT0kenDoNotLeak42abc',
+        NTFY_TOPIC: 'NtfyTopicDoNotLeak42',
+      };
+      const outcome = await shelfwatch(['test-alert', '--config', file], env);
+      expect(outcome.stdout).toBe(
+        'ok      launch-discord (discord)\nok      publisher-teams (teams)\nok      automations (webhook)\n' +
+          'ok      tg (telegram)\nok      phone (ntfy)\n',
+      );
+      expect(outcome.code).toBe(0);
+      const requests = await chat.waitForMessages(5);
+      for (const request of requests) expect(request.raw).toContain('if you see this, channel');
+      expect(requests[2]?.headers['webhook-signature']).toMatch(/^v1,/);
+      for (const secret of [
+        'ChatT0kenDoNotLeak42',
+        'TeamsSig42',
+        'TelegramT0kenDoNotLeak42',
+        'NtfyTopicDoNotLeak42',
+      ]) {
+        expect(outcome.stdout + outcome.stderr).not.toContain(secret);
+      }
+    } finally {
+      await chat.close();
+    }
   });
 });
