@@ -11,6 +11,7 @@
 import { Agent, type Dispatcher, fetch as undiciFetch } from 'undici';
 import type { Secret } from '../../config/secret.ts';
 import { DeliveryError, type Notifier, type OutgoingMessage } from '../notifier.ts';
+import { type Fail, networkError, scrubber, shortText } from './http-errors.ts';
 
 /**
  * Services answer a webhook in well under a second; 10 s leaves a slow network or proxy plenty of
@@ -19,7 +20,6 @@ import { DeliveryError, type Notifier, type OutgoingMessage } from '../notifier.
  * that times out after connecting may have been shown: see `possiblyDelivered`.
  */
 export const DEFAULT_TIMEOUT_MS = 10_000;
-const MAX_ERROR_TEXT = 100;
 const MAX_BODY_CHARS = 4_096;
 
 /** What the channel's answer means. */
@@ -167,11 +167,6 @@ export function classifyStatus(answer: HttpAnswer, service: string, refusing: Re
   return { outcome: 'ours' };
 }
 
-type Fail = (
-  message: string,
-  init: Omit<ConstructorParameters<typeof DeliveryError>[1], 'channelId'>,
-) => DeliveryError;
-
 function verdictError(
   verdict: Exclude<Verdict, { outcome: 'ok' }>,
   status: number,
@@ -193,43 +188,6 @@ function verdictError(
     case 'ours':
       return fail(what, { retryable: false, status });
   }
-}
-
-function networkError(
-  error: unknown,
-  ctx: {
-    signal: AbortSignal;
-    deadline: AbortSignal;
-    timeoutMs: number;
-    scrub: (text: string) => string;
-    fail: Fail;
-  },
-): DeliveryError {
-  const { fail, timeoutMs } = ctx;
-  if (ctx.signal.aborted) {
-    // Shutdown or a cancelled job: not the channel's fault. The service may have the message already.
-    return fail('send aborted', { retryable: true, cause: ctx.signal.reason });
-  }
-  const code = errorCode(error);
-  const timedOut = ctx.deadline.aborted || (code !== undefined && TIMEOUT_CODES.has(code));
-  // The cause is rebuilt from scrubbed text: undici's own error could name the URL.
-  const cause = safeCause(error, ctx.scrub);
-  const inner = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
-  if (!timedOut && inner !== undefined && /redirect/i.test(inner.message)) {
-    return fail('the endpoint answered with a redirect (check the URL)', { retryable: false, cause });
-  }
-  if (!timedOut && (code === 'UND_ERR_INVALID_ARG' || (error instanceof TypeError && inner === undefined))) {
-    return fail(`the request could not be built (${cause.message})`, { retryable: false, cause });
-  }
-  if (!timedOut) return fail(`connection failed (${cause.message})`, { retryable: true, cause });
-  // Past the connect, the request may have reached the service, which may post it however late it answers.
-  const possiblyDelivered = code !== 'UND_ERR_CONNECT_TIMEOUT';
-  const what = possiblyDelivered ? ', possibly delivered' : ' before connecting';
-  return fail(`timed out after ${timeoutMs} ms${what} (${cause.message})`, {
-    retryable: true,
-    possiblyDelivered,
-    cause,
-  });
 }
 
 /** Retry-After in seconds or as an HTTP date; undefined when absent or unreadable. */
@@ -254,57 +212,4 @@ export function jsonField(text: string, ...path: string[]): unknown {
     value = (value as Record<string, unknown>)[key];
   }
   return value;
-}
-
-/** The answer as one short printable line; an HTML error page (a proxy's) becomes a hint. */
-function shortText(text: string): string {
-  const trimmed = text.trim();
-  if (trimmed.startsWith('<')) return '(html error page)';
-  const line = (trimmed.split('\n')[0] ?? '').replace(/[^\x20-\x7e]/g, '?');
-  return line.length > MAX_ERROR_TEXT ? `${line.slice(0, MAX_ERROR_TEXT)}…` : line;
-}
-
-/**
- * Removes secrets, and for a secret URL its path and long path segments, from text we did not
- * write. Services never echo them, but a proxy or a future error message might.
- */
-function scrubber(secrets: readonly Secret[]): (text: string) => string {
-  return (text) => {
-    let out = text;
-    for (const secret of secrets) {
-      const value = secret.reveal();
-      const parts = [value];
-      try {
-        const url = new URL(value);
-        const long = (part: string) => part.length >= 8;
-        // Tokens sit in the path (Slack, Discord) or in the query (Teams' `sig`).
-        parts.push(url.href, url.pathname, ...url.pathname.split('/').filter(long));
-        parts.push(...[...url.searchParams.values()].filter(long));
-      } catch {
-        // Not a URL (a token): the value alone.
-      }
-      for (const part of parts) if (part.length > 1) out = out.split(part).join('[secret]');
-    }
-    return out;
-  };
-}
-
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
-
-/** The error's code, or its cause's (fetch wraps network errors in a TypeError "fetch failed"). */
-function errorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  if ('code' in error && typeof error.code === 'string') return error.code;
-  return 'cause' in error && error.cause !== error ? errorCode(error.cause) : undefined;
-}
-
-/** A stand-in for a network error: same name and code, scrubbed message, no reference to the original. */
-function safeCause(error: unknown, scrub: (text: string) => string): Error & { code?: string } {
-  const inner = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-  const text = error instanceof Error ? error.message + inner : String(error);
-  const cause: Error & { code?: string } = new Error(scrub(text) || 'unknown error');
-  if (error instanceof Error) cause.name = error.name;
-  const code = errorCode(error);
-  if (code !== undefined) cause.code = code;
-  return cause;
 }
