@@ -10,6 +10,7 @@
  * (seconds) in its JSON body and `Retry-After` / `X-RateLimit-Reset-After` headers; about 5
  * requests per 2 s per webhook and 30 a minute per channel, so one message per 2 s per webhook.
  */
+import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { allowAnyHostField, checkEndpoint, deliveryFields } from '../../config/channel-fields.ts';
 import { secretUrlField } from '../../config/fields.ts';
@@ -120,7 +121,7 @@ function classify(answer: HttpAnswer): Verdict {
 export function createDiscordNotifier(options: {
   id: string;
   webhookUrl: Secret;
-  dispatcher?: import('undici').Dispatcher | undefined;
+  dispatcher?: Dispatcher | undefined;
 }) {
   return createHttpNotifier({
     id: options.id,

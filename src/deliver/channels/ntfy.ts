@@ -10,6 +10,7 @@
  * one every 5 s, answering 429 beyond that. On a public server the topic is the only thing that
  * keeps strangers from reading: it is treated as a secret, like the token.
  */
+import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { checkEndpoint, deliveryFields } from '../../config/channel-fields.ts';
 import { secretField } from '../../config/fields.ts';
@@ -109,7 +110,7 @@ export function createNtfyNotifier(options: {
   serverUrl: string;
   topic: Secret;
   token?: Secret | undefined;
-  dispatcher?: import('undici').Dispatcher | undefined;
+  dispatcher?: Dispatcher | undefined;
 }) {
   const { token } = options;
   return createHttpNotifier({

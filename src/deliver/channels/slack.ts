@@ -9,6 +9,7 @@
  * disabled. The webhook URL is a secret (its path is the credential).
  */
 import { IncomingWebhook, IncomingWebhookHTTPError, IncomingWebhookRequestError } from '@slack/webhook';
+import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { allowAnyHostField, checkEndpoint, deliveryFields } from '../../config/channel-fields.ts';
 import { secretUrlField } from '../../config/fields.ts';
@@ -55,7 +56,7 @@ const schema = z
 export interface SlackNotifierOptions {
   id: string;
   webhookUrl: Secret;
-  dispatcher?: import('undici').Dispatcher | undefined;
+  dispatcher?: Dispatcher | undefined;
   timeoutMs?: number;
 }
 
@@ -70,7 +71,7 @@ export function createSlackNotifier(options: SlackNotifierOptions) {
     type: 'slack',
     secrets: [options.webhookUrl],
     dispatcher: options.dispatcher,
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    timeoutMs: options.timeoutMs,
     render: (message) => ({
       url: options.webhookUrl.reveal(),
       // Review links come from the public: no previews of pages we did not choose.

@@ -9,6 +9,7 @@
  * Limits (learn.microsoft.com/microsoftteams/platform/webhooks-and-connectors/how-to/add-incoming-webhook):
  * a message under 28 KB, and more than 4 requests a second are throttled (429).
  */
+import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { allowAnyHostField, checkEndpoint, deliveryFields } from '../../config/channel-fields.ts';
 import { secretUrlField } from '../../config/fields.ts';
@@ -111,7 +112,7 @@ export function renderTeamsCard(message: OutgoingMessage) {
 export function createTeamsNotifier(options: {
   id: string;
   webhookUrl: Secret;
-  dispatcher?: import('undici').Dispatcher | undefined;
+  dispatcher?: Dispatcher | undefined;
 }) {
   return createHttpNotifier({
     id: options.id,

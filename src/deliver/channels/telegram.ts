@@ -8,6 +8,7 @@
  * message a second in a chat and 20 a minute in a group; a 429 says how long to wait in
  * `parameters.retry_after` (seconds). The bot token is a secret and sits in the request path.
  */
+import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { checkEndpoint, deliveryFields } from '../../config/channel-fields.ts';
 import { secretField } from '../../config/fields.ts';
@@ -121,7 +122,7 @@ export function createTelegramNotifier(options: {
   botToken: Secret;
   chatId: string;
   apiUrl: string;
-  dispatcher?: import('undici').Dispatcher | undefined;
+  dispatcher?: Dispatcher | undefined;
 }) {
   return createHttpNotifier({
     id: options.id,

@@ -7,6 +7,7 @@
  * message's own: a re-send after a timeout carries the same id, for the receiver to drop.
  */
 import { createHmac } from 'node:crypto';
+import type { Dispatcher } from 'undici';
 import { z } from 'zod';
 import { checkEndpoint, deliveryFields } from '../../config/channel-fields.ts';
 import { secretField, secretUrlField } from '../../config/fields.ts';
@@ -116,7 +117,7 @@ export function createWebhookNotifier(options: {
   url: Secret;
   secret: Secret;
   clock: Clock;
-  dispatcher?: import('undici').Dispatcher | undefined;
+  dispatcher?: Dispatcher | undefined;
 }) {
   return createHttpNotifier({
     id: options.id,
