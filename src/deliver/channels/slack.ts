@@ -8,6 +8,7 @@
  * Slack allows about one message a second per webhook; sending on through 429s can get the app
  * disabled. The webhook URL is a secret (its path is the credential).
  */
+import { createHash } from 'node:crypto';
 import { IncomingWebhook, IncomingWebhookHTTPError, IncomingWebhookRequestError } from '@slack/webhook';
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
@@ -62,7 +63,7 @@ export interface SlackNotifierOptions {
 
 /** A short hash of the webhook URL: enough to tell two webhooks apart in logs, useless to post with. */
 export function webhookHash(webhookUrl: Secret): string {
-  return endpointKey('slack', webhookUrl.reveal()).slice('slack-'.length, 'slack-'.length + 8);
+  return createHash('sha256').update(webhookUrl.reveal()).digest('hex').slice(0, 8);
 }
 
 export function createSlackNotifier(options: SlackNotifierOptions) {
