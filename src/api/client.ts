@@ -69,7 +69,14 @@ export interface AnalyticsClient {
     opts?: CallOptions,
   ): AsyncIterable<Page<KeywordSearchResult>>;
   getRankings(
-    params: { asin?: string[]; keyword?: string[]; from?: string; to?: string } & ListParams,
+    params: {
+      asin?: string[];
+      keyword?: string[];
+      /** Not in the contract's list of parameters; the simulator and the service default to US. */
+      marketplace?: Marketplace;
+      from?: string;
+      to?: string;
+    } & ListParams,
     opts?: CallOptions,
   ): AsyncIterable<Page<RankingSeries>>;
   /** Never retried by the client; repeating it with the same `idempotencyKey` is safe. */
@@ -236,7 +243,13 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
     },
 
     getRankings(params, opts) {
-      const query = { asin: params.asin, keyword: params.keyword, from: params.from, to: params.to };
+      const query = {
+        asin: params.asin,
+        keyword: params.keyword,
+        marketplace: params.marketplace,
+        from: params.from,
+        to: params.to,
+      };
       return list(
         'GET /v1/rankings',
         '/v1/rankings',

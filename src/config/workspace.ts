@@ -130,6 +130,10 @@ export const workspaceSchema = z
       .default([])
       .meta({ description: 'ARC campaigns whose reviews to watch.' }),
     sales: salesField.optional(),
+    keywordSource: z.enum(['auto', 'series', 'snapshot']).default('auto').meta({
+      description:
+        'Where keyword ranks are judged from: the hourly /v1/rankings series, per-book keyword snapshots, or auto (the cheaper one).',
+    }),
     cadence: cadenceSchema.prefault({}).meta({
       description: 'Fixed poll cadences per target kind; the budget planner chooses the others.',
     }),

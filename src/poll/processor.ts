@@ -23,9 +23,10 @@ import {
   type TargetHealth,
 } from '../snapshot/store.ts';
 import type { Clock } from '../util/clock.ts';
-import { fetchObservation, isEmptyWhereDataExpected } from './fetch.ts';
+import { type FetchResult, fetchObservation, isEmptyWhereDataExpected } from './fetch.ts';
 import type { TargetLease } from './lease.ts';
 import { announcePause, closePauseEpisode } from './pause-alerts.ts';
+import { fetchKeywordSeries, judgeHours, type SeriesFetchResult } from './rankings.ts';
 import type { WatchTarget } from './targets.ts';
 
 export interface PollJobData {
@@ -152,10 +153,14 @@ async function pollTarget(
   let failure: { status: 'no_data' | 'error'; reason: string; requests: number } | undefined;
   // A refused key is the workspace's failure, alerted by its pause episode, not by target streaks.
   let workspaceFailure = false;
-  let fetched: Awaited<ReturnType<typeof fetchObservation>> | undefined;
+  let fetched: FetchResult | SeriesFetchResult | undefined;
   try {
+    const client = deps.clientFor(data.workspace);
+    const fetchCtx = { signal: ctx.signal, nowMs: ctx.pollTimeMs };
     const walk = () =>
-      fetchObservation(deps.clientFor(data.workspace), target, { signal: ctx.signal, nowMs: ctx.pollTimeMs });
+      target.kind === 'keywords' && target.source === 'series'
+        ? fetchKeywordSeries(client, target, stored?.observation, fetchCtx)
+        : fetchObservation(client, target, fetchCtx);
     fetched =
       deps.reserveWalk === undefined
         ? await walk()
@@ -210,17 +215,29 @@ async function pollTarget(
     };
   }
 
-  // In the stored keyword order: an answer that only reshuffled keeps its dictionary (keyword-order.ts).
-  const observation: Observation = inStoredOrder(stored?.observation, fetched.observation);
   const before = stored === undefined ? undefined : readRuleState(deps, ref, stored);
-  const evaluation = evaluate(ruleCtx, rules, before?.observation, observation, before?.state);
+  let observation: Observation;
+  let evaluation: { alerts: Alert[]; state: RuleState | undefined };
+  if ('hours' in fetched) {
+    // The series: every hour since the last judged one, in order (rankings.ts).
+    ({ observation, ...evaluation } = judgeHours(ruleCtx, rules, before, fetched));
+  } else {
+    // In the stored keyword order: an answer that only reshuffled keeps its dictionary (keyword-order.ts).
+    observation = inStoredOrder(stored?.observation, fetched.observation);
+    evaluation = evaluate(ruleCtx, rules, before?.observation, observation, before?.state);
+  }
   const stateLost = before?.lost === undefined ? [] : ruleStateLostAlerts(ruleCtx, rules, before.lost);
   const alerts = [...healthEval.alerts, ...stateLost, ...evaluation.alerts];
   const recoveries = await closePauseEpisode(deps, data.workspace);
   await deps.alerts.enqueue(alerts);
   const committed = await deps.store.commit(
     ref,
-    { observation, ruleState: encodeRuleState(evaluation.state, observation), committedAt: ctx.pollTimeMs },
+    {
+      observation,
+      ruleState:
+        evaluation.state === undefined ? stored?.ruleState : encodeRuleState(evaluation.state, observation),
+      committedAt: ctx.pollTimeMs,
+    },
     expectedSeq,
   );
   await deps.store.setHealth(ref, {

@@ -1,11 +1,13 @@
 import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
 import type { RuleConfig } from '../rules/config.ts';
+import { chooseKeywordSource } from './keyword-source.ts';
 import type { TargetRegistry } from './processor.ts';
 import {
   bookTargetId,
   keywordsTargetId,
   reviewsTargetId,
   salesTargetId,
+  USEFUL_CADENCE_MS,
   type WatchTarget,
 } from './targets.ts';
 
@@ -30,6 +32,7 @@ export function targetsOfWorkspace(ws: WorkspaceConfig): WatchTarget[] {
         asin: book.asin,
         marketplace,
         keywords: book.keywords,
+        source: keywordSourceOf(ws, book.keywords),
         ...author,
         ...override(ws.cadence.keywords),
       });
@@ -54,6 +57,20 @@ export function targetsOfWorkspace(ws: WorkspaceConfig): WatchTarget[] {
     }
   }
   return targets;
+}
+
+/**
+ * `auto` compares the two at the keywords cadence the config fixes, else at the useful one (an
+ * hour): a list then takes the series (equal cost, every hour judged), a `{top: N}` selection the
+ * snapshots (its daily discovery makes the series 4% dearer at one poll an hour). The planner's
+ * stretched cadences are not known here; `plan` shows both costs at them (planner.ts).
+ */
+function keywordSourceOf(ws: WorkspaceConfig, keywords: { list: string[] } | { top: number }) {
+  return chooseKeywordSource(
+    ws.keywordSource,
+    ws.cadence.keywords ?? USEFUL_CADENCE_MS.keywords,
+    'top' in keywords,
+  );
 }
 
 function override(ms: number | undefined): { overrideCadenceMs?: number } {

@@ -34,6 +34,8 @@ export type WatchTarget =
       asin: string;
       marketplace: string;
       keywords: { list: string[] } | { top: number };
+      /** series: judged hour by hour from /v1/rankings (rankings.ts); snapshot (or absent): /v1/books/{asin}/keywords. */
+      source?: 'series' | 'snapshot';
       author?: string;
     })
   | (TargetBase & { kind: 'reviews'; campaignId: string })

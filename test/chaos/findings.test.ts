@@ -169,6 +169,8 @@ describe('polling: two overlapping polls of one target', () => {
           baseUrl: sim.url,
           apiKey: KEY,
           books: [{ asin, keywords: ['race keyword'] }],
+          // The snapshot's race: two polls of the same hour's answer.
+          keywordSource: 'snapshot',
           sales: false,
         },
       ],

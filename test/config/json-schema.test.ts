@@ -65,6 +65,7 @@ describe('configJsonSchema', () => {
       'books',
       'campaigns',
       'sales',
+      'keywordSource',
       'cadence',
       'rules',
     ]);

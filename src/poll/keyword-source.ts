@@ -1,0 +1,42 @@
+/**
+ * Which source judges a book's keyword ranks: the hourly `/v1/rankings` series or per-book
+ * snapshots of `/v1/books/{asin}/keywords`. Compared in requests a month *to judge every hour*,
+ * because that is what the rules need: a snapshot sees only the hour it lands on, so it must poll
+ * hourly (730 requests a month a book); one series request carries every hour since the last poll,
+ * so it costs one request per poll at whatever cadence the budget allows, plus one snapshot a day to
+ * discover a `{top: N}` selection (a keyword entering or leaving the top N).
+ */
+const HOUR_MS = 3_600_000;
+/** An average month: 365.25 × 24 / 12 hours. */
+export const HOURS_PER_MONTH = 730.5;
+/** How often a `{top: N}` book re-reads its top N from `/v1/books/{asin}/keywords` under the series source. */
+export const TOP_N_DISCOVERY_MS = 24 * HOUR_MS;
+
+export type KeywordSourceSetting = 'auto' | 'series' | 'snapshot';
+export type KeywordSource = 'series' | 'snapshot';
+
+export interface KeywordSourceCosts {
+  /** Requests a month, one book and marketplace, to judge every hour by series at `cadenceMs`. */
+  series: number;
+  /** The same by hourly snapshots (the only way snapshots see every hour). */
+  snapshot: number;
+}
+
+export function keywordSourceCosts(cadenceMs: number, topN: boolean): KeywordSourceCosts {
+  const pollsPerMonth = (HOURS_PER_MONTH * HOUR_MS) / Math.max(cadenceMs, HOUR_MS);
+  const discovery = topN ? (HOURS_PER_MONTH * HOUR_MS) / TOP_N_DISCOVERY_MS : 0;
+  return { series: Math.round(pollsPerMonth + discovery), snapshot: Math.round(HOURS_PER_MONTH) };
+}
+
+/** The series where it is cheaper or equal at `cadenceMs`, unless the config forces one. */
+export function chooseKeywordSource(
+  setting: KeywordSourceSetting,
+  cadenceMs: number,
+  topN: boolean,
+): KeywordSource {
+  if (setting !== 'auto') return setting;
+  // The series is hourly: only snapshots can be fresher than an hour (tests and demos poll in seconds).
+  if (cadenceMs < HOUR_MS) return 'snapshot';
+  const costs = keywordSourceCosts(cadenceMs, topN);
+  return costs.series <= costs.snapshot ? 'series' : 'snapshot';
+}

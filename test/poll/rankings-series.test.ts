@@ -1,0 +1,191 @@
+/**
+ * The series source against the simulator and real Redis: polls every 6 h still see a keyword that
+ * fell at H and came back at H+3 (alerted once, naming the hour, its recovery too), also across a
+ * 12 h outage, and a gap longer than the API's window says how many hours could not be read.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Alert } from '../../src/model/alert.ts';
+import { PollDeferredError, type PollResult } from '../../src/poll/processor.ts';
+import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
+import { SimControl } from '../api/helpers.ts';
+import { testPrefix, testRedis } from '../helpers/redis.ts';
+import { CapturingSink, createHarness, type Harness, parseOrThrow } from './engine-harness.ts';
+
+const KEY = 'sk_rankings_series_0123456789';
+const PLAN = 'custom:100000:10000000';
+const HOUR = 3_600_000;
+const START = Date.parse('2026-11-02T00:30:00Z');
+const prefix = testPrefix('rankings');
+const redis = testRedis(prefix);
+let sim: RunningSimulator;
+let control: SimControl;
+let harness: Harness;
+let sink: CapturingSink;
+let asin: string;
+let otherAsin: string;
+let keywords: string[];
+let otherKeywords: string[];
+
+const target = () => `keywords/${asin}/US`;
+const hourIso = (ms: number) => new Date(ms).toISOString();
+
+function setRank(book: string, keyword: string, rank: number | null): Promise<unknown> {
+  return control.call('POST', '/_sim/events', { type: 'keyword_rank', asin: book, keyword, rank });
+}
+
+/** A poll that fails (an error outcome or a deferral) as the outage makes it. */
+async function pollThroughOutage(id: string): Promise<PollResult | 'deferred'> {
+  try {
+    return await harness.poll(id);
+  } catch (error) {
+    if (error instanceof PollDeferredError) return 'deferred';
+    throw error;
+  }
+}
+
+function drops(keyword: string): Alert[] {
+  return sink.alerts.filter((a) => a.subject.keyword === keyword);
+}
+
+beforeAll(async () => {
+  sim = await startSimulator({
+    port: 0,
+    seed: 33,
+    books: 4,
+    speed: 0,
+    startAt: new Date(START),
+    keys: [{ key: KEY, workspace: 'ws-rank', plan: parsePlan(PLAN) }],
+  });
+  control = new SimControl(sim);
+  const books = (await control.world()).books.filter((b) => b.marketplaces.includes('US'));
+  const [book, other] = books;
+  if (book === undefined || other === undefined) throw new Error('the simulator has no two US books');
+  asin = book.asin;
+  otherAsin = other.asin;
+  keywords = book.keywords.slice(0, 3);
+  otherKeywords = other.keywords.slice(0, 2);
+  const config = parseOrThrow({
+    redis: { prefix },
+    workspaces: [
+      {
+        id: 'ws-rank',
+        baseUrl: sim.url,
+        apiKey: KEY,
+        plan: PLAN,
+        keywordSource: 'series',
+        books: [
+          { asin, marketplaces: ['US'], keywords },
+          { asin: otherAsin, marketplaces: ['US'], keywords: otherKeywords },
+        ],
+        sales: false,
+      },
+    ],
+    rules: [{ id: 'kw', kind: 'keyword_rank_drop', positionsLost: 5, unranked: false, sendResolved: true }],
+  });
+  sink = new CapturingSink();
+  harness = createHarness({ sim, redis, prefix, config, sink });
+  for (const keyword of keywords) await setRank(asin, keyword, 3);
+  for (const keyword of otherKeywords) await setRank(otherAsin, keyword, 3);
+  // First polls: silent baselines at 00:00.
+  expect(await harness.poll(target())).toMatchObject({ status: 'ok', baseline: true, alerts: 0 });
+  expect(await harness.poll(`keywords/${otherAsin}/US`)).toMatchObject({ status: 'ok', baseline: true });
+  expect(sink.alerts).toEqual([]);
+});
+
+afterAll(async () => {
+  await harness?.close();
+  await control?.close();
+  await sim?.close();
+});
+
+describe('keyword ranks from the hourly series', () => {
+  it('alerts a drop at H that recovered at H+3 once, naming the hour, with polls 6 h apart', async () => {
+    const [fellAndCame, , stayedDown] = keywords as [string, string, string];
+    await control.advance(HOUR); // 01:30
+    const dropHour = START - 30 * 60_000 + HOUR;
+    await setRank(asin, fellAndCame, 40);
+    await setRank(asin, stayedDown, 50);
+    await control.advance(3 * HOUR); // 04:30
+    await setRank(asin, fellAndCame, 3);
+    await control.advance(2 * HOUR); // 06:30
+    const result = await harness.poll(target());
+    expect(result).toMatchObject({ status: 'ok', alerts: 3 });
+
+    const [fell, back] = drops(fellAndCame);
+    expect(drops(fellAndCame)).toHaveLength(2);
+    expect(fell).toMatchObject({ kind: 'keyword_rank_drop', facts: { hour: hourIso(dropHour), after: 40 } });
+    expect(fell?.title).toContain('at 2026-11-02 01:00 UTC');
+    expect(back).toMatchObject({
+      kind: 'keyword_rank_recovered',
+      facts: { hour: hourIso(dropHour + 3 * HOUR) },
+    });
+    expect(drops(stayedDown)).toMatchObject([
+      { kind: 'keyword_rank_drop', facts: { hour: hourIso(dropHour) } },
+    ]);
+
+    // Every hour up to the poll's was judged: the stored observation is the 06:00 hour.
+    const stored = await harness.store.get({ workspace: 'ws-rank', kind: 'keywords', id: target() });
+    expect(stored?.observation.observedAt).toBe(START - 30 * 60_000 + 6 * HOUR);
+
+    // The drop that persists is not alerted again.
+    await control.advance(6 * HOUR); // 12:30
+    expect(await harness.poll(target())).toMatchObject({ status: 'ok', alerts: 0 });
+    expect(sink.alerts).toHaveLength(3);
+  });
+
+  it('catches up after a 12 h outage from the last judged hour, alerting the drop and recovery once', async () => {
+    const fellDuringOutage = keywords[1]!;
+    const before = sink.alerts.length;
+    await control.advance(HOUR); // 13:30
+    const dropHour = START - 30 * 60_000 + 13 * HOUR;
+    await setRank(asin, fellDuringOutage, 60);
+    const outage = {
+      kind: 'status',
+      status: 503,
+      code: 'unavailable',
+      count: 1000,
+      pathPrefix: '/v1/rankings',
+    };
+    await control.call('POST', '/_sim/faults', outage);
+    await control.advance(3 * HOUR); // 16:30
+    await setRank(asin, fellDuringOutage, 3);
+    await control.advance(2 * HOUR); // 18:30
+    expect(await pollThroughOutage(target())).not.toMatchObject({ status: 'ok' });
+    await control.advance(6 * HOUR); // 00:30 next day
+    expect(await pollThroughOutage(target())).not.toMatchObject({ status: 'ok' });
+    await control.clearFaults();
+    await control.advance(6 * HOUR); // 06:30
+    expect(await harness.poll(target())).toMatchObject({ status: 'ok', alerts: 2 });
+    const fresh = sink.alerts.slice(before).filter((a) => a.kind !== 'source_health');
+    expect(fresh).toMatchObject([
+      {
+        kind: 'keyword_rank_drop',
+        subject: { keyword: fellDuringOutage },
+        facts: { hour: hourIso(dropHour) },
+      },
+      {
+        kind: 'keyword_rank_recovered',
+        subject: { keyword: fellDuringOutage },
+        facts: { hour: hourIso(dropHour + 3 * HOUR), unreadableHours: 0 },
+      },
+    ]);
+    // Polled again at the same time (a retry, a replica): nothing more.
+    await control.advance(HOUR);
+    expect(await harness.poll(target())).toMatchObject({ status: 'ok', alerts: 0 });
+  });
+
+  it('says how many hours could not be read when a gap is longer than the series window', async () => {
+    const keyword = otherKeywords[0]!;
+    await control.advance(100 * 24 * HOUR);
+    await setRank(otherAsin, keyword, 80);
+    await control.advance(HOUR);
+    const before = sink.alerts.length;
+    expect(await harness.poll(`keywords/${otherAsin}/US`)).toMatchObject({ status: 'ok', alerts: 1 });
+    const [alert] = sink.alerts.slice(before);
+    expect(alert).toMatchObject({ kind: 'keyword_rank_drop', subject: { keyword } });
+    // Baseline at 00:00 on day 0 (judged up to there); the poll at 08:30 on day 101 reads back 93 days only.
+    const unreadable = (alert?.facts.unreadableHours ?? 0) as number;
+    expect(unreadable).toBe(101 * 24 + 8 - 93 * 24 - 1);
+    expect(alert?.title).toContain(`the ${unreadable} hours before could not be read`);
+  });
+});
