@@ -53,6 +53,16 @@ export function formatPlanTable(plan: Plan): string {
   ];
   const labelWidth = Math.max(...footer.map(([label]) => label.length));
   lines.push('', ...footer.map(([label, value]) => `${label.padEnd(labelWidth)}  ${value}`));
+  const sources = plan.rows.filter((row) => row.keywordSource !== undefined);
+  if (sources.length > 0) {
+    lines.push('', 'keyword sources (requests a month to judge every hour, at the planned cadence):');
+    for (const row of sources) {
+      const { chosen, seriesPerMonth, snapshotPerMonth } = row.keywordSource!;
+      lines.push(
+        `  ${row.id}  ${chosen}  (series ${grouped(seriesPerMonth)}, snapshots ${grouped(snapshotPerMonth)})`,
+      );
+    }
+  }
   if (plan.warnings.length > 0) lines.push('', 'warnings:', ...plan.warnings.map((w) => `  - ${w}`));
   return `${lines.join('\n')}\n`;
 }

@@ -48,6 +48,11 @@ export interface PlanRow {
   /** `requestsPerMonth / perMonth`. */
   shareOfQuota: number;
   overridden: boolean;
+  /**
+   * Keywords targets: the source that judges their ranks and, at this row's cadence, the requests
+   * a month each source takes to judge every hour (poll/keyword-source.ts).
+   */
+  keywordSource?: { chosen: 'series' | 'snapshot'; seriesPerMonth: number; snapshotPerMonth: number };
 }
 
 export interface Plan {

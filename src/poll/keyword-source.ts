@@ -40,3 +40,30 @@ export function chooseKeywordSource(
   const costs = keywordSourceCosts(cadenceMs, topN);
   return costs.series <= costs.snapshot ? 'series' : 'snapshot';
 }
+
+/** What one workspace polls, as the cadence estimate needs it (`targets.ts` figures, first guesses). */
+export interface DemandTarget {
+  /** Requests a poll (first guess). */
+  cost: number;
+  usefulCadenceMs: number;
+  maxCadenceMs: number;
+}
+
+/**
+ * The keywords cadence the budget allows, estimated from the config alone (the registry chooses a
+ * source before any poll has taught the planner real costs): every target at its useful cadence,
+ * stretched by one shared factor until the month's allowance holds them (the planner's rule with
+ * weight 1), capped at the slowest keywords cadence.
+ */
+export function allowedKeywordCadenceMs(
+  targets: readonly DemandTarget[],
+  perMonth: number,
+  reserveShare: number,
+  keywords: { usefulCadenceMs: number; maxCadenceMs: number },
+): number {
+  const monthMs = HOURS_PER_MONTH * HOUR_MS;
+  const demand = targets.reduce((sum, t) => sum + (t.cost * monthMs) / t.usefulCadenceMs, 0);
+  const allowance = perMonth * (1 - reserveShare);
+  const stretch = allowance > 0 ? Math.max(1, demand / allowance) : Number.POSITIVE_INFINITY;
+  return Math.min(keywords.maxCadenceMs, keywords.usefulCadenceMs * stretch);
+}

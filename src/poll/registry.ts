@@ -1,10 +1,12 @@
 import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
 import type { RuleConfig } from '../rules/config.ts';
-import { chooseKeywordSource } from './keyword-source.ts';
+import { allowedKeywordCadenceMs, chooseKeywordSource } from './keyword-source.ts';
 import type { TargetRegistry } from './processor.ts';
 import {
   bookTargetId,
+  estimatedCostPerPoll,
   keywordsTargetId,
+  MAX_CADENCE_MS,
   reviewsTargetId,
   salesTargetId,
   USEFUL_CADENCE_MS,
@@ -32,7 +34,6 @@ export function targetsOfWorkspace(ws: WorkspaceConfig): WatchTarget[] {
         asin: book.asin,
         marketplace,
         keywords: book.keywords,
-        source: keywordSourceOf(ws, book.keywords),
         ...author,
         ...override(ws.cadence.keywords),
       });
@@ -56,21 +57,36 @@ export function targetsOfWorkspace(ws: WorkspaceConfig): WatchTarget[] {
       });
     }
   }
+  targets.forEach(keywordSourceOf(ws, targets));
   return targets;
 }
 
 /**
- * `auto` compares the two at the keywords cadence the config fixes, else at the useful one (an
- * hour): a list then takes the series (equal cost, every hour judged), a `{top: N}` selection the
- * snapshots (its daily discovery makes the series 4% dearer at one poll an hour). The planner's
- * stretched cadences are not known here; `plan` shows both costs at them (planner.ts).
+ * `auto` compares the two at the fixed keywords cadence, else at the cadence the budget allows
+ * (keyword-source.ts): a list takes the series at any cadence of an hour or more, a `{top: N}`
+ * selection once the budget stretches keywords past ~1 h 03 min (its daily discovery costs 30
+ * requests a month). `plan` shows both costs at the planned cadence.
  */
-function keywordSourceOf(ws: WorkspaceConfig, keywords: { list: string[] } | { top: number }) {
-  return chooseKeywordSource(
-    ws.keywordSource,
-    ws.cadence.keywords ?? USEFUL_CADENCE_MS.keywords,
-    'top' in keywords,
-  );
+function keywordSourceOf(
+  ws: WorkspaceConfig,
+  targets: readonly WatchTarget[],
+): (target: WatchTarget) => void {
+  const cadenceMs =
+    ws.cadence.keywords ??
+    allowedKeywordCadenceMs(
+      targets.map((t) => ({
+        cost: estimatedCostPerPoll(t),
+        usefulCadenceMs: t.overrideCadenceMs ?? USEFUL_CADENCE_MS[t.kind],
+        maxCadenceMs: MAX_CADENCE_MS[t.kind],
+      })),
+      ws.plan.perMonth,
+      ws.reserve,
+      { usefulCadenceMs: USEFUL_CADENCE_MS.keywords, maxCadenceMs: MAX_CADENCE_MS.keywords },
+    );
+  return (target) => {
+    if (target.kind !== 'keywords') return;
+    target.source = chooseKeywordSource(ws.keywordSource, cadenceMs, 'top' in target.keywords);
+  };
 }
 
 function override(ms: number | undefined): { overrideCadenceMs?: number } {

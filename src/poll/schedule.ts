@@ -2,6 +2,7 @@ import { utcBillingMonth } from '../budget/keys.ts';
 import { type Plan, planCadences } from '../budget/planner.ts';
 import type { WorkspaceConfig } from '../config/schema.ts';
 import { type Clock, realDelayMs } from '../util/clock.ts';
+import { keywordSourceCosts } from './keyword-source.ts';
 import { type DesiredSchedule, schedulerIdFor } from './reconciler.ts';
 import { estimatedCostPerPoll, MAX_CADENCE_MS, USEFUL_CADENCE_MS, type WatchTarget } from './targets.ts';
 
@@ -21,7 +22,7 @@ export function planWorkspace(
   for (const target of targets) {
     if (target.overrideCadenceMs !== undefined) overrides[target.ref.id] = target.overrideCadenceMs;
   }
-  return planCadences({
+  const plan = planCadences({
     targets: targets.map((target) => ({
       id: target.ref.id,
       kind: target.kind,
@@ -38,6 +39,18 @@ export function planWorkspace(
     usedThisMonth,
     overrideCadenceMs: overrides,
   });
+  const byId = new Map(targets.map((t) => [t.ref.id, t]));
+  for (const row of plan.rows) {
+    const target = byId.get(row.id);
+    if (target?.kind !== 'keywords') continue;
+    const costs = keywordSourceCosts(row.cadenceMs, 'top' in target.keywords);
+    row.keywordSource = {
+      chosen: target.source ?? 'snapshot',
+      seriesPerMonth: costs.series,
+      snapshotPerMonth: costs.snapshot,
+    };
+  }
+  return plan;
 }
 
 const FIRST_RUN_SPREAD_MS = 5 * 60_000;
