@@ -26,6 +26,7 @@ import type { Notifier } from '../deliver/notifier.ts';
 import { ChannelPacer } from '../deliver/pacing.ts';
 import type { ChannelSettings, DeliveryDeps } from '../deliver/processor.ts';
 import { createRouter } from '../deliver/routing.ts';
+import { RedisHistoryStore } from '../history/store.ts';
 import type { Logger } from '../ops/logger.ts';
 import { budgetSource, channelSource, Metrics, queueSource, whenReady } from '../ops/metrics.ts';
 import { TargetLease } from '../poll/lease.ts';
@@ -175,6 +176,11 @@ export class Runtime {
           },
           walk,
         ),
+      history: new RedisHistoryStore({
+        redis: this.redis,
+        prefix: this.prefix,
+        retentionMs: config.history.retention,
+      }),
     };
     this.silences = new SilenceStore(this.redis, this.prefix);
     this.deliveryDeps = {

@@ -5,7 +5,7 @@
  * its input side for editors.
  */
 import { z } from 'zod';
-import { defaultRules, rulesSchema } from '../rules/config.ts';
+import { defaultRules, duration, rulesSchema } from '../rules/config.ts';
 import { channelSchema, DEFAULT_CHANNELS, digestSchema, routeSchema } from './channels.ts';
 import { boolField, intField, urlField } from './fields.ts';
 import { muteWindowSchema } from './mute-windows.ts';
@@ -45,6 +45,13 @@ const workersSchema = z.strictObject({
   deliverConcurrency: intField(1, 256).prefault(4),
 });
 
+const historySchema = z.strictObject({
+  retention: duration
+    .pipe(z.number().min(86_400_000, 'expected a retention of at least 1d'))
+    .prefault('90d')
+    .meta({ description: 'How long hourly rank and BSR points are kept for charts (default 90d).' }),
+});
+
 const baseSchema = z.strictObject({
   redis: redisSchema.prefault({}).meta({ description: 'Redis for queues, budgets and snapshots.' }),
   workspaces: z
@@ -71,6 +78,7 @@ const baseSchema = z.strictObject({
     .array(muteWindowSchema)
     .default([])
     .meta({ description: 'Recurring windows in which matching alerts are silenced (recorded, not sent).' }),
+  history: historySchema.prefault({}).meta({ description: 'Hourly rank and BSR points kept for charts.' }),
 });
 
 type Ctx = z.RefinementCtx<z.output<typeof baseSchema>>;

@@ -2,6 +2,8 @@ import type { AnalyticsClient } from '../api/index.ts';
 import { judgeApiOutcome } from '../budget/api-outcome-policy.ts';
 import type { PauseEpisodes } from '../budget/pause-episode.ts';
 import type { RedisRequestBudget } from '../budget/request-budget.ts';
+import { recordHistory } from '../history/record.ts';
+import type { RedisHistoryStore } from '../history/store.ts';
 import type { Alert } from '../model/alert.ts';
 import type { Observation } from '../model/observation.ts';
 import type { Logger } from '../ops/logger.ts';
@@ -67,6 +69,8 @@ export interface PollDeps {
     signal: AbortSignal,
     walk: () => Promise<T>,
   ) => Promise<T>;
+  /** Hourly rank and BSR points kept for charts (absent: none kept). */
+  history?: RedisHistoryStore;
   /** One poll of a target at a time across processes (absent in single-process tests). */
   lease?: TargetLease;
 }
@@ -245,6 +249,13 @@ async function pollTarget(
     costPerPoll: learnCost(health.costPerPoll, fetched.requests),
   });
   if (!committed) deps.logger.info({ target: ref }, 'another poll moved the baseline first; kept theirs');
+  else
+    await recordHistory(
+      deps.history,
+      data.workspace,
+      'hours' in fetched ? fetched.hours : [observation],
+      ctx.pollTimeMs,
+    );
   return {
     status: 'ok',
     alerts: alerts.length + recoveries,

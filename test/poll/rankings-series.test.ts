@@ -4,6 +4,7 @@
  * 12 h outage, and a gap longer than the API's window says how many hours could not be read.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisHistoryStore } from '../../src/history/store.ts';
 import type { Alert } from '../../src/model/alert.ts';
 import { PollDeferredError, type PollResult } from '../../src/poll/processor.ts';
 import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
@@ -84,6 +85,7 @@ beforeAll(async () => {
   });
   sink = new CapturingSink();
   harness = createHarness({ sim, redis, prefix, config, sink });
+  harness.deps.history = new RedisHistoryStore({ redis, prefix });
   for (const keyword of keywords) await setRank(asin, keyword, 3);
   for (const keyword of otherKeywords) await setRank(otherAsin, keyword, 3);
   // First polls: silent baselines at 00:00.
@@ -126,6 +128,14 @@ describe('keyword ranks from the hourly series', () => {
     // Every hour up to the poll's was judged: the stored observation is the 06:00 hour.
     const stored = await harness.store.get({ workspace: 'ws-rank', kind: 'keywords', id: target() });
     expect(stored?.observation.observedAt).toBe(START - 30 * 60_000 + 6 * HOUR);
+
+    // Every judged hour is kept for charts, the drop and the recovery included.
+    const history = await harness.deps.history!.read(
+      { workspace: 'ws-rank', asin, marketplace: 'US' },
+      dropHour - HOUR,
+      dropHour + 5 * HOUR,
+    );
+    expect(history.get(fellAndCame)?.map((p) => p.rank)).toEqual([3, 40, 40, 40, 3, 3, 3]);
 
     // The drop that persists is not alerted again.
     await control.advance(6 * HOUR); // 12:30
