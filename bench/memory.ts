@@ -14,6 +14,7 @@ import { systemClock } from '../src/util/clock.ts';
 import type { BenchContext, BenchResult } from './lib/context.ts';
 import { buildFleetWorker, fleetMemory, imageNodeOptions } from './lib/fleet.ts';
 import { bytes, fmt, table, times } from './lib/format.ts';
+import { historyBytesPerBook } from './lib/history-bytes.ts';
 import { benchAsin, keywordList, keywordsPayload, nextSnapshot, packedBound } from './lib/keywords.ts';
 import { payloadClient } from './lib/payload-client.ts';
 import { mean } from './lib/stats.ts';
@@ -22,9 +23,13 @@ import { usage } from './snapshot-bytes.ts';
 const KEYWORDS = 1000;
 const BOUND_GOAL = 1.5;
 const RSS_GOAL = 200 * 1024 * 1024;
+/** The history's day strings carry Redis' per-key overhead over 4 B a point (docs/operations.md). */
+const HISTORY_BOUND_GOAL = 1.1;
 
 export async function run(ctx: BenchContext): Promise<BenchResult> {
   const perBook = await bytesPerBook(ctx);
+  const history = await historyBytesPerBook(ctx);
+  const historyRatio = history.perBook / history.bound;
   const fleetBooks = ctx.quick ? 1_000 : 10_000;
   // Most books track the default top 100; some track more. --full tracks 1,000 keywords on every book.
   const sizes = Array.from({ length: fleetBooks }, (_, i) =>
@@ -111,6 +116,21 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     '',
     `The rule state holds one keyword_rank_drop condition per keyword, as columns aligned with the snapshot's keyword order and encoded by \`src/rules/state-codec.ts\`: ${fmt(perBook.ruleStateBytes / KEYWORDS, 1)} B a keyword (as JSON keyed \`ruleId|asin|marketplace|keyword\`, the previous format: ${fmt(perBook.ruleStateJson / KEYWORDS)} B).`,
     '',
+    `#### History kept for charts: Redis bytes per book, ${history.days} days of ${history.keywords} keywords and BSR (${history.books} books, MEMORY USAGE SAMPLES 0)`,
+    '',
+    table(
+      ['layout', 'keys / book', 'bytes / book', '× packed bound'],
+      [
+        ['packed bound (4 B a point, 24 a day, every series)', '', fmt(history.bound), '1.00'],
+        [
+          'shelfwatch (a string per day, a series hash)',
+          fmt(history.keysPerBook),
+          fmt(history.perBook),
+          fmt(historyRatio, 2),
+        ],
+      ],
+    ),
+    '',
     `#### Fleet: ${mix}`,
     '',
     table(
@@ -166,6 +186,14 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
         met: ratio <= BOUND_GOAL,
       },
       {
+        metric: `Redis bytes / book of history, ${history.days} days × ${history.keywords} keywords + BSR`,
+        value: fmt(history.perBook),
+        reference: `packed bound ${fmt(history.bound)}`,
+        ratio: times(historyRatio),
+        goal: `≤ ${HISTORY_BOUND_GOAL}× bound`,
+        met: historyRatio <= HISTORY_BOUND_GOAL,
+      },
+      {
         metric: `worker RSS, ${fmt(fleetBooks)} books${ctx.full ? '' : ' (mixed sizes)'}, as the Docker image runs it`,
         value: bytes(shipped.report.rss),
         reference: `tsx with V8 defaults ${bytes(fleet.report.rss)}; polls took ${times(shipped.report.seconds / fleet.report.seconds)} its time; Redis +${bytes(fleet.usedMemory)}`,
@@ -174,7 +202,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       },
     ],
     details,
-    data: { perBook, fleet, shipped, imageOptions, sizes: { books: fleetBooks, ranks } },
+    data: { perBook, history, fleet, shipped, imageOptions, sizes: { books: fleetBooks, ranks } },
   };
 }
 

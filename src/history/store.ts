@@ -27,22 +27,37 @@ export const DEFAULT_HISTORY_RETENTION_MS = 90 * DAY_MS;
 /** The series name of the book's best-seller rank (keywords are named by themselves). */
 export const BSR_SERIES = '\u0000bsr';
 
-/** Numbers the series (once per book) and writes one day's points; idempotent. */
+/**
+ * Numbers the series (once per book) and writes one day's points; idempotent. The day is rebuilt and
+ * SET whole rather than patched with SETRANGE, whose greedy growth leaves a string up to twice its
+ * length in memory.
+ */
 const WRITE_DAY = `
 local dict, day = KEYS[1], KEYS[2]
+local current = redis.call('GET', day) or ''
+local chunks = {}
+local count = math.floor(#current / ${DAY_BYTES})
+for i = 1, count do chunks[i] = string.sub(current, (i - 1) * ${DAY_BYTES} + 1, i * ${DAY_BYTES}) end
+local empty = string.rep('\\0', ${DAY_BYTES})
 for i = 3, #ARGV, 2 do
   local index = redis.call('HGET', dict, ARGV[i])
   if not index then
     index = redis.call('HLEN', dict)
     redis.call('HSET', dict, ARGV[i], index)
   end
+  index = tonumber(index) + 1
+  for j = count + 1, index do chunks[j] = empty end
+  if index > count then count = index end
+  local chunk = chunks[index]
   local runs = ARGV[i + 1]
   -- runs: repeated [hour (1 byte)][point (4 bytes)]
   for j = 1, #runs, 5 do
-    redis.call('SETRANGE', day, tonumber(index) * ${DAY_BYTES} + string.byte(runs, j) * ${POINT_BYTES}, string.sub(runs, j + 1, j + 4))
+    local at = string.byte(runs, j) * ${POINT_BYTES}
+    chunk = string.sub(chunk, 1, at) .. string.sub(runs, j + 1, j + 4) .. string.sub(chunk, at + ${POINT_BYTES} + 1)
   end
+  chunks[index] = chunk
 end
-redis.call('PEXPIRE', day, ARGV[1])
+redis.call('SET', day, table.concat(chunks), 'PX', ARGV[1])
 redis.call('PEXPIRE', dict, ARGV[2])
 return 1
 `;
