@@ -19,11 +19,14 @@ import { type MonthScenario, type MonthSummary, simulateMonth } from './lib/mont
 const UTILISATION_GOAL = 0.95;
 /** Of the requests sent, at most this share may be thrown away (a walk restarted, a poll abandoned). */
 const WASTE_GOAL = 0.01;
-const MATRIX: MonthScenario[] = (['studio', 'publisher'] as const).flatMap((plan) =>
-  [10, 100, 1000].map((books) => ({ plan, books })),
-);
+const MATRIX: MonthScenario[] = [
+  ...(['studio', 'publisher'] as const).flatMap((plan) => [10, 100, 1000].map((books) => ({ plan, books }))),
+  // 100 books × 10 listed keywords judged hour by hour from the rankings series (issue #15).
+  { plan: 'studio', books: 100, keywords: 10, keywordSource: 'series' },
+];
 const DEFAULT = ['studio-10', 'studio-100'];
-const idOf = (s: { plan: string; books: number }) => `${s.plan}-${s.books}`;
+const idOf = (s: { plan: string; books: number; keywords?: number; keywordSource?: string }) =>
+  `${s.plan}-${s.books}${s.keywords === undefined ? '' : `x${s.keywords}`}${s.keywordSource === undefined ? '' : `-${s.keywordSource}`}`;
 
 function select(ctx: BenchContext): MonthScenario[] {
   if (ctx.quick) return [{ plan: 'studio', books: 10, days: 3 }];
@@ -77,7 +80,9 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
 }
 
 function name(s: MonthSummary): string {
-  return `${s.plan} ${s.books} books${s.days < 28 ? ` (${s.days} days)` : ''}`;
+  const keywords = s.keywords === undefined ? '' : ` × ${s.keywords} keywords`;
+  const source = s.keywordSource === undefined ? '' : ` by ${s.keywordSource}`;
+  return `${s.plan} ${s.books} books${keywords}${source}${s.days < 28 ? ` (${s.days} days)` : ''}`;
 }
 
 function summaryRows(s: MonthSummary): SummaryRow[] {
@@ -109,6 +114,17 @@ function summaryRows(s: MonthSummary): SummaryRow[] {
             ratio: percent(s.sent === 0 ? 0 : s.wasted / s.sent),
             goal: `≤ ${percent(WASTE_GOAL, 0)}`,
             met: s.wasted <= WASTE_GOAL * s.sent,
+          },
+        ]),
+    ...(s.hours === undefined
+      ? []
+      : [
+          {
+            metric: `${name(s)}: keyword hours judged / hours that existed`,
+            value: `${fmt(s.hours.judged)} / ${fmt(s.hours.existed)}`,
+            ratio: percent(s.hours.judged / Math.max(1, s.hours.existed)),
+            goal: '100%',
+            met: s.hours.judged === s.hours.existed,
           },
         ]),
     {

@@ -19,6 +19,9 @@ export interface MonthScenario {
   books: number;
   /** Simulate only this many days from the month's start (quick runs). */
   days?: number;
+  /** Every book tracks this many listed keywords (default: 20 on event books, top 100 on the others). */
+  keywords?: number;
+  keywordSource?: 'series' | 'snapshot';
 }
 
 export interface MonthSummary {
@@ -26,6 +29,8 @@ export interface MonthSummary {
   ranAt: string;
   plan: string;
   books: number;
+  keywords?: number;
+  keywordSource?: string;
   days: number;
   targets: number;
   speed: number;
@@ -54,6 +59,8 @@ export interface MonthSummary {
   lag: { p50: number; p95: number };
   pollMs: { p50: number; p95: number };
   cadences: { keywords: number; book: number };
+  /** Series source: keyword hours kept in the history / hours from the month's start to each target's last poll. */
+  hours?: { judged: number; existed: number };
   latency: {
     events: number;
     detected: number;
@@ -102,8 +109,14 @@ export async function simulateMonth(
         books: world.books.map((b, i) => ({
           asin: b.asin,
           marketplaces: [b.marketplaces[0]!],
-          keywords: i < EVENT_BOOKS ? [SIGNAL_KEYWORD, ...b.keywords.slice(0, 19)] : { top: 100 },
+          keywords:
+            s.keywords !== undefined
+              ? [...(i < EVENT_BOOKS ? [SIGNAL_KEYWORD] : []), ...b.keywords].slice(0, s.keywords)
+              : i < EVENT_BOOKS
+                ? [SIGNAL_KEYWORD, ...b.keywords.slice(0, 19)]
+                : { top: 100 },
         })),
+        ...(s.keywordSource === undefined ? {} : { keywordSource: s.keywordSource }),
       },
     ],
     rules: [
@@ -166,6 +179,7 @@ export async function simulateMonth(
   await tally.pull(control);
   const costs = new Map<string, number | null>();
   for (const t of targets) costs.set(t.ref.id, (await month.runtime.store.getHealth(t.ref)).costPerPoll);
+  const hours = s.keywordSource === 'series' ? await hoursJudged(month.runtime, targets, end) : undefined;
   await month.runtime.close();
   await sim.close();
 
@@ -180,6 +194,8 @@ export async function simulateMonth(
     ranAt,
     plan: s.plan,
     books: s.books,
+    ...(s.keywords === undefined ? {} : { keywords: s.keywords }),
+    ...(s.keywordSource === undefined ? {} : { keywordSource: s.keywordSource }),
     days: (end - MONTH_START) / 86_400_000,
     targets: targets.length,
     speed,
@@ -204,6 +220,7 @@ export async function simulateMonth(
     lag: { p50: percentile(month.lagRealMs, 0.5), p95: percentile(month.lagRealMs, 0.95) },
     pollMs: { p50: percentile(month.pollRealMs, 0.5), p95: percentile(month.pollRealMs, 0.95) },
     cadences: { keywords: cadenceOfKind('keywords/'), book: cadenceOfKind('book/') },
+    ...(hours === undefined ? {} : { hours }),
     latency: {
       events: samples.length,
       detected: detected.length,
@@ -274,4 +291,33 @@ function demandOf(
 ): number {
   const unlimited = { ...ws, plan: { ...ws.plan, perMinute: 1e9, perMonth: 1e15 } };
   return planWorkspace(unlimited, targets, costs, 0, MONTH_START).projectedUse;
+}
+
+/**
+ * Hours of every tracked keyword the history kept (each judged hour is written there), against the
+ * hours that existed from the month's start to the hour of each target's last poll.
+ */
+async function hoursJudged(
+  runtime: MonthRun['runtime'],
+  targets: ReturnType<ConfigTargetRegistry['all']>,
+  end: number,
+): Promise<{ judged: number; existed: number }> {
+  const history = runtime.pollDeps.history;
+  let judged = 0;
+  let existed = 0;
+  for (const t of targets) {
+    if (t.kind !== 'keywords' || !('list' in t.keywords) || history === undefined) continue;
+    const lastPollAt = (await runtime.store.getHealth(t.ref)).lastPollAt;
+    if (lastPollAt === null) continue;
+    const lastHour =
+      Math.min(Math.floor(lastPollAt / 3_600_000), Math.floor((end - 1) / 3_600_000)) * 3_600_000;
+    const kept = await history.read(
+      { workspace: t.ref.workspace, asin: t.asin, marketplace: t.marketplace },
+      MONTH_START,
+      lastHour,
+    );
+    for (const keyword of t.keywords.list) judged += kept.get(keyword)?.length ?? 0;
+    existed += t.keywords.list.length * ((lastHour - MONTH_START) / 3_600_000 + 1);
+  }
+  return { judged, existed };
 }
