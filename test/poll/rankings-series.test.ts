@@ -26,6 +26,8 @@ let asin: string;
 let otherAsin: string;
 let keywords: string[];
 let otherKeywords: string[];
+let revisedAsin: string;
+let revisedKeyword: string;
 
 const target = () => `keywords/${asin}/US`;
 const hourIso = (ms: number) => new Date(ms).toISOString();
@@ -59,8 +61,12 @@ beforeAll(async () => {
   });
   control = new SimControl(sim);
   const books = (await control.world()).books.filter((b) => b.marketplaces.includes('US'));
-  const [book, other] = books;
-  if (book === undefined || other === undefined) throw new Error('the simulator has no two US books');
+  const [book, other, third] = books;
+  if (book === undefined || other === undefined || third === undefined) {
+    throw new Error('the simulator has no three US books');
+  }
+  revisedAsin = third.asin;
+  revisedKeyword = third.keywords[0]!;
   asin = book.asin;
   otherAsin = other.asin;
   keywords = book.keywords.slice(0, 3);
@@ -77,11 +83,21 @@ beforeAll(async () => {
         books: [
           { asin, marketplaces: ['US'], keywords },
           { asin: otherAsin, marketplaces: ['US'], keywords: otherKeywords },
+          { asin: revisedAsin, marketplaces: ['US'], keywords: [revisedKeyword] },
         ],
         sales: false,
       },
     ],
-    rules: [{ id: 'kw', kind: 'keyword_rank_drop', positionsLost: 5, unranked: false, sendResolved: true }],
+    rules: [
+      { id: 'kw', kind: 'keyword_rank_drop', positionsLost: 5, unranked: false, sendResolved: true },
+      {
+        id: 'kw-unranked',
+        kind: 'keyword_rank_drop',
+        books: [revisedAsin],
+        unranked: true,
+        sendResolved: true,
+      },
+    ],
   });
   sink = new CapturingSink();
   harness = createHarness({ sim, redis, prefix, config, sink });
@@ -197,5 +213,20 @@ describe('keyword ranks from the hourly series', () => {
     const unreadable = (alert?.facts.unreadableHours ?? 0) as number;
     expect(unreadable).toBe(101 * 24 + 8 - 93 * 24 - 1);
     expect(alert?.title).toContain(`the ${unreadable} hours before could not be read`);
+  });
+
+  it('waits for a young null that may still gain a rank: a revised point is neither a drop nor a recovery', async () => {
+    const id = `keywords/${revisedAsin}/US`;
+    const before = sink.alerts.length;
+    await setRank(revisedAsin, revisedKeyword, 3);
+    expect(await harness.poll(id)).toMatchObject({ status: 'ok', baseline: true });
+    await control.advance(HOUR);
+    await setRank(revisedAsin, revisedKeyword, null); // this hour reads null for now
+    expect(await harness.poll(id)).toMatchObject({ status: 'ok', alerts: 0 });
+    await control.advance(10 * 60_000);
+    await setRank(revisedAsin, revisedKeyword, 3); // the same hour gains its rank (the contract's revision)
+    await control.advance(2 * HOUR);
+    expect(await harness.poll(id)).toMatchObject({ status: 'ok', alerts: 0 });
+    expect(sink.alerts.slice(before)).toEqual([]);
   });
 });
