@@ -1,20 +1,24 @@
 /**
  * An `AnalyticsClient` that answers `getBookKeywords` from prepared payload text instead of HTTP,
- * through the client's own body handling (`parseJsonBody` + `validateBody` with the validator the
- * client uses: zod for the envelope, a loop for the items, see src/api/item-loops.ts),
- * so benchmarks measure parsing and validation exactly as a real answer goes through them.
+ * through the client's own body handling (`parseJsonBody` + `readBody` with the contract's reader the
+ * client uses: for the default contract zod for the envelope and a loop for the items; for another
+ * contract its compiled accessors first), so benchmarks measure parsing and validation exactly as a
+ * real answer goes through them.
  */
+import { type CompiledContract, defaultContract } from '../../src/api/contract/compile.ts';
 import type { AnalyticsClient, BookKeywords } from '../../src/api/index.ts';
-import { parseJsonBody, type ResponseContext, validateBody } from '../../src/api/response.ts';
-import { bookKeywordsValidator } from '../../src/api/schemas.ts';
+import { parseJsonBody, type ResponseContext, readBody } from '../../src/api/response.ts';
 
 const ENDPOINT = 'GET /v1/books/{asin}/keywords';
 
 /** Parses and validates one keywords payload the way the transport does for a 200 answer. */
-export function parseKeywordsPayload(text: string): BookKeywords {
-  const ctx: ResponseContext = { endpoint: ENDPOINT, apiKey: 'sk_bench_unused', now: Date.now };
+export function parseKeywordsPayload(
+  text: string,
+  contract: CompiledContract = defaultContract(),
+): BookKeywords {
+  const ctx: ResponseContext = { endpoint: ENDPOINT, apiKey: 'sk_bench_unused', now: Date.now, contract };
   const body = parseJsonBody({ status: 200, headers: {}, text }, ctx, undefined);
-  return validateBody(bookKeywordsValidator, body, ctx, { status: 200, requestId: undefined, rateLimit: {} });
+  return readBody(contract.bookKeywords, body, ctx, { status: 200, requestId: undefined, rateLimit: {} });
 }
 
 function unused(name: string): never {

@@ -3,29 +3,24 @@
  * async iterables of pages. Every outbound request passes `beforeRequest` (the budget) first.
  */
 import { Agent, type Dispatcher } from 'undici';
-import { InvalidRequestError } from './errors.ts';
+import type { ListEndpointName } from './contract/catalog.ts';
+import { type BodyReader, type CompiledContract, defaultContract } from './contract/compile.ts';
+import { InvalidRequestError, SchemaMismatchError } from './errors.ts';
 import { offTopicBy } from './off-topic.ts';
 import { type OffTopic, paginate } from './pagination.ts';
 import {
   type ArcInviteRequest,
   type ArcInviteResult,
   type ArcReview,
-  arcInviteResultSchema,
-  arcReviewsPageSchema,
   type Book,
   type BookKeywords,
-  bookKeywordsValidator,
-  bookSchema,
   isAsin,
   type KeywordSearchResult,
-  keywordSearchPageSchema,
   type ListPage,
   type Marketplace,
   type Platform,
   type RankingSeries,
-  rankingsPageSchema,
   type SalesRecord,
-  salesPageSchema,
 } from './schemas.ts';
 import { type RequestSpec, send, type TransportConfig } from './transport.ts';
 import type { ApiResponse, CallOptions, OutboundRequest, Page, ResponseInfo } from './types.ts';
@@ -51,6 +46,8 @@ export interface AnalyticsClientOptions {
   transientRetryDelayMs?: number;
   /** The engine's clock: Retry-After dates and quota resets are turned into waits against it. */
   now?: () => number;
+  /** Where everything is in the API's answers (api.contract); the assumed contract when absent. */
+  contract?: CompiledContract;
 }
 
 export const DEFAULT_TIMEOUTS = { connectMs: 5_000, headersMs: 15_000, bodyMs: 30_000 } as const;
@@ -153,6 +150,8 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
       );
     }
   }
+  const contract = options.contract ?? defaultContract();
+  const names = contract.params;
   const ownsDispatcher = options.dispatcher === undefined;
   const dispatcher =
     options.dispatcher ??
@@ -172,6 +171,7 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     retryDelayMs: options.transientRetryDelayMs ?? DEFAULT_TRANSIENT_RETRY_DELAY_MS,
     now: options.now ?? Date.now,
+    contract,
     beforeRequest: options.beforeRequest,
     onResponse: options.onResponse,
   };
@@ -180,63 +180,111 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
   function get<T>(
     endpoint: string,
     path: string,
-    schema: RequestSpec<T>['schema'],
+    read: RequestSpec<T>['read'],
     signal: AbortSignal | undefined,
     page = 0,
   ) {
-    return send(config, { method: 'GET', endpoint, path, schema, retryTransient: true, page, signal });
+    return send(config, { method: 'GET', endpoint, path, read, retryTransient: true, page, signal });
+  }
+
+  const whole =
+    <T>(reader: BodyReader<T>): RequestSpec<T>['read'] =>
+    (body) =>
+      reader(body);
+
+  /** A next-page URL from the answer, as a path below the base URL; another origin is never followed. */
+  function pathOfUrl(endpoint: string, position: string): string {
+    let url: URL | undefined;
+    try {
+      url = new URL(position, `${origin}${basePath}/`);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || url.origin !== origin || !url.pathname.startsWith(`${basePath}/`)) {
+      throw new SchemaMismatchError(
+        `${endpoint}: the next page is at "${position.slice(0, 80)}", outside the API's base URL; not followed (the API key would go there)`,
+        {
+          endpoint,
+          code: 'foreign_next_url',
+          issues: [{ path: '(next page)', message: 'a URL outside the base URL', field: '(pagination)' }],
+        },
+      );
+    }
+    return url.pathname.slice(basePath.length) + url.search;
   }
 
   function list<T>(
+    name: ListEndpointName,
     endpoint: string,
     path: string,
     query: Record<string, QueryValue>,
-    schema: RequestSpec<ListPage<T>>['schema'],
+    reader: BodyReader<T[]>,
     params: ListParams,
     opts: CallOptions | undefined,
     asins: readonly string[] = [],
     offTopic?: OffTopic<T>,
   ): AsyncIterable<Page<T>> {
+    const paging = contract.pagination[name];
+    // Page numbers and offsets need the page size to know where the next page starts.
+    const limit =
+      paging.style === 'page' || paging.style === 'offset' ? (params.limit ?? paging.maxLimit) : params.limit;
     return (async function* () {
       checkAsins(endpoint, asins);
       yield* paginate<T>(
         endpoint,
-        (cursor, page) =>
-          get(
-            endpoint,
-            withQuery(path, { ...query, limit: params.limit, cursor: cursor ?? undefined }),
-            schema,
-            opts?.signal,
-            page,
-          ),
+        (position, page) => {
+          const target =
+            paging.positionIsUrl && position !== null
+              ? pathOfUrl(endpoint, position)
+              : withQuery(path, { ...query, ...paging.query(position, limit) });
+          const read: RequestSpec<ListPage<T>>['read'] = (body, headers) => {
+            const items = reader(body);
+            if (!items.ok) return items;
+            const next = paging.next(body, headers, position, items.data.length, limit ?? items.data.length);
+            if ('error' in next) {
+              return { ok: false, issues: [{ path: next.path, message: next.error, field: '(pagination)' }] };
+            }
+            const data = { data: items.data, next_cursor: next.position };
+            return { ok: true, data: next.total === undefined ? data : { ...data, total: next.total } };
+          };
+          return get(endpoint, target, read, opts?.signal, page);
+        },
         params.cursor ?? null,
         offTopic,
+        paging.emptyPageEnds,
       );
     })();
   }
+
+  const market = (m: Marketplace | undefined) =>
+    m === undefined ? undefined : contract.enumOut.marketplace(m);
 
   return {
     async getBook(asin, opts) {
       const endpoint = 'GET /v1/books/{asin}';
       checkAsins(endpoint, [asin]);
-      const path = withQuery(`/v1/books/${asin}`, { marketplace: opts?.marketplace });
-      return get(endpoint, path, bookSchema, opts?.signal);
+      const path = withQuery(`/v1/books/${asin}`, { [names.marketplace]: market(opts?.marketplace) });
+      return get(endpoint, path, whole(contract.book), opts?.signal);
     },
 
     async getBookKeywords(asin, opts) {
       const endpoint = 'GET /v1/books/{asin}/keywords';
       checkAsins(endpoint, [asin]);
-      const path = withQuery(`/v1/books/${asin}/keywords`, { marketplace: opts?.marketplace });
-      return get(endpoint, path, bookKeywordsValidator, opts?.signal);
+      const path = withQuery(`/v1/books/${asin}/keywords`, {
+        [names.marketplace]: market(opts?.marketplace),
+      });
+      return get(endpoint, path, whole(contract.bookKeywords), opts?.signal);
     },
 
     searchKeywords(params, opts) {
-      const query = { q: params.q, marketplace: params.marketplace };
+      const query = { [names.query]: params.q, [names.marketplace]: market(params.marketplace) };
+      const endpoint = 'GET /v1/keywords/search';
       return list(
-        'GET /v1/keywords/search',
+        'keywordSearch',
+        endpoint,
         '/v1/keywords/search',
         query,
-        keywordSearchPageSchema,
+        contract.keywordSearch,
         params,
         opts,
       );
@@ -244,17 +292,19 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
 
     getRankings(params, opts) {
       const query = {
-        asin: params.asin,
-        keyword: params.keyword,
-        marketplace: params.marketplace,
-        from: params.from,
-        to: params.to,
+        [names.asin]: params.asin,
+        [names.keyword]: params.keyword,
+        [names.marketplace]: market(params.marketplace),
+        [names.from]: params.from,
+        [names.to]: params.to,
       };
+      const endpoint = 'GET /v1/rankings';
       return list(
-        'GET /v1/rankings',
+        'rankings',
+        endpoint,
         '/v1/rankings',
         query,
-        rankingsPageSchema,
+        contract.rankings,
         params,
         opts,
         params.asin ?? [],
@@ -284,7 +334,7 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
         path: '/v1/arc/invites',
         body: JSON.stringify(body),
         headers: { 'content-type': 'application/json', 'idempotency-key': key },
-        schema: arcInviteResultSchema,
+        read: whole(contract.invites),
         retryTransient: false,
         page: 0,
         signal: opts.signal,
@@ -292,31 +342,33 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
     },
 
     listArcReviews(params, opts) {
-      const query = { campaign_id: params.campaignId, platform: params.platform, since: params.since };
+      const query = {
+        [names.campaign]: params.campaignId,
+        [names.platform]:
+          params.platform === undefined ? undefined : contract.enumOut.platform(params.platform),
+        [names.since]: params.since,
+      };
       const about = offTopicBy<ArcReview>([
         ['campaign', params.campaignId, (r) => r.campaign_id],
         ['platform', params.platform, (r) => r.platform],
       ]);
-      return list(
-        'GET /v1/arc/reviews',
-        '/v1/arc/reviews',
-        query,
-        arcReviewsPageSchema,
-        params,
-        opts,
-        [],
-        about,
-      );
+      const endpoint = 'GET /v1/arc/reviews';
+      return list('reviews', endpoint, '/v1/arc/reviews', query, contract.reviews, params, opts, [], about);
     },
 
     listSales(params, opts) {
-      const query = { asin: params.asin, marketplace: params.marketplace, from: params.from, to: params.to };
+      const query = {
+        [names.asin]: params.asin,
+        [names.marketplace]: market(params.marketplace),
+        [names.from]: params.from,
+        [names.to]: params.to,
+      };
       const asins = params.asin === undefined ? [] : [params.asin];
       const about = offTopicBy<SalesRecord>([
         ['ASIN', params.asin, (r) => r.asin],
         ['marketplace', params.marketplace, (r) => r.marketplace],
       ]);
-      return list('GET /v1/sales', '/v1/sales', query, salesPageSchema, params, opts, asins, about);
+      return list('sales', 'GET /v1/sales', '/v1/sales', query, contract.sales, params, opts, asins, about);
     },
 
     close() {

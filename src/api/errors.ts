@@ -147,6 +147,10 @@ export interface SchemaIssue {
   /** Where in the body, e.g. `data[3].rank`; `(root)` for the body itself. */
   path: string;
   message: string;
+  /** The logical field of the contract (docs/real-api.md) that broke, e.g. `book.bsrRank`. */
+  field?: string;
+  /** What was found at `path`, shortly (never a whole object). */
+  found?: string;
 }
 
 /**

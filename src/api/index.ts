@@ -6,6 +6,18 @@ export {
   DEFAULT_TIMEOUTS,
   DEFAULT_TRANSIENT_RETRY_DELAY_MS,
 } from './client.ts';
+export type { EndpointName, ListEndpointName, LogicalField } from './contract/catalog.ts';
+export { CATALOG, ENDPOINT_NAMES } from './contract/catalog.ts';
+export { type CompiledContract, compileContract, defaultContract } from './contract/compile.ts';
+export { DEFAULT_CONTRACT } from './contract/default.ts';
+export {
+  type ContractLoad,
+  type ContractProblem,
+  formatContractProblems,
+  loadContractFile,
+  parseContract,
+} from './contract/load.ts';
+export { type ContractFile, contractJsonSchema } from './contract/schema.ts';
 export {
   ApiError,
   type ApiErrorInit,

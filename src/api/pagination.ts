@@ -28,6 +28,8 @@ export async function* paginate<T>(
   fetchPage: FetchPage<T>,
   startCursor: string | null = null,
   offTopic?: OffTopic<T>,
+  /** Page numbers or offsets with no total: a full last page is followed by an empty one, which ends the list. */
+  emptyPageEnds = false,
 ): AsyncGenerator<Page<T>, void, undefined> {
   const followed = new Set<string>();
   if (startCursor !== null) followed.add(startCursor);
@@ -52,7 +54,7 @@ export async function* paginate<T>(
         `cursor "${next}" was already followed; stopping instead of looping`,
       );
     }
-    if (cursor !== null && res.data.data.length === 0) {
+    if (cursor !== null && res.data.data.length === 0 && !(emptyPageEnds && next === null)) {
       throw fault(
         'incomplete_list',
         'data',

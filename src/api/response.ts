@@ -4,6 +4,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
+import type { BodyReader, CompiledContract } from './contract/compile.ts';
 import {
   ApiError,
   type ApiErrorInit,
@@ -19,7 +20,6 @@ import {
   UnauthorizedError,
   ValidationFailedError,
 } from './errors.ts';
-import { errorBodySchema } from './schemas.ts';
 import type { RateLimitInfo } from './types.ts';
 import type { BodyValidator } from './validator.ts';
 
@@ -39,6 +39,8 @@ export interface ResponseContext {
    * demo), and the waits it computes must be in that clock's time.
    */
   now: () => number;
+  /** Where the error body's fields and the rate-limit headers are, and what each status means. */
+  contract: CompiledContract;
 }
 
 /** Used when a 429 says neither Retry-After nor X-RateLimit-Reset: one minute window. */
@@ -51,26 +53,9 @@ export function headerValue(headers: IncomingHttpHeaders, name: string): string 
   return first === undefined || first.trim() === '' ? undefined : first.trim();
 }
 
-function headerNumber(headers: IncomingHttpHeaders, name: string): number | undefined {
-  const raw = headerValue(headers, name);
-  if (raw === undefined || !/^\d+$/.test(raw)) return undefined;
-  const value = Number(raw);
-  return Number.isSafeInteger(value) ? value : undefined;
-}
-
-export function parseRateLimit(headers: IncomingHttpHeaders): RateLimitInfo {
-  const info: RateLimitInfo = {};
-  const limit = headerNumber(headers, 'x-ratelimit-limit');
-  const remaining = headerNumber(headers, 'x-ratelimit-remaining');
-  const reset = headerNumber(headers, 'x-ratelimit-reset');
-  const quotaLimit = headerNumber(headers, 'x-quota-limit');
-  const quotaRemaining = headerNumber(headers, 'x-quota-remaining');
-  if (limit !== undefined) info.limit = limit;
-  if (remaining !== undefined) info.remaining = remaining;
-  if (reset !== undefined) info.resetAt = reset * 1000;
-  if (quotaLimit !== undefined) info.quotaLimit = quotaLimit;
-  if (quotaRemaining !== undefined) info.quotaRemaining = quotaRemaining;
-  return info;
+/** The rate-limit headers of a response, read where the contract says they are. */
+export function parseRateLimit(headers: IncomingHttpHeaders, ctx: ResponseContext): RateLimitInfo {
+  return ctx.contract.rateLimit(headers, ctx.now());
 }
 
 /** Retry-After as delta-seconds (`120`) or an HTTP date; undefined when absent or unreadable. */
@@ -113,7 +98,7 @@ export function parseJsonBody(
     endpoint: ctx.endpoint,
     status: raw.status,
     requestId,
-    rateLimit: parseRateLimit(raw.headers),
+    rateLimit: parseRateLimit(raw.headers, ctx),
   };
   if (looksLikeHtml(raw)) {
     throw new TransientError(`${ctx.endpoint} answered ${raw.status} with an HTML page instead of JSON`, {
@@ -158,6 +143,28 @@ export function validateBody<T>(
   );
 }
 
+/**
+ * Reads a successful body through the contract, or throws a SchemaMismatchError naming the logical
+ * fields that broke, where, and what was found there.
+ */
+export function readBody<T>(
+  reader: BodyReader<T>,
+  body: unknown,
+  ctx: ResponseContext,
+  init: Omit<ApiErrorInit, 'endpoint' | 'code'>,
+): T {
+  const result = reader(body);
+  if (result.ok) return result.data;
+  const issues = result.issues;
+  const first = issues[0] ?? { path: '(root)', message: 'invalid' };
+  const field = first.field === undefined ? '' : ` (field ${first.field}, found ${first.found ?? 'nothing'})`;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+  throw new SchemaMismatchError(
+    `${ctx.endpoint} answered a body that does not match the contract at ${first.path}: ${first.message}${field}${more}`,
+    { ...init, endpoint: ctx.endpoint, code: 'schema_mismatch', issues },
+  );
+}
+
 /** The typed error for a non-2xx response. */
 export function errorFromStatus(
   raw: RawResponse,
@@ -165,23 +172,25 @@ export function errorFromStatus(
   headerRequestId: string | undefined,
 ): ApiError {
   const { status, headers } = raw;
-  const rateLimit = parseRateLimit(headers);
-  let parsedBody: ReturnType<typeof errorBodySchema.safeParse> | undefined;
+  const rateLimit = parseRateLimit(headers, ctx);
+  const { contract } = ctx;
+  let body: ReturnType<CompiledContract['errorBody']>;
   let bodyError: TransientError | undefined;
   try {
-    parsedBody = errorBodySchema.safeParse(parseJsonBody(raw, ctx, headerRequestId));
+    body = contract.errorBody(parseJsonBody(raw, ctx, headerRequestId));
   } catch (error) {
     if (!(error instanceof TransientError)) throw error;
     bodyError = error;
   }
-  const body = parsedBody?.success === true ? parsedBody.data.error : undefined;
+  const decision = contract.decision(status);
   // A proxy's HTML page has no contract code: say what arrived rather than invent one.
   const code =
-    body?.code ?? (status >= 500 && bodyError !== undefined ? bodyError.code : defaultCode(status));
-  const requestId = body?.request_id ?? headerRequestId;
+    (body?.code === undefined ? undefined : contract.errorCode(body.code)) ??
+    (status >= 500 && bodyError !== undefined ? bodyError.code : defaultCode(status, decision));
+  const requestId = body?.requestId ?? headerRequestId;
   const serverMessage =
     body !== undefined
-      ? `: ${scrub(body.message, ctx.apiKey)}`
+      ? `: ${scrub(body.message ?? '', ctx.apiKey)}`
       : bodyError?.reason === 'html_body'
         ? ' (an HTML page, not JSON)'
         : '';
@@ -195,23 +204,23 @@ export function errorFromStatus(
     bodySnippet: body === undefined && raw.text !== '' ? snippet(raw.text, ctx.apiKey) : undefined,
   };
 
-  if (status >= 500) {
-    const retryAfterMs = parseRetryAfterMs(headerValue(headers, 'retry-after'), ctx.now());
-    const reason = bodyError?.reason === 'html_body' ? 'html_body' : 'server_error';
-    return new TransientError(message, { ...init, reason, retryAfterMs, cause: bodyError });
-  }
-  switch (status) {
-    case 400:
+  switch (decision) {
+    case 'transient': {
+      const retryAfterMs = retryAfter(raw, ctx);
+      const reason = bodyError?.reason === 'html_body' ? 'html_body' : 'server_error';
+      return new TransientError(message, { ...init, reason, retryAfterMs, cause: bodyError });
+    }
+    case 'invalid_request':
       return new InvalidRequestError(message, init);
-    case 401:
+    case 'unauthorized':
       return new UnauthorizedError(message, init);
-    case 403:
+    case 'forbidden':
       return new ForbiddenError(message, init);
-    case 404:
+    case 'not_found':
       return new NotFoundError(message, init);
-    case 409:
+    case 'conflict':
       return new ConflictError(message, init);
-    case 422: {
+    case 'validation_failed': {
       const details = (body?.details ?? []).map((d) => ({
         path: d.path,
         message: scrub(d.message, ctx.apiKey),
@@ -219,8 +228,14 @@ export function errorFromStatus(
       const where = details[0] === undefined ? '' : ` at ${details[0].path}`;
       return new ValidationFailedError(`${message}${where}`, { ...init, details });
     }
-    case 429:
-      return rateLimited(message, init, raw, ctx);
+    case 'rate_limited':
+    case 'quota_exceeded':
+      return rateLimited(
+        message,
+        { ...init, code: decision === 'quota_exceeded' ? 'quota_exceeded' : code },
+        raw,
+        ctx,
+      );
     default:
       return new ApiError(message, { ...init, retryable: false });
   }
@@ -234,7 +249,7 @@ function rateLimited(
 ): RateLimitedError {
   const scope = init.code === 'quota_exceeded' ? 'month' : 'minute';
   const now = ctx.now();
-  let retryAfterMs = parseRetryAfterMs(headerValue(raw.headers, 'retry-after'), now);
+  let retryAfterMs = retryAfter(raw, ctx);
   if (retryAfterMs === undefined) {
     // No Retry-After: fall back to what the contract says the window is, never to "retry now".
     const resetAt = scope === 'month' ? nextUtcMonthStart(now) : init.rateLimit?.resetAt;
@@ -247,7 +262,14 @@ function rateLimited(
   });
 }
 
-function defaultCode(status: number): string {
+/** The wait the contract's Retry-After header asks for (seconds or an HTTP-date), if it has one. */
+function retryAfter(raw: RawResponse, ctx: ResponseContext): number | undefined {
+  const name = ctx.contract.retryAfterHeader;
+  return name === null ? undefined : parseRetryAfterMs(headerValue(raw.headers, name), ctx.now());
+}
+
+function defaultCode(status: number, decision: string): string {
+  if (decision !== 'failed' && decision !== 'transient') return decision;
   const known: Record<number, string> = {
     400: 'invalid_request',
     401: 'unauthorized',

@@ -2,8 +2,11 @@
  * Sends one logical request: budget hook, HTTP via undici, classification, and at most one quick
  * retry of a transient GET. Knows nothing about individual endpoints.
  */
+
+import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
+import type { CompiledContract, ReadResult } from './contract/compile.ts';
 import { ApiError, TransientError } from './errors.ts';
 import {
   errorFromStatus,
@@ -12,11 +15,10 @@ import {
   parseRateLimit,
   type RawResponse,
   type ResponseContext,
+  readBody,
   scrub,
-  validateBody,
 } from './response.ts';
 import type { ApiResponse, HttpMethod, OutboundRequest, ResponseInfo } from './types.ts';
-import type { BodyValidator } from './validator.ts';
 
 export interface TransportConfig {
   origin: string;
@@ -31,6 +33,8 @@ export interface TransportConfig {
   maxBodyBytes: number;
   retryDelayMs: number;
   now: () => number;
+  /** The API's contract, compiled: where everything is in an answer. */
+  contract: CompiledContract;
   beforeRequest: ((req: OutboundRequest) => Promise<void> | void) | undefined;
   onResponse: ((res: ResponseInfo) => void) | undefined;
 }
@@ -42,8 +46,8 @@ export interface RequestSpec<T> {
   path: string;
   body?: string;
   headers?: Record<string, string>;
-  /** A zod schema, or a loop in front of one for the large lists (validator.ts). */
-  schema: BodyValidator<T>;
+  /** Reads the answer through the contract (a list page also needs the headers: Link). */
+  read: (body: unknown, headers: IncomingHttpHeaders) => ReadResult<T>;
   /** Only idempotent GETs: a POST is never repeated behind the caller's back. */
   retryTransient: boolean;
   page: number;
@@ -104,7 +108,12 @@ async function sendOnce<T>(
   if (config.beforeRequest !== undefined) await config.beforeRequest(outbound);
   spec.signal?.throwIfAborted();
 
-  const ctx: ResponseContext = { endpoint: spec.endpoint, apiKey: config.apiKey, now: config.now };
+  const ctx: ResponseContext = {
+    endpoint: spec.endpoint,
+    apiKey: config.apiKey,
+    now: config.now,
+    contract: config.contract,
+  };
   const started = performance.now();
   // undici's timeouts are between chunks: a body that drips a byte at a time never trips them. One
   // deadline for the whole answer does.
@@ -148,8 +157,8 @@ async function sendOnce<T>(
     throw fromNetworkError(error, spec, config.apiKey);
   }
 
-  const rateLimit = parseRateLimit(raw.headers);
-  const headerRequestId = headerValue(raw.headers, 'x-request-id');
+  const rateLimit = parseRateLimit(raw.headers, ctx);
+  const headerRequestId = headerValue(raw.headers, config.contract.requestIdHeader);
   config.onResponse?.({
     ...outbound,
     status: raw.status,
@@ -160,7 +169,7 @@ async function sendOnce<T>(
 
   if (raw.status < 200 || raw.status > 299) throw errorFromStatus(raw, ctx, headerRequestId);
   const body = parseJsonBody(raw, ctx, headerRequestId);
-  const data = validateBody(spec.schema, body, ctx, {
+  const data = readBody((b) => spec.read(b, raw.headers), body, ctx, {
     status: raw.status,
     requestId: headerRequestId,
     rateLimit,

@@ -10,6 +10,7 @@ import {
   budgetGate,
   RedisRequestBudget,
 } from '../budget/request-budget.ts';
+import { workspaceContract } from '../config/contract.ts';
 import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
 import { ChannelHealth, channelDisabledAlert, channelSettings } from '../deliver/channel-health.ts';
 import { createSmtpPool, type SmtpPool } from '../deliver/channels/smtp-pool.ts';
@@ -277,6 +278,7 @@ export class Runtime {
       apiKey: ws.apiKey.reveal(),
       version: this.version,
       now: () => this.clock.now(),
+      contract: workspaceContract(ws),
       beforeRequest,
       onResponse: (res) => {
         this.metrics.apiRequest(ws.id, res.endpoint, res.status, res.durationMs);

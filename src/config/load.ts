@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
+import { checkWorkspaceContracts } from './contract.ts';
 import { configFromEnv, ENV_VARIABLES } from './env.ts';
 import { interpolate } from './interpolate.ts';
 import {
@@ -149,7 +150,10 @@ function loadFile(file: string, shown: string, env: Env, given?: string): LoadCo
   const interpolated = interpolate(parsed, env);
   const checked = parseConfig(interpolated.value);
   if (checked.ok && interpolated.problems.length === 0) {
-    return { ok: true, config: relativeToFile(checked.config, file), source };
+    const config = relativeToFile(checked.config, file);
+    const contractProblems = checkWorkspaceContracts(config);
+    if (contractProblems.length > 0) return { ok: false, problems: contractProblems, source };
+    return { ok: true, config, source };
   }
   // A missing variable was replaced by "", so the schema's complaint at that path says nothing new.
   const schemaProblems = checked.ok
@@ -163,7 +167,12 @@ function relativeToFile(config: ShelfwatchConfig, file: string): ShelfwatchConfi
   const channels = config.channels.map((channel) =>
     channel.type === 'outbox' ? { ...channel, dir: resolve(dirname(file), channel.dir) } : channel,
   );
-  return { ...config, channels };
+  const workspaces = config.workspaces.map((ws) =>
+    ws.api === undefined
+      ? ws
+      : { ...ws, api: { ...ws.api, contract: resolve(dirname(file), ws.api.contract) } },
+  );
+  return { ...config, channels, workspaces };
 }
 
 function loadEnv(env: Env): LoadConfigResult {

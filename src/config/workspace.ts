@@ -116,6 +116,15 @@ export const workspaceSchema = z
     allowInsecure: boolField()
       .prefault(false)
       .meta({ description: 'Allow a plain http:// baseUrl off this machine (the key travels unencrypted).' }),
+    api: z
+      .strictObject({
+        contract: z.string().min(1, 'expected the path of a contract file').meta({
+          description:
+            'Contract file (YAML) saying where each field is in the API answers; only what differs from the default (docs/real-api.md). Relative to the config file.',
+        }),
+      })
+      .optional()
+      .meta({ description: 'How the API really answers, when it differs from the assumed contract.' }),
     apiKey: secretField.meta({
       description: 'Bearer API key of this workspace, e.g. ${PUBLISHING_API_KEY}.',
     }),

@@ -4,6 +4,7 @@
  * think of, both must accept and reject the same inputs and, when they accept, give the same value.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { defaultContract } from '../../src/api/contract/compile.ts';
 import { SchemaMismatchError } from '../../src/api/errors.ts';
 import { type ResponseContext, schemaIssues, validateBody } from '../../src/api/response.ts';
 import {
@@ -244,7 +245,12 @@ describe('bookKeywordsValidator, as the client uses it', () => {
     }
   });
 
-  const ctx: ResponseContext = { endpoint: 'GET /v1/books/{asin}/keywords', apiKey: 'sk_x', now: Date.now };
+  const ctx: ResponseContext = {
+    endpoint: 'GET /v1/books/{asin}/keywords',
+    apiKey: 'sk_x',
+    now: Date.now,
+    contract: defaultContract(),
+  };
   const validate = (body: unknown) =>
     validateBody(bookKeywordsValidator, body, ctx, { status: 200, requestId: 'r1', rateLimit: {} });
 

@@ -117,6 +117,8 @@ describe('drift in a keywords answer (items checked by a loop, not zod)', () => 
     expect(mismatch.issues[0]).toEqual({
       path: 'data[0].rank',
       message: 'Invalid input: expected number, received undefined',
+      field: 'bookKeywords.keywords[0].rank',
+      found: 'nothing (the field is missing)',
     });
     expect(mismatch.issues.map((i) => i.path)).toContain('data[1].rank');
     expect(mismatch.message).toContain('at data[0].rank: Invalid input: expected number, received undefined');

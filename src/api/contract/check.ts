@@ -1,0 +1,171 @@
+/**
+ * What zod cannot see in a contract file: logical field names per endpoint, formats per kind of
+ * field, options on fields they do not fit, two pagination styles at once and paths that cannot both
+ * exist. Each problem names the place in the file and the fix.
+ */
+import { suggest } from '../../util/suggest.ts';
+import { CATALOG, type EndpointName, FORMATS_BY_KIND, isListEndpoint, type LogicalField } from './catalog.ts';
+import { normalizeSpec } from './fields.ts';
+import { styleOf } from './paging.ts';
+import { splitPath } from './path.ts';
+import type { ContractFile, FieldSpec, PaginationSpec } from './schema.ts';
+
+export interface ContractProblem {
+  /** Where in the contract file, e.g. `endpoints.book.fields.bsrRank.format`. */
+  path: string;
+  message: string;
+  hint?: string;
+}
+
+function checkPagination(spec: PaginationSpec | undefined, at: string, out: ContractProblem[]): void {
+  if (spec === undefined) return;
+  const styles = styleOf(spec);
+  if (styles.length > 1) {
+    out.push({
+      path: at,
+      message: `two pagination styles at once: ${styles.join(' and ')}`,
+      hint: `an API pages one way: keep only the one its answers use (${styles.join(' or ')})`,
+    });
+  }
+}
+
+function checkFields(
+  catalog: Readonly<Record<string, LogicalField>>,
+  specs: Readonly<Record<string, FieldSpec>>,
+  at: string,
+  out: ContractProblem[],
+): void {
+  const known = Object.keys(catalog);
+  for (const [name, raw] of Object.entries(specs)) {
+    const where = `${at}.${name}`;
+    const logical = catalog[name];
+    if (logical === undefined) {
+      const close = suggest(name, known);
+      out.push({
+        path: where,
+        message: `unknown logical field "${name}"`,
+        hint: close !== undefined ? `did you mean "${close}"?` : `the fields here are: ${known.join(', ')}`,
+      });
+      continue;
+    }
+    const spec = normalizeSpec(raw);
+    const formats = FORMATS_BY_KIND[logical.kind];
+    if (spec.format !== undefined) {
+      if (formats === undefined) {
+        out.push({
+          path: `${where}.format`,
+          message: `"${name}" (${logical.kind}) takes no format`,
+          hint: 'remove format',
+        });
+      } else if (!formats.includes(spec.format)) {
+        const close = suggest(spec.format, formats);
+        out.push({
+          path: `${where}.format`,
+          message: `unknown format "${spec.format}" for ${logical.kind} field "${name}"`,
+          hint: `use one of ${formats.join(', ')}${close === undefined ? '' : ` (did you mean "${close}"?)`}`,
+        });
+      }
+    }
+    if (spec.unranked !== undefined && logical.kind !== 'rank' && logical.kind !== 'rating') {
+      out.push({
+        path: `${where}.unranked`,
+        message: `"${name}" is not a rank or rating`,
+        hint: 'remove unranked',
+      });
+    }
+    if ((spec.amount !== undefined || spec.currency !== undefined) && logical.kind !== 'money') {
+      out.push({
+        path: where,
+        message: `"${name}" is not money: amount and currency do not apply`,
+        hint: 'remove them',
+      });
+    }
+    if (spec.items !== undefined) {
+      if (logical.items === undefined) {
+        out.push({ path: `${where}.items`, message: `"${name}" is not a list`, hint: 'remove items' });
+      } else {
+        checkFields(logical.items, spec.items, `${where}.items`, out);
+      }
+    }
+  }
+}
+
+/** Two fields whose paths nest (`bsr` and `bsr.rank`) cannot both hold a value, unless one is a list or money. */
+function checkPathConflicts(
+  catalog: Readonly<Record<string, LogicalField>>,
+  specs: Readonly<Record<string, FieldSpec>>,
+  at: string,
+  out: ContractProblem[],
+): void {
+  const entries = Object.entries(specs)
+    .filter(([name]) => catalog[name] !== undefined)
+    .map(([name, spec]) => ({ name, spec: normalizeSpec(spec), kind: catalog[name]?.kind }));
+  for (const a of entries) {
+    for (const b of entries) {
+      if (a === b || a.kind === 'money' || a.kind === 'list') continue;
+      const pa = splitPath(a.spec.path);
+      const pb = splitPath(b.spec.path);
+      const nests = pa.length < pb.length && pa.every((part, i) => pb[i] === part);
+      const same = a.name < b.name && a.spec.path === b.spec.path && b.kind !== 'money';
+      if (nests || same) {
+        out.push({
+          path: `${at}.${b.name}.path`,
+          message: `"${b.spec.path}" cannot exist: "${a.name}" is a single value at "${a.spec.path}"`,
+          hint: `give "${a.name}" and "${b.name}" the paths where the answer really has them`,
+        });
+      }
+    }
+  }
+  for (const entry of entries) {
+    const items = catalog[entry.name]?.items;
+    if (items !== undefined && entry.spec.items !== undefined) {
+      checkPathConflicts(items, entry.spec.items, `${at}.${entry.name}.items`, out);
+    }
+  }
+}
+
+/** Problems of a user's file (the names and options it gives), before merging. */
+export function checkContractFile(file: ContractFile): ContractProblem[] {
+  const out: ContractProblem[] = [];
+  checkPagination(file.pagination, 'pagination', out);
+  for (const [name, spec] of Object.entries(file.endpoints ?? {})) {
+    const endpoint = name as EndpointName;
+    const at = `endpoints.${endpoint}`;
+    if (spec === undefined) continue;
+    checkFields(CATALOG[endpoint], spec.fields ?? {}, `${at}.fields`, out);
+    const list = isListEndpoint(endpoint);
+    if (list && spec.root !== undefined) {
+      out.push({
+        path: `${at}.root`,
+        message: `${endpoint} answers a list: say where it is with items, not root`,
+        hint: 'rename root to items',
+      });
+    }
+    if (!list && spec.items !== undefined) {
+      out.push({
+        path: `${at}.items`,
+        message: `${endpoint} answers one object: say where it is with root`,
+        hint: 'rename items to root',
+      });
+    }
+    if (!list && spec.pagination !== undefined) {
+      out.push({
+        path: `${at}.pagination`,
+        message: `${endpoint} is not paginated`,
+        hint: 'remove pagination here',
+      });
+    }
+    checkPagination(spec.pagination, `${at}.pagination`, out);
+  }
+  return out;
+}
+
+/** Problems of the merged contract: paths that cannot all exist. */
+export function checkMergedContract(merged: ContractFile): ContractProblem[] {
+  const out: ContractProblem[] = [];
+  for (const [name, spec] of Object.entries(merged.endpoints ?? {})) {
+    const endpoint = name as EndpointName;
+    checkPathConflicts(CATALOG[endpoint], spec?.fields ?? {}, `endpoints.${endpoint}.fields`, out);
+  }
+  return out;
+}

@@ -1,0 +1,352 @@
+/**
+ * One logical field compiled into closures: a reader (answer → canonical value), an explainer (what
+ * broke, where, what was found: only run once a read failed) and a writer (canonical → answer, for the
+ * simulator). Objects and list items are a list of such fields.
+ */
+import type { FieldKind, LogicalField } from './catalog.ts';
+import {
+  describeFound,
+  FAIL,
+  readAmount,
+  readDate,
+  readEnum,
+  readPlain,
+  readRank,
+  readTime,
+  type UnrankedValue,
+  unrankedOut,
+  writeAmount,
+  writeDate,
+  writeEnum,
+  writeTime,
+} from './formats.ts';
+import { compileGetter, compileSetter, joinPath, splitPath } from './path.ts';
+import type { FieldSpec, FieldSpecObject } from './schema.ts';
+
+/** A drift report line: which logical field, where in the answer, what was there. */
+export interface FieldIssue {
+  field: string;
+  path: string;
+  found: string;
+  message: string;
+}
+
+/** Returned by an optional field that is absent: nothing is set. */
+const OMIT: unique symbol = Symbol('contract.omit');
+const MAX_EXPLAINED = 5;
+
+export interface Enums {
+  marketplace: Readonly<Record<string, string>>;
+  platform: Readonly<Record<string, string>>;
+  inviteStatus: Readonly<Record<string, string>>;
+}
+
+export interface FieldNode {
+  name: string;
+  kind: FieldKind;
+  rawPath: string;
+  canonical: readonly string[];
+  /** Money only: where amount and currency are below rawPath. */
+  amountPath?: string;
+  currencyPath?: string;
+  items?: ObjectNode;
+  read(container: unknown): unknown;
+  explain(container: unknown, rawPrefix: string, fieldPrefix: string, out: FieldIssue[]): void;
+  write(canonical: unknown, target: Record<string, unknown>): void;
+}
+
+export interface ObjectNode {
+  fields: readonly FieldNode[];
+  /** The canonical object, or FAIL. */
+  read(raw: unknown): unknown;
+  explain(raw: unknown, rawPrefix: string, fieldPrefix: string, out: FieldIssue[]): void;
+  write(canonical: unknown): Record<string, unknown>;
+}
+
+export function normalizeSpec(spec: FieldSpec): FieldSpecObject {
+  return typeof spec === 'string' ? { path: spec } : spec;
+}
+
+function expectation(kind: FieldKind, spec: FieldSpecObject): string {
+  switch (kind) {
+    case 'time':
+      return `a time as ${spec.format ?? 'iso'}`;
+    case 'date':
+      return `a date as ${spec.format ?? 'date'}`;
+    case 'money':
+      return `money as ${spec.format ?? 'decimal_string'} with a 3-letter currency`;
+    case 'rank':
+    case 'rating':
+      return `a number or one of ${JSON.stringify(spec.unranked ?? [null])}`;
+    case 'list':
+      return 'a list';
+    case 'int':
+    case 'number':
+      return 'a number';
+    case 'nullableString':
+      return 'text or null';
+    default:
+      return 'text';
+  }
+}
+
+function canonicalSetter(parts: readonly string[]): (out: Record<string, unknown>, value: unknown) => void {
+  const [a, b] = parts as [string, string | undefined];
+  if (b === undefined) {
+    return (out, value) => {
+      out[a] = value;
+    };
+  }
+  return (out, value) => {
+    let inner = out[a] as Record<string, unknown> | undefined;
+    if (inner === undefined) {
+      inner = {};
+      out[a] = inner;
+    }
+    inner[b] = value;
+  };
+}
+
+function valueReader(kind: FieldKind, spec: FieldSpecObject, enums: Enums): (v: unknown) => unknown {
+  switch (kind) {
+    case 'time':
+      return readTime(spec.format ?? 'iso');
+    case 'date':
+      return readDate(spec.format ?? 'date');
+    case 'marketplace':
+    case 'platform':
+    case 'inviteStatus':
+      return readEnum(enums[kind]);
+    default:
+      return readPlain(kind);
+  }
+}
+
+function valueWriter(kind: FieldKind, spec: FieldSpecObject, enums: Enums): (v: unknown) => unknown {
+  switch (kind) {
+    case 'time':
+      return writeTime(spec.format ?? 'iso');
+    case 'date':
+      return writeDate(spec.format ?? 'date');
+    case 'marketplace':
+    case 'platform':
+    case 'inviteStatus':
+      return writeEnum(enums[kind]);
+    default:
+      return (v) => v;
+  }
+}
+
+export function compileField(name: string, logical: LogicalField, spec: FieldSpec, enums: Enums): FieldNode {
+  const s = normalizeSpec(spec);
+  const get = compileGetter(s.path);
+  const set = compileSetter(s.path);
+  const canonical = splitPath(logical.canonical);
+  const expected = expectation(logical.kind, s);
+  const optional = logical.optional === true;
+  let read: (container: unknown) => unknown;
+  let write: (value: unknown, target: Record<string, unknown>) => void;
+  const node: Partial<FieldNode> = { name, kind: logical.kind, rawPath: s.path, canonical };
+
+  if (logical.kind === 'list') {
+    const items = compileObject(logical.items ?? {}, normalizeItems(s.items), enums);
+    node.items = items;
+    read = (container) => {
+      const list = get(container);
+      if (list === undefined && optional) return OMIT;
+      if (!Array.isArray(list)) return FAIL;
+      const out = new Array<unknown>(list.length);
+      for (let i = 0; i < list.length; i++) {
+        const item = items.read(list[i]);
+        if (item === FAIL) return FAIL;
+        out[i] = item;
+      }
+      return out;
+    };
+    write = (value, target) => {
+      if (Array.isArray(value))
+        set(
+          target,
+          value.map((item) => items.write(item)),
+        );
+    };
+  } else if (logical.kind === 'money') {
+    const format = s.format ?? 'decimal_string';
+    node.amountPath = s.amount ?? 'amount';
+    node.currencyPath = s.currency ?? 'currency';
+    const amountOf = compileGetter(node.amountPath);
+    const currencyOf = compileGetter(node.currencyPath);
+    const amountIn = readAmount(format);
+    const amountOut = writeAmount(format);
+    const setAmount = compileSetter(joinPath(s.path, node.amountPath));
+    const setCurrency = compileSetter(joinPath(s.path, node.currencyPath));
+    read = (container) => {
+      const base = get(container);
+      const currency = currencyOf(base);
+      if (typeof currency !== 'string') return FAIL;
+      const amount = amountIn(amountOf(base), currency);
+      return amount === FAIL ? FAIL : { amount, currency };
+    };
+    write = (value, target) => {
+      const money = value as { amount: string; currency: string };
+      setAmount(target, amountOut(money.amount, money.currency));
+      setCurrency(target, money.currency);
+    };
+  } else if (logical.kind === 'rank' || logical.kind === 'rating') {
+    const unranked: UnrankedValue[] = s.unranked ?? [null];
+    const rank = readRank(unranked);
+    const none = unrankedOut(unranked);
+    read = (container) => {
+      const v = get(container);
+      return v === undefined ? (rank.missingIsNone ? null : FAIL) : rank.read(v);
+    };
+    write = (value, target) => {
+      if (value !== null) set(target, value);
+      else if (none !== undefined) set(target, none);
+    };
+  } else {
+    const valueIn = valueReader(logical.kind, s, enums);
+    const valueOut = valueWriter(logical.kind, s, enums);
+    read = (container) => {
+      const v = get(container);
+      return v === undefined && optional ? OMIT : valueIn(v);
+    };
+    write = (value, target) => {
+      if (value !== undefined) set(target, valueOut(value));
+    };
+  }
+
+  const canonicalGet = compileGetter(logical.canonical);
+  return {
+    ...(node as FieldNode),
+    read,
+    explain(container, rawPrefix, fieldPrefix, out) {
+      const field = fieldPrefix === '' ? name : `${fieldPrefix}.${name}`;
+      const path = joinPath(rawPrefix, s.path);
+      const list = get(container);
+      if (node.items !== undefined && Array.isArray(list)) {
+        for (let i = 0; i < list.length && out.length < MAX_EXPLAINED; i++) {
+          node.items.explain(list[i], `${path}[${i}]`, `${field}[${i}]`, out);
+        }
+        return;
+      }
+      if (logical.kind === 'money') {
+        const base = get(container);
+        const currency = compileGetter(node.currencyPath ?? 'currency')(base);
+        const bad = typeof currency !== 'string' ? node.currencyPath : node.amountPath;
+        const badPath = joinPath(path, bad ?? '');
+        out.push({
+          field,
+          path: badPath,
+          found: describeFound(compileGetter(bad ?? '')(base)),
+          message: `expected ${expected}`,
+        });
+        return;
+      }
+      out.push({
+        field,
+        path: path === '' ? '(root)' : path,
+        found: describeFound(list),
+        message: `expected ${expected}`,
+      });
+    },
+    write(canonicalObject, target) {
+      write(canonicalGet(canonicalObject), target);
+    },
+  };
+}
+
+function normalizeItems(items: Record<string, FieldSpec> | undefined): Record<string, FieldSpec> {
+  return items ?? {};
+}
+
+export function compileObject(
+  catalog: Readonly<Record<string, LogicalField>>,
+  specs: Readonly<Record<string, FieldSpec>>,
+  enums: Enums,
+): ObjectNode {
+  const fields: FieldNode[] = [];
+  for (const [name, logical] of Object.entries(catalog)) {
+    const spec = specs[name];
+    if (spec === undefined) continue; // checked at load: every logical field has a spec
+    fields.push(compileField(name, logical, spec, enums));
+  }
+  const setters = fields.map((field) => canonicalSetter(field.canonical));
+  const count = fields.length;
+  return {
+    fields,
+    read(raw) {
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return FAIL;
+      const out: Record<string, unknown> = {};
+      for (let i = 0; i < count; i++) {
+        const value = (fields[i] as FieldNode).read(raw);
+        if (value === FAIL) return FAIL;
+        if (value !== OMIT) (setters[i] as (o: Record<string, unknown>, v: unknown) => void)(out, value);
+      }
+      return out;
+    },
+    explain(raw, rawPrefix, fieldPrefix, out) {
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+        out.push({
+          field: fieldPrefix === '' ? '(object)' : fieldPrefix,
+          path: rawPrefix === '' ? '(root)' : rawPrefix,
+          found: describeFound(raw),
+          message: 'expected an object',
+        });
+        return;
+      }
+      for (const field of fields) {
+        if (out.length >= MAX_EXPLAINED) return;
+        if (field.read(raw) === FAIL) field.explain(raw, rawPrefix, fieldPrefix, out);
+      }
+    },
+    write(canonical) {
+      const target: Record<string, unknown> = {};
+      for (const field of fields) field.write(canonical, target);
+      return target;
+    },
+  };
+}
+
+/**
+ * Where a canonical path (a zod issue's) is in the answer: the logical field and its raw path. A
+ * path below no logical field (zod saw it on the object itself) is reported at the object.
+ */
+export function locate(
+  node: ObjectNode,
+  path: readonly PropertyKey[],
+  rawPrefix: string,
+  fieldPrefix: string,
+): { field: string; path: string } {
+  for (const field of node.fields) {
+    const n = field.canonical.length;
+    if (path.length < n || !field.canonical.every((part, i) => path[i] === part)) continue;
+    const name = fieldPrefix === '' ? field.name : `${fieldPrefix}.${field.name}`;
+    const raw = joinPath(rawPrefix, field.rawPath);
+    const rest = path.slice(n);
+    const index = rest[0];
+    if (field.items !== undefined && typeof index === 'number') {
+      return locate(field.items, rest.slice(1), `${raw}[${index}]`, `${name}[${index}]`);
+    }
+    if (field.kind === 'money' && rest[0] === 'amount')
+      return { field: name, path: joinPath(raw, field.amountPath ?? '') };
+    if (field.kind === 'money' && rest[0] === 'currency')
+      return { field: name, path: joinPath(raw, field.currencyPath ?? '') };
+    return { field: name, path: raw === '' ? '(root)' : raw };
+  }
+  return {
+    field: fieldPrefix === '' ? '(object)' : fieldPrefix,
+    path: rawPrefix === '' ? '(root)' : rawPrefix,
+  };
+}
+
+/** The value at an issue path such as `result.items[3].pos`, for "what was found there". */
+export function valueAtIssuePath(body: unknown, path: string): unknown {
+  if (path === '(root)') return body;
+  let at = body;
+  for (const part of path.split(/\.|\[|\]/)) {
+    if (part === '') continue;
+    at = typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[part] : undefined;
+  }
+  return at;
+}

@@ -1,0 +1,169 @@
+/**
+ * Value formats, read (API → canonical) and written (canonical → API, for the simulator). A reader
+ * returns FAIL for a value it cannot read; what was there is reported by the caller.
+ */
+import type { FieldKind } from './catalog.ts';
+
+export const FAIL: unique symbol = Symbol('contract.fail');
+export type Read = (value: unknown) => unknown;
+export type Write = (value: unknown) => unknown;
+
+export type UnrankedValue = null | number | 'missing';
+
+/** Digits after the point of a currency's minor unit (ISO 4217); 2 unless listed. */
+const MINOR_DIGITS: Readonly<Record<string, number>> = { JPY: 0, KRW: 0, CLP: 0, ISK: 0, BHD: 3, KWD: 3 };
+export function minorDigits(currency: string): number {
+  return MINOR_DIGITS[currency] ?? 2;
+}
+
+/** ISO text without the `.000` a whole second gets from toISOString (the canonical form). */
+export function isoFromMs(ms: number): string {
+  const text = new Date(ms).toISOString();
+  return text.endsWith('.000Z') ? `${text.slice(0, -5)}Z` : text;
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
+const CANONICAL_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+function msFromEpoch(value: unknown, scale: number): number | undefined {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
+  const ms = value * scale;
+  return Math.abs(ms) <= 8.64e15 ? ms : undefined;
+}
+
+function msFromIso(value: unknown): number | undefined {
+  if (typeof value !== 'string' || !ISO_TIME.test(value)) return undefined;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+export function readTime(format: string): Read {
+  switch (format) {
+    case 'epoch_s':
+      return (v) => {
+        const ms = msFromEpoch(v, 1000);
+        return ms === undefined ? FAIL : isoFromMs(ms);
+      };
+    case 'epoch_ms':
+      return (v) => {
+        const ms = msFromEpoch(v, 1);
+        return ms === undefined ? FAIL : isoFromMs(ms);
+      };
+    default:
+      // Already UTC with a Z: kept as sent (no re-formatting per point); any other offset is converted.
+      return (v) => {
+        if (typeof v === 'string' && CANONICAL_UTC.test(v)) return v;
+        const ms = msFromIso(v);
+        return ms === undefined ? FAIL : isoFromMs(ms);
+      };
+  }
+}
+
+export function writeTime(format: string): Write {
+  const ms = (v: unknown) => Date.parse(String(v));
+  if (format === 'epoch_s') return (v) => Math.floor(ms(v) / 1000);
+  if (format === 'epoch_ms') return (v) => ms(v);
+  return (v) => v;
+}
+
+export function readDate(format: string): Read {
+  if (format === 'date') return (v) => (typeof v === 'string' && ISO_DATE.test(v) ? v : FAIL);
+  const time = readTime(format);
+  return (v) => {
+    const iso = time(v);
+    return iso === FAIL ? FAIL : (iso as string).slice(0, 10);
+  };
+}
+
+export function writeDate(format: string): Write {
+  if (format === 'date') return (v) => v;
+  if (format === 'iso') return (v) => `${String(v)}T00:00:00Z`;
+  const time = writeTime(format);
+  return (v) => time(`${String(v)}T00:00:00Z`);
+}
+
+/** Minor units (an integer) as a decimal string, by string arithmetic: no float rounding. */
+function decimalFromMinor(minor: number, digits: number): string {
+  const sign = minor < 0 ? '-' : '';
+  const text = String(Math.abs(minor)).padStart(digits + 1, '0');
+  return digits === 0 ? `${sign}${text}` : `${sign}${text.slice(0, -digits)}.${text.slice(-digits)}`;
+}
+
+/** Reads an amount in the given format into the canonical decimal string, given the currency. */
+export function readAmount(format: string): (amount: unknown, currency: string) => string | typeof FAIL {
+  switch (format) {
+    case 'major_number':
+      return (v, currency) =>
+        typeof v === 'number' && Number.isFinite(v) ? v.toFixed(minorDigits(currency)) : FAIL;
+    case 'minor_units':
+      return (v, currency) =>
+        typeof v === 'number' && Number.isSafeInteger(v) ? decimalFromMinor(v, minorDigits(currency)) : FAIL;
+    default:
+      return (v) => (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? v : FAIL);
+  }
+}
+
+export function writeAmount(format: string): (amount: string, currency: string) => unknown {
+  switch (format) {
+    case 'major_number':
+      return (v) => Number(v);
+    case 'minor_units':
+      return (v, currency) => Math.round(Number(v) * 10 ** minorDigits(currency));
+    default:
+      return (v) => v;
+  }
+}
+
+/** Ranks and ratings: the listed values mean "none" (canonical null); anything else must be a number. */
+export function readRank(unranked: readonly UnrankedValue[]): { read: Read; missingIsNone: boolean } {
+  const none = new Set<unknown>(unranked.filter((u) => u !== 'missing'));
+  return {
+    read: (v) => (none.has(v) ? null : typeof v === 'number' ? v : FAIL),
+    missingIsNone: unranked.includes('missing'),
+  };
+}
+
+/** The value a "none" is written as; undefined = the field is left out. */
+export function unrankedOut(unranked: readonly UnrankedValue[]): null | number | undefined {
+  const first = unranked[0];
+  return first === 'missing' || first === undefined ? undefined : first;
+}
+
+export function readEnum(map: Readonly<Record<string, string>>): Read {
+  const table = new Map(Object.entries(map));
+  return (v) => (typeof v === 'string' ? (table.get(v) ?? v) : FAIL);
+}
+
+export function writeEnum(map: Readonly<Record<string, string>>): Write {
+  const reverse = new Map(Object.entries(map).map(([theirs, ours]) => [ours, theirs]));
+  return (v) => (typeof v === 'string' ? (reverse.get(v) ?? v) : v);
+}
+
+/** Plain kinds: the value must be of the JSON type; ranges are zod's to check afterwards. */
+export function readPlain(kind: FieldKind): Read {
+  switch (kind) {
+    case 'string':
+      return (v) => (typeof v === 'string' ? v : FAIL);
+    case 'nullableString':
+      return (v) => (typeof v === 'string' || v === null ? v : v === undefined ? null : FAIL);
+    case 'int':
+    case 'number':
+      return (v) => (typeof v === 'number' ? v : FAIL);
+    default:
+      return (v) => v;
+  }
+}
+
+/** How a found value is shown in a drift report: short, and never a whole object. */
+export function describeFound(value: unknown): string {
+  if (value === undefined) return 'nothing (the field is missing)';
+  if (value === null) return 'null';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 39)}…` : value);
+  if (Array.isArray(value)) return `a list of ${value.length}`;
+  if (typeof value === 'object') {
+    const keys = Object.keys(value);
+    return `an object with ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`;
+  }
+  return String(value);
+}
