@@ -226,8 +226,10 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
   ): AsyncIterable<Page<T>> {
     const paging = contract.pagination[name];
     // Page numbers and offsets need the page size to know where the next page starts.
-    const limit =
+    const asked =
       paging.style === 'page' || paging.style === 'offset' ? (params.limit ?? paging.maxLimit) : params.limit;
+    // The API's own page-size limit: asking for more would be a 400.
+    const limit = asked === undefined ? undefined : Math.min(asked, paging.maxLimit);
     return (async function* () {
       checkAsins(endpoint, asins);
       yield* paginate<T>(

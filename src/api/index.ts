@@ -18,6 +18,7 @@ export {
   parseContract,
 } from './contract/load.ts';
 export { type ContractFile, contractJsonSchema } from './contract/schema.ts';
+export { type ContractSimDialect, createSimDialect } from './contract/serve.ts';
 export {
   ApiError,
   type ApiErrorInit,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Command } from 'commander';
+import { createSimDialect, formatContractProblems, loadContractFile } from '../api/index.ts';
 import {
   DEMO_KEYS,
   describePlan,
@@ -34,6 +35,15 @@ interface SimFlags {
   slowMs?: string;
   malformedRate?: string;
   config?: string;
+  contract?: string;
+}
+
+/** `--contract FILE`: serve the world in that dialect; a broken file is a usage error (exit 2). */
+function dialectFlag(file: string | undefined) {
+  if (file === undefined) return {};
+  const load = loadContractFile(file);
+  if (!load.ok) throw usageError(`--contract: ${formatContractProblems(load)}`);
+  return { dialect: createSimDialect(load.contract) };
 }
 
 const EXAMPLES = `
@@ -186,6 +196,7 @@ async function runSim(flags: SimFlags): Promise<void> {
     books: parseIntegerFlag('--books', flags.books, 1, 100_000),
     campaigns: parseIntegerFlag('--campaigns', flags.campaigns, 0, 1000),
     faults: faultRates(flags),
+    ...dialectFlag(flags.contract),
     ...(startAt === undefined ? {} : { startAt }),
     ...(served === undefined ? {} : { fixed: served.fixed }),
     ...(flags.adminToken === undefined ? {} : { adminToken: flags.adminToken }),
@@ -209,6 +220,7 @@ async function runSim(flags: SimFlags): Promise<void> {
     `seed ${options.seed}, ${sim.catalogue.books.length} books, ${sim.catalogue.campaigns.length} ARC campaigns, speed ${options.speed}x, sim clock ${new Date(sim.clock.now()).toISOString()}`,
   );
   listCatalogue(sim, out);
+  if (flags.contract !== undefined) out(`answers in the dialect of ${flags.contract}`);
   out(userKeys.length > 0 ? 'keys:' : 'keys (the demo keys too; pass --key to use your own):');
   for (const spec of options.keys) {
     // Only the demo keys are shown whole: a real key is not for the terminal's scrollback.
@@ -248,6 +260,7 @@ export function registerSimCommand(program: Command): void {
     .option('--slow-ms <n>', 'delay of a slow answer in ms (default 1500)')
     .option('--malformed-rate <p>', 'share answered with truncated JSON (0..1)')
     .option('-c, --config <file>', "serve this config's books, campaigns and API keys (- for stdin)")
+    .option('--contract <file>', 'serve the world through this contract file (a dialect; docs/real-api.md)')
     .addHelpText('after', EXAMPLES)
     .action(async (_options: unknown, command: Command) => {
       await runSim(command.opts<SimFlags>());

@@ -73,22 +73,41 @@ function answer(
     if (bodyText === undefined) throw badRequest('the request body is larger than 1 MiB');
     const match = route(req.method ?? 'GET', url.pathname);
     const idempotency = req.headers['idempotency-key'];
-    const result = match.handler({
-      world: state.world,
-      invites: state.invites,
-      nowMs,
-      workspace: key.workspace,
-      pathParams: match.pathParams,
-      search: url.searchParams,
-      bodyText,
-      idempotencyKey: Array.isArray(idempotency) ? idempotency[0] : idempotency,
-    });
-    return { status: result.status, headers, body: result.body };
+    const run = (search: URLSearchParams) =>
+      match.handler({
+        world: state.world,
+        invites: state.invites,
+        nowMs,
+        workspace: key.workspace,
+        pathParams: match.pathParams,
+        search,
+        bodyText,
+        idempotencyKey: Array.isArray(idempotency) ? idempotency[0] : idempotency,
+      });
+    const result =
+      state.dialect === undefined
+        ? run(url.searchParams)
+        : state.dialect.serve(match.name, url, `http://${req.headers.host ?? '127.0.0.1'}`, run);
+    return { status: result.status, headers: { ...headers, ...result.headers }, body: result.body };
   } catch (error) {
     if (error instanceof ApiError) return errorAnswer(error, requestId, headers);
     const message = error instanceof Error ? error.message : String(error);
     return errorAnswer(new ApiError(500, 'internal', `simulator bug: ${message}`), requestId, headers);
   }
+}
+
+/** An answer of the assumed contract in the simulator's dialect (error body, header names), if it has one. */
+function inDialect(state: SimState, result: Answer, nowMs: number): Answer {
+  const dialect = state.dialect;
+  if (dialect === undefined) return result;
+  const body = result.status >= 400 ? dialect.errorBody(result.body) : result.body;
+  return { status: result.status, headers: dialect.headers(result.headers, nowMs), body };
+}
+
+function requestIdHeader(state: SimState, requestId: string): Record<string, string> {
+  return state.dialect === undefined
+    ? { 'X-Request-Id': requestId }
+    : state.dialect.headers({ 'X-Request-Id': requestId }, 0);
 }
 
 /** Waits for a slow fault's delay; ends early when the simulator closes, whose sockets are gone then. */
@@ -154,18 +173,27 @@ export async function handleApi(
     const limitHeaders =
       key === undefined || plan === undefined ? {} : state.limits.peek(key.workspace, plan, nowMs);
     entry.workspace = key?.workspace ?? null;
-    const body = errorBody(code, `injected fault: ${status} ${code}`, requestId);
+    const faulted = inDialect(
+      state,
+      {
+        status,
+        headers: { ...limitHeaders, ...retryAfterHeader(fault, nowMs) },
+        body: errorBody(code, `injected fault: ${status} ${code}`, requestId),
+      },
+      nowMs,
+    );
     send(
       res,
       status,
-      { ...limitHeaders, ...retryAfterHeader(fault, nowMs), 'X-Request-Id': requestId },
-      JSON.stringify(body),
+      { ...faulted.headers, ...requestIdHeader(state, requestId) },
+      JSON.stringify(faulted.body),
     );
     finish(status, code);
     return;
   }
 
-  const result = answer(state, req, url, bodyText, nowMs, requestId, entry);
+  const canonical = answer(state, req, url, bodyText, nowMs, requestId, entry);
+  const result = inDialect(state, canonical, nowMs);
   let body = result.body;
   if (fault?.kind === 'extra_field') body = addExtraFields(body);
   if (fault?.kind === 'drop_field' && fault.field !== undefined) body = dropField(body, fault.field);
@@ -176,8 +204,9 @@ export async function handleApi(
     text = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
   }
   if (fault?.kind === 'slow') await delay(state, fault.delayMs ?? 1500);
-  send(res, status, { ...result.headers, 'X-Request-Id': requestId }, text);
-  const errorCode = status >= 400 && fault?.kind !== 'malformed_json' ? errorCodeOf(body) : null;
+  send(res, status, { ...result.headers, ...requestIdHeader(state, requestId) }, text);
+  // Logged in our words (the assumed contract's code), whatever the dialect calls it.
+  const errorCode = status >= 400 && fault?.kind !== 'malformed_json' ? errorCodeOf(canonical.body) : null;
   finish(status, errorCode);
 }
 

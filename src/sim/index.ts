@@ -5,6 +5,7 @@ import { InviteStore } from './api/invites.ts';
 import { handleApi, internalError } from './api-handler.ts';
 import { SimClock } from './clock.ts';
 import { handleControl } from './control.ts';
+import type { SimDialect } from './dialect.ts';
 import { SimConfigError } from './errors.ts';
 import { FaultInjector, type SimFaultRates } from './faults.ts';
 import { errorBody, readBody, send } from './http.ts';
@@ -15,6 +16,7 @@ import type { SimState } from './state.ts';
 import { type FixedCatalogue, World } from './world/index.ts';
 
 export { SimControlClient, type SimControlTarget } from './control-client.ts';
+export type { SimAnswer, SimDialect, SimEndpoint } from './dialect.ts';
 export { SimConfigError } from './errors.ts';
 export type { SimFaultRates } from './faults.ts';
 export type { PlanName, SimKeySpec, SimPlan } from './keys.ts';
@@ -46,6 +48,8 @@ export interface SimulatorOptions {
   faults?: SimFaultRates;
   /** Entries kept in the request log; default 100,000. */
   requestLogLimit?: number;
+  /** Serve the world through another contract file (src/api/contract/serve.ts builds one). */
+  dialect?: SimDialect;
 }
 
 export interface RunningSimulator {
@@ -121,6 +125,7 @@ function buildState(options: SimulatorOptions): SimState {
     invites: new InviteStore(world.rng),
     adminToken,
     pendingDelays: new Set(),
+    dialect: options.dialect,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { InviteStore } from './api/invites.ts';
 import type { SimClock } from './clock.ts';
+import type { SimDialect } from './dialect.ts';
 import type { FaultInjector } from './faults.ts';
 import type { KeyRegistry } from './keys.ts';
 import type { LimitCounter } from './limits.ts';
@@ -18,4 +19,6 @@ export interface SimState {
   readonly adminToken: string;
   /** Ends the delay of each slow answer in flight; called on close. */
   readonly pendingDelays: Set<() => void>;
+  /** Serves the world through another contract file; undefined: the assumed contract. */
+  readonly dialect: SimDialect | undefined;
 }

@@ -272,11 +272,12 @@ export function compileObject(
     fields.push(compileField(name, logical, spec, enums));
   }
   const setters = fields.map((field) => canonicalSetter(field.canonical));
+  const pair = fields.length > 0 && fields.every((field) => /^\d+(\.|$)/.test(field.rawPath));
   const count = fields.length;
   return {
     fields,
     read(raw) {
-      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return FAIL;
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw) !== pair) return FAIL;
       const out: Record<string, unknown> = {};
       for (let i = 0; i < count; i++) {
         const value = (fields[i] as FieldNode).read(raw);
@@ -286,12 +287,12 @@ export function compileObject(
       return out;
     },
     explain(raw, rawPrefix, fieldPrefix, out) {
-      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw) !== pair) {
         out.push({
           field: fieldPrefix === '' ? '(object)' : fieldPrefix,
           path: rawPrefix === '' ? '(root)' : rawPrefix,
           found: describeFound(raw),
-          message: 'expected an object',
+          message: pair ? 'expected a list (a pair)' : 'expected an object',
         });
         return;
       }
@@ -301,7 +302,8 @@ export function compileObject(
       }
     },
     write(canonical) {
-      const target: Record<string, unknown> = {};
+      // Fields at 0, 1, ... are the places of a pair such as [at, rank]: written as an array.
+      const target = (pair ? [] : {}) as Record<string, unknown>;
       for (const field of fields) field.write(canonical, target);
       return target;
     },

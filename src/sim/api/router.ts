@@ -1,3 +1,4 @@
+import type { SimEndpoint } from '../dialect.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { getBook, getBookKeywords, searchKeywordsRoute } from './books.ts';
 import { getReviews } from './reviews.ts';
@@ -5,6 +6,7 @@ import { getRankings, getSales } from './series.ts';
 import type { Handler } from './types.ts';
 
 interface Route {
+  name: SimEndpoint;
   method: 'GET' | 'POST';
   pattern: RegExp;
   names: readonly string[];
@@ -12,16 +14,35 @@ interface Route {
 }
 
 const ROUTES: readonly Route[] = [
-  { method: 'GET', pattern: /^\/v1\/books\/([^/]+)$/, names: ['asin'], handler: getBook },
-  { method: 'GET', pattern: /^\/v1\/books\/([^/]+)\/keywords$/, names: ['asin'], handler: getBookKeywords },
-  { method: 'GET', pattern: /^\/v1\/keywords\/search$/, names: [], handler: searchKeywordsRoute },
-  { method: 'GET', pattern: /^\/v1\/rankings$/, names: [], handler: getRankings },
-  { method: 'POST', pattern: /^\/v1\/arc\/invites$/, names: [], handler: (ctx) => ctx.invites.handle(ctx) },
-  { method: 'GET', pattern: /^\/v1\/arc\/reviews$/, names: [], handler: getReviews },
-  { method: 'GET', pattern: /^\/v1\/sales$/, names: [], handler: getSales },
+  { name: 'book', method: 'GET', pattern: /^\/v1\/books\/([^/]+)$/, names: ['asin'], handler: getBook },
+  {
+    name: 'bookKeywords',
+    method: 'GET',
+    pattern: /^\/v1\/books\/([^/]+)\/keywords$/,
+    names: ['asin'],
+    handler: getBookKeywords,
+  },
+  {
+    name: 'keywordSearch',
+    method: 'GET',
+    pattern: /^\/v1\/keywords\/search$/,
+    names: [],
+    handler: searchKeywordsRoute,
+  },
+  { name: 'rankings', method: 'GET', pattern: /^\/v1\/rankings$/, names: [], handler: getRankings },
+  {
+    name: 'invites',
+    method: 'POST',
+    pattern: /^\/v1\/arc\/invites$/,
+    names: [],
+    handler: (ctx) => ctx.invites.handle(ctx),
+  },
+  { name: 'reviews', method: 'GET', pattern: /^\/v1\/arc\/reviews$/, names: [], handler: getReviews },
+  { name: 'sales', method: 'GET', pattern: /^\/v1\/sales$/, names: [], handler: getSales },
 ];
 
 export interface Match {
+  name: SimEndpoint;
   handler: Handler;
   pathParams: Record<string, string>;
 }
@@ -40,7 +61,7 @@ export function route(method: string, pathname: string): Match {
         throw badRequest(`${name} in the path is not valid percent-encoding`);
       }
     });
-    return { handler: candidate.handler, pathParams };
+    return { name: candidate.name, handler: candidate.handler, pathParams };
   }
   throw notFound(`no endpoint ${method} ${pathname}`);
 }

@@ -16,6 +16,8 @@ export interface ApiContext {
 export interface ApiResult {
   status: number;
   body: unknown;
+  /** Headers of the answer itself (a dialect's Link header); the limits' headers are added by the server. */
+  headers?: Record<string, string>;
 }
 
 export type Handler = (ctx: ApiContext) => ApiResult;

@@ -1,0 +1,40 @@
+/**
+ * A dialect of the API: the simulator's world served through another contract file (`sim --contract`).
+ * The simulator builds every answer in the assumed contract's shape; a dialect translates the
+ * request's query into that shape and the answer out of it. The implementation is the contract's
+ * own compiler read in reverse (src/api/contract/serve.ts), handed in by whoever starts the simulator:
+ * the simulator itself stays free of the client's code.
+ */
+
+export type SimEndpoint =
+  | 'book'
+  | 'bookKeywords'
+  | 'keywordSearch'
+  | 'rankings'
+  | 'reviews'
+  | 'sales'
+  | 'invites';
+
+export interface SimAnswer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface SimDialect {
+  /**
+   * Serves one request: `run` answers a query in the assumed contract (it may be called more than
+   * once, to page a listing the dialect numbers by pages or offsets); the result is in the dialect.
+   * `origin` is the simulator's address as the client sees it, for next-page URLs.
+   */
+  serve(
+    endpoint: SimEndpoint,
+    url: URL,
+    origin: string,
+    run: (search: URLSearchParams) => SimAnswer,
+  ): SimAnswer;
+  /** An error body of the assumed contract, in the dialect. */
+  errorBody(body: unknown): unknown;
+  /** Rate-limit and request-id headers of the assumed contract, renamed and re-formatted. */
+  headers(headers: Record<string, string>, nowMs: number): Record<string, string>;
+}

@@ -1,0 +1,37 @@
+/** The dialects the tests serve and read: contract files unlike the assumed contract in every category. */
+import { fileURLToPath } from 'node:url';
+import {
+  type CompiledContract,
+  createSimDialect,
+  defaultContract,
+  loadContractFile,
+} from '../../src/api/index.ts';
+import type { SimDialect } from '../../src/sim/index.ts';
+
+export interface Dialect {
+  name: string;
+  /** The contract file; undefined for the default contract. */
+  file: string | undefined;
+  contract: CompiledContract;
+  /** For startSimulator; undefined for the default contract. */
+  sim: SimDialect | undefined;
+}
+
+function dialect(name: string): Dialect {
+  const file = fileURLToPath(new URL(`./dialects/${name}.yaml`, import.meta.url));
+  const load = loadContractFile(file);
+  if (!load.ok) throw new Error(`${file}: ${JSON.stringify(load.problems)}`);
+  return { name, file, contract: load.contract, sim: createSimDialect(load.contract) };
+}
+
+export const DEFAULT_DIALECT: Dialect = {
+  name: 'default',
+  file: undefined,
+  contract: defaultContract(),
+  sim: undefined,
+};
+
+/** The default contract and the two shipped dialects, for tests parameterised over all three. */
+export function allDialects(): Dialect[] {
+  return [DEFAULT_DIALECT, dialect('dialect-a'), dialect('dialect-b')];
+}
