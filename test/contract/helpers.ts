@@ -15,13 +15,26 @@ export interface Dialect {
   contract: CompiledContract;
   /** For startSimulator; undefined for the default contract. */
   sim: SimDialect | undefined;
+  /** The top-level key of a keywords answer: dropping it breaks the answer (a drift fault). */
+  keywordsEnvelope: string;
+}
+
+function envelopeOf(contract: CompiledContract): string {
+  const keywords = contract.nodes.bookKeywords.fields.find((field) => field.name === 'keywords');
+  return (contract.roots.bookKeywords || keywords?.rawPath || 'data').split('.')[0] ?? 'data';
 }
 
 function dialect(name: string): Dialect {
   const file = fileURLToPath(new URL(`./dialects/${name}.yaml`, import.meta.url));
   const load = loadContractFile(file);
   if (!load.ok) throw new Error(`${file}: ${JSON.stringify(load.problems)}`);
-  return { name, file, contract: load.contract, sim: createSimDialect(load.contract) };
+  return {
+    name,
+    file,
+    contract: load.contract,
+    sim: createSimDialect(load.contract),
+    keywordsEnvelope: envelopeOf(load.contract),
+  };
 }
 
 export const DEFAULT_DIALECT: Dialect = {
@@ -29,6 +42,7 @@ export const DEFAULT_DIALECT: Dialect = {
   file: undefined,
   contract: defaultContract(),
   sim: undefined,
+  keywordsEnvelope: 'data',
 };
 
 /** The default contract and the two shipped dialects, for tests parameterised over all three. */

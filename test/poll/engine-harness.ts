@@ -5,6 +5,7 @@ import { createAnalyticsClient } from '../../src/api/index.ts';
 import { pollLimits } from '../../src/app/runtime.ts';
 import { PauseEpisodes } from '../../src/budget/pause-episode.ts';
 import { budgetGate, RedisRequestBudget } from '../../src/budget/request-budget.ts';
+import { workspaceContract } from '../../src/config/contract.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import type { ShelfwatchConfig } from '../../src/config/schema.ts';
 import { type DeliverQueueData, QueueAlertSink } from '../../src/deliver/enqueue.ts';
@@ -62,6 +63,8 @@ export function createHarness(options: {
     transientRetryDelayMs: 0,
     timeouts: { headersMs: 2_000, bodyMs: 2_000 },
     now: () => clock.now(),
+    // The workspace's api.contract, as the runtime builds its client.
+    contract: workspaceContract(ws),
     beforeRequest: budgetGate(budget, ws.id, pollLimits(ws)),
   });
   const sink =
