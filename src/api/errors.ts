@@ -167,6 +167,21 @@ export class SchemaMismatchError extends ApiError {
   }
 }
 
+/**
+ * What drifted, for a source-health alert: the logical fields that broke, where, and what was found
+ * there (`book.bsrRank at result.rank: found "n/a"`); undefined for any other failure.
+ */
+export function describeDrift(error: unknown, max = 3): string | undefined {
+  if (!(error instanceof SchemaMismatchError)) return undefined;
+  const fields = error.issues.filter((issue) => issue.field !== undefined);
+  if (fields.length === 0) return undefined;
+  const shown = fields
+    .slice(0, max)
+    .map((issue) => `${issue.field} at ${issue.path}: ${issue.message}, found ${issue.found ?? 'nothing'}`);
+  const more = fields.length > max ? `; and ${fields.length - max} more` : '';
+  return `${error.endpoint}: ${shown.join('; ')}${more}`;
+}
+
 /** Formats a zod-style path (`['data', 3, 'rank']`) as `data[3].rank`. */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';

@@ -23,6 +23,7 @@ export {
   ApiError,
   type ApiErrorInit,
   ConflictError,
+  describeDrift,
   ForbiddenError,
   InvalidRequestError,
   NotFoundError,

@@ -64,6 +64,40 @@ function targetTable(ws: WorkspaceStatus, now: number): string {
     .join('\n');
 }
 
+const MISMATCH = /^SchemaMismatchError: (GET|POST) (\S+) /;
+
+/**
+ * The last answer per endpoint that did not fit the API contract (docs/real-api.md), from the
+ * targets' last errors: which logical field broke, where, and what was there. Empty when none.
+ */
+export function contractMismatchLines(ws: WorkspaceStatus, now: number): string[] {
+  const last = new Map<string, WorkspaceStatus['targets'][number]>();
+  for (const target of ws.targets) {
+    const endpoint = target.lastError === null ? null : MISMATCH.exec(target.lastError);
+    if (endpoint === null) continue;
+    const key = `${endpoint[1]} ${endpoint[2]}`;
+    const seen = last.get(key);
+    if (seen === undefined || (target.lastPollAtMs ?? 0) > (seen.lastPollAtMs ?? 0)) last.set(key, target);
+  }
+  if (last.size === 0) return [];
+  const rows = [...last].map(([endpoint, t]) => [
+    endpoint,
+    t.id,
+    whenText(t.lastPollAtMs, now),
+    cell((t.lastError ?? '').replace(/^.*? does not match the contract at /, 'at '), 100),
+  ]);
+  const table = formatTable(['endpoint', 'target', 'when', 'last mismatch'], rows, [
+    'left',
+    'left',
+    'left',
+    'left',
+  ]);
+  return [
+    '  answers that do not fit the API contract (last per endpoint; see docs/real-api.md):',
+    ...table.split('\n').map((line) => `  ${line}`),
+  ];
+}
+
 function countsText(counts: Record<string, number>): string {
   return Object.entries(counts)
     .map(([state, n]) => `${state} ${groupDigits(n)}`)
@@ -87,6 +121,8 @@ export function formatStatus(report: StatusReport): string {
     const plan = `${ws.plan.name}: ${groupDigits(ws.plan.perMinute)}/min, ${groupDigits(ws.plan.perMonth)}/month`;
     out.push(`workspace ${ws.id} — plan ${plan}, reserve ${Math.round(ws.reserve * 100)}%`);
     out.push(...budgetLines(ws, now), '', targetTable(ws, now), '');
+    const mismatches = contractMismatchLines(ws, now);
+    if (mismatches.length > 0) out.push(...mismatches, '');
   }
   const channels = report.channels.map((c) => [
     c.id,

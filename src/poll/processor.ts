@@ -1,4 +1,4 @@
-import type { AnalyticsClient } from '../api/index.ts';
+import { type AnalyticsClient, describeDrift } from '../api/index.ts';
 import { judgeApiOutcome } from '../budget/api-outcome-policy.ts';
 import type { PauseEpisodes } from '../budget/pause-episode.ts';
 import type { RedisRequestBudget } from '../budget/request-budget.ts';
@@ -154,7 +154,9 @@ async function pollTarget(
   const rules = deps.registry.rules(data.workspace);
   const ruleCtx = { workspace: data.workspace, targetId: data.targetId, nowMs: ctx.pollTimeMs };
 
-  let failure: { status: 'no_data' | 'error'; reason: string; requests: number } | undefined;
+  let failure:
+    | { status: 'no_data' | 'error'; reason: string; requests: number; drift?: string | undefined }
+    | undefined;
   // A refused key is the workspace's failure, alerted by its pause episode, not by target streaks.
   let workspaceFailure = false;
   let fetched: FetchResult | SeriesFetchResult | undefined;
@@ -189,14 +191,17 @@ async function pollTarget(
       throw new PollDeferredError(verdict.retryAtMs, verdict.reason, { cause: error });
     }
     workspaceFailure = verdict?.kind === 'unauthorized';
-    failure = { status: 'error', reason: describe(error), requests: 0 };
+    failure = { status: 'error', reason: describe(error), requests: 0, drift: describeDrift(error) };
   }
 
   const status = failure === undefined ? 'ok' : failure.status;
   const healthBefore = health.sourceHealth as SourceHealthState | undefined;
   const healthEval = workspaceFailure
     ? { alerts: [], state: healthBefore }
-    : evaluateSourceHealth(ruleCtx, rules, status, healthBefore, { error: failure?.reason });
+    : evaluateSourceHealth(ruleCtx, rules, status, healthBefore, {
+        error: failure?.reason,
+        drift: failure?.drift,
+      });
   const nextHealth: TargetHealth = {
     ...health,
     consecutiveFailures: failure === undefined ? 0 : health.consecutiveFailures + 1,

@@ -44,14 +44,21 @@ export function evaluateSourceHealth(
   rules: readonly RuleConfig[],
   outcomeStatus: OutcomeStatus,
   state: SourceHealthState | undefined,
-  detail?: { error?: string },
+  detail?: { error?: string; drift?: string | undefined },
 ): { alerts: Alert[]; state: SourceHealthState } {
   const scope = alertsOnly(ctx);
   const next: SourceHealthState = { rules: {} };
   for (const rule of rules) {
     if (rule.kind !== 'source_health') continue;
     if (rule.targets !== undefined && !rule.targets.includes(ctx.targetId)) continue;
-    next.rules[rule.id] = step(scope, rule, outcomeStatus, state?.rules[rule.id] ?? fresh(), detail?.error);
+    next.rules[rule.id] = step(
+      scope,
+      rule,
+      outcomeStatus,
+      state?.rules[rule.id] ?? fresh(),
+      detail?.error,
+      detail?.drift,
+    );
   }
   return { alerts: scope.alerts, state: next };
 }
@@ -62,6 +69,7 @@ function step(
   status: OutcomeStatus,
   current: SourceHealthRuleState,
   error: string | undefined,
+  drift: string | undefined,
 ): SourceHealthRuleState {
   const { targetId, nowMs } = scope.ctx;
   const subject = { targetId };
@@ -94,8 +102,19 @@ function step(
       kind: 'source_health',
       subject,
       observation: `streak:${since}`,
-      title: `Polling ${targetId} failed ${failures} times in a row since ${iso(since)} (last: ${lastError})`,
-      facts: { targetId, failures, since, status, lastError },
+      // Drift names the logical fields that no longer fit the contract, where, and what is there now.
+      title:
+        drift === undefined
+          ? `Polling ${targetId} failed ${failures} times in a row since ${iso(since)} (last: ${lastError})`
+          : `Polling ${targetId} failed ${failures} times in a row since ${iso(since)}: the answers no longer fit the API contract (${drift.slice(0, MAX_ERROR_CHARS)})`,
+      facts: {
+        targetId,
+        failures,
+        since,
+        status,
+        lastError,
+        ...(drift === undefined ? {} : { drift: drift.slice(0, MAX_ERROR_CHARS) }),
+      },
       observedAt: nowMs,
     });
   }

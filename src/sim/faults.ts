@@ -150,6 +150,18 @@ export function dropField(body: unknown, path: string): unknown {
   if (dropPath(copy, segments)) return copy;
   if (isRecord(copy) && Array.isArray(copy.data)) {
     for (const item of copy.data) dropPath(item, segments);
+    return copy;
   }
+  // A dialect keeps its list elsewhere (`result.keywords`): drop the field from the items of the
+  // lists one or two levels down.
+  dropInLists(copy, segments, 2);
   return copy;
+}
+
+function dropInLists(value: unknown, segments: string[], depth: number): void {
+  if (!isRecord(value) || depth === 0) return;
+  for (const inner of Object.values(value)) {
+    if (Array.isArray(inner)) for (const item of inner) dropPath(item, segments);
+    else dropInLists(inner, segments, depth - 1);
+  }
 }

@@ -17,6 +17,15 @@ export interface Dialect {
   sim: SimDialect | undefined;
   /** The top-level key of a keywords answer: dropping it breaks the answer (a drift fault). */
   keywordsEnvelope: string;
+  /** A keyword's search volume: its name in an item, and where the first item's is in the answer. */
+  searchVolume: { name: string; path: string };
+}
+
+function searchVolumeOf(contract: CompiledContract): Dialect['searchVolume'] {
+  const keywords = contract.nodes.bookKeywords.fields.find((field) => field.name === 'keywords');
+  const name = keywords?.items?.fields.find((field) => field.name === 'searchVolume')?.rawPath ?? '';
+  const list = [contract.roots.bookKeywords, keywords?.rawPath].filter((part) => part !== '').join('.');
+  return { name, path: `${list}[0].${name}` };
 }
 
 function envelopeOf(contract: CompiledContract): string {
@@ -34,6 +43,7 @@ function dialect(name: string): Dialect {
     contract: load.contract,
     sim: createSimDialect(load.contract),
     keywordsEnvelope: envelopeOf(load.contract),
+    searchVolume: searchVolumeOf(load.contract),
   };
 }
 
@@ -43,6 +53,7 @@ export const DEFAULT_DIALECT: Dialect = {
   contract: defaultContract(),
   sim: undefined,
   keywordsEnvelope: 'data',
+  searchVolume: searchVolumeOf(defaultContract()),
 };
 
 /** The default contract and the two shipped dialects, for tests parameterised over all three. */

@@ -237,6 +237,29 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
       expect(healthKinds()).toEqual(['source_health', 'source_recovered']);
     });
 
+    it('a drifted field: source_health names the logical field, its path and what was found; other targets poll on', async () => {
+      const before = sink.alerts.length;
+      const { name, path } = dialect.searchVolume;
+      await control.fault({
+        kind: 'drop_field',
+        field: name,
+        count: 3,
+        pathPrefix: `/v1/books/${asin}/keywords`,
+      });
+      for (let poll = 0; poll < 3; poll++) {
+        expect(await harness.poll(ids().keywords)).toMatchObject({ status: 'error' });
+      }
+      // The drift of the keywords answer is that target's alone.
+      expect(await harness.poll(ids().reviews)).toMatchObject({ status: 'ok' });
+      const health = sink.alerts.slice(before).filter((alert) => alert.kind === 'source_health');
+      expect(health).toHaveLength(1);
+      const drift = String(health[0]?.facts.drift);
+      expect(drift).toContain(`bookKeywords.keywords[0].searchVolume at ${path}: `);
+      expect(drift).toContain('found nothing (the field is missing)');
+      expect(health[0]?.title).toContain('no longer fit the API contract');
+      expect(await harness.poll(ids().keywords)).toMatchObject({ status: 'ok' });
+    });
+
     it('a 429 pauses the workspace and defers the poll without an error outcome', async () => {
       await control.fault({
         kind: 'status',
