@@ -132,8 +132,9 @@ describe('docs/openapi.yaml (assumed Publishing Analytics API contract)', () => 
     const description = isObject(info) && typeof info.description === 'string' ? info.description : '';
     expect(description.toLowerCase()).toContain('assum');
     expect(description).toContain('not shown');
-    expect(description).toContain('src/api/schemas.ts');
-    expect(description).toContain('src/sim/');
+    // Where changes belong now: a contract file, not code (docs/real-api.md).
+    expect(description).toContain('contract file');
+    expect(description).toContain('docs/real-api.md');
     expect(description).toContain('/_sim/');
     expect(description.toLowerCase()).toContain('unknown fields');
   });
