@@ -25,7 +25,7 @@ import type { BenchContext, BenchResult } from './lib/context.ts';
 import { redisStages, stageCosts } from './lib/engine-stages.ts';
 import { fmt, ms, table, times } from './lib/format.ts';
 import { benchAsin, keywordList, keywordsPayload, nextSnapshot } from './lib/keywords.ts';
-import { payloadClient } from './lib/payload-client.ts';
+import { benchDialect, payloadClient } from './lib/payload-client.ts';
 import { alternate, medianRatio, spread } from './lib/stats.ts';
 
 const KEYWORDS = 1000;
@@ -45,6 +45,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
   const perBook = ctx.quick ? 4 : 10;
   const rounds = ctx.quick ? 3 : 9;
   const rules = defaultRules();
+  const dialect = benchDialect();
   const redis = ctx.redis();
   const prefix = ctx.prefix();
   const store = new RedisSnapshotStore({ redis, prefix });
@@ -71,7 +72,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       book.round = [];
       for (let k = 0; k < perBook; k++) {
         book.latest = nextSnapshot(book.base, book.latest, round * 1_000 + k * 31 + book.asin.length);
-        book.round.push({ text: keywordsPayload(book.latest), at: book.latest.observedAt });
+        book.round.push({ text: dialect.speak(keywordsPayload(book.latest)), at: book.latest.observedAt });
       }
     }
   };
@@ -93,7 +94,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     );
   };
   const current = new Map<string, string>();
-  const client = payloadClient((asin) => current.get(asin)!);
+  const client = payloadClient((asin) => current.get(asin)!, undefined, dialect.contract);
   const signal = new AbortController().signal;
 
   // ---- contender: the engine pipeline -------------------------------------------------------
@@ -124,7 +125,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
   const gate = budgetGate(budget, 'bench-poll', { perMinute: 1_000_000, perMonth: 1e12 });
   const targets = new Map(library.map((book) => [`keywords/${book.asin}/US`, targetOf('bench-poll', book)]));
   const pollDeps: PollDeps = {
-    clientFor: () => payloadClient((asin) => current.get(asin)!, gate),
+    clientFor: () => payloadClient((asin) => current.get(asin)!, gate, dialect.contract),
     store,
     budget,
     pauses: new PauseEpisodes(redis, prefix),
@@ -226,7 +227,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     ),
   ].join('\n');
   return {
-    title: 'Engine throughput (1,000-keyword snapshots)',
+    title: `Engine throughput (1,000-keyword snapshots${dialect.name === 'default' ? '' : `, contract ${dialect.name}`})`,
     summary: [
       {
         metric: 'engine time per snapshot',

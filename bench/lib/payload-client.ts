@@ -6,7 +6,13 @@
  * real answer goes through them.
  */
 import { type CompiledContract, defaultContract } from '../../src/api/contract/compile.ts';
-import type { AnalyticsClient, BookKeywords } from '../../src/api/index.ts';
+import {
+  type AnalyticsClient,
+  type BookKeywords,
+  createSimDialect,
+  formatContractProblems,
+  loadContractFile,
+} from '../../src/api/index.ts';
 import { parseJsonBody, type ResponseContext, readBody } from '../../src/api/response.ts';
 
 const ENDPOINT = 'GET /v1/books/{asin}/keywords';
@@ -21,6 +27,35 @@ export function parseKeywordsPayload(
   return readBody(contract.bookKeywords, body, ctx, { status: 200, requestId: undefined, rateLimit: {} });
 }
 
+/** The contract the engine benchmark reads its answers through, and its payloads in that dialect. */
+export interface BenchDialect {
+  name: string;
+  contract: CompiledContract;
+  /** A keywords payload of the assumed contract, as this dialect answers it. */
+  speak(text: string): string;
+}
+
+/**
+ * `SHELFWATCH_BENCH_CONTRACT=FILE` runs the benchmark through that contract file (its payloads
+ * written by the simulator's dialect writer, read through the compiled contract); else the default.
+ */
+export function benchDialect(file = process.env.SHELFWATCH_BENCH_CONTRACT): BenchDialect {
+  if (file === undefined || file === '')
+    return { name: 'default', contract: defaultContract(), speak: (t) => t };
+  const load = loadContractFile(file);
+  if (!load.ok) throw new Error(formatContractProblems(load));
+  const dialect = createSimDialect(load.contract);
+  const url = new URL('http://bench.invalid/v1/books/B000000000/keywords');
+  return {
+    name: file,
+    contract: load.contract,
+    speak: (text) =>
+      JSON.stringify(
+        dialect.serve('bookKeywords', url, url.origin, () => ({ status: 200, body: JSON.parse(text) })).body,
+      ),
+  };
+}
+
 function unused(name: string): never {
   throw new Error(`payload client: ${name} is not part of this benchmark`);
 }
@@ -32,11 +67,12 @@ function unused(name: string): never {
 export function payloadClient(
   payloadOf: (asin: string) => string,
   beforeRequest?: () => Promise<void>,
+  contract: CompiledContract = defaultContract(),
 ): AnalyticsClient {
   return {
     async getBookKeywords(asin) {
       await beforeRequest?.();
-      const data = parseKeywordsPayload(payloadOf(asin));
+      const data = parseKeywordsPayload(payloadOf(asin), contract);
       return { data, meta: { status: 200, rateLimit: {}, attempts: 1 } };
     },
     getBook: () => unused('getBook'),
