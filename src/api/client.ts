@@ -5,7 +5,8 @@
 import { Agent, type Dispatcher } from 'undici';
 import type { ListEndpointName } from './contract/catalog.ts';
 import { type BodyReader, type CompiledContract, defaultContract } from './contract/compile.ts';
-import { InvalidRequestError, SchemaMismatchError } from './errors.ts';
+import { InvalidRequestError } from './errors.ts';
+import { listPageReader, pathOfNextUrl } from './list-pages.ts';
 import { offTopicBy } from './off-topic.ts';
 import { type OffTopic, paginate } from './pagination.ts';
 import {
@@ -192,27 +193,6 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
     (body) =>
       reader(body);
 
-  /** A next-page URL from the answer, as a path below the base URL; another origin is never followed. */
-  function pathOfUrl(endpoint: string, position: string): string {
-    let url: URL | undefined;
-    try {
-      url = new URL(position, `${origin}${basePath}/`);
-    } catch {
-      url = undefined;
-    }
-    if (url === undefined || url.origin !== origin || !url.pathname.startsWith(`${basePath}/`)) {
-      throw new SchemaMismatchError(
-        `${endpoint}: the next page is at "${position.slice(0, 80)}", outside the API's base URL; not followed (the API key would go there)`,
-        {
-          endpoint,
-          code: 'foreign_next_url',
-          issues: [{ path: '(next page)', message: 'a URL outside the base URL', field: '(pagination)' }],
-        },
-      );
-    }
-    return url.pathname.slice(basePath.length) + url.search;
-  }
-
   function list<T>(
     name: ListEndpointName,
     endpoint: string,
@@ -237,18 +217,9 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
         (position, page) => {
           const target =
             paging.positionIsUrl && position !== null
-              ? pathOfUrl(endpoint, position)
+              ? pathOfNextUrl(endpoint, position, origin, basePath)
               : withQuery(path, { ...query, ...paging.query(position, limit) });
-          const read: RequestSpec<ListPage<T>>['read'] = (body, headers) => {
-            const items = reader(body);
-            if (!items.ok) return items;
-            const next = paging.next(body, headers, position, items.data.length, limit ?? items.data.length);
-            if ('error' in next) {
-              return { ok: false, issues: [{ path: next.path, message: next.error, field: '(pagination)' }] };
-            }
-            const data = { data: items.data, next_cursor: next.position };
-            return { ok: true, data: next.total === undefined ? data : { ...data, total: next.total } };
-          };
+          const read = listPageReader(paging, reader, position, limit);
           return get(endpoint, target, read, opts?.signal, page);
         },
         params.cursor ?? null,

@@ -28,15 +28,9 @@ import type { RateLimitInfo } from '../types.ts';
 import type { BodyValidator } from '../validator.ts';
 import { CATALOG, type EndpointName, LIST_ENDPOINTS, type ListEndpointName } from './catalog.ts';
 import { DEFAULT_CONTRACT } from './default.ts';
-import {
-  compileObject,
-  type Enums,
-  type FieldIssue,
-  locate,
-  type ObjectNode,
-  valueAtIssuePath,
-} from './fields.ts';
+import { compileObject, type Enums, type FieldIssue, type ObjectNode } from './fields.ts';
 import { describeFound, FAIL } from './formats.ts';
+import { locate, valueAtIssuePath } from './locate.ts';
 import { mergePagination } from './merge.ts';
 import { type CompiledPagination, compilePagination } from './paging.ts';
 import { compileGetter } from './path.ts';
