@@ -17,7 +17,6 @@ import {
   type BookKeywords,
   isAsin,
   type KeywordSearchResult,
-  type ListPage,
   type Marketplace,
   type Platform,
   type RankingSeries,

@@ -58,6 +58,7 @@ describe('configJsonSchema', () => {
       'id',
       'baseUrl',
       'allowInsecure',
+      'api',
       'apiKey',
       'plan',
       'reserve',
