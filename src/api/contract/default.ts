@@ -21,7 +21,11 @@ export const DEFAULT_CONTRACT = {
     keyword: 'keyword',
     platform: 'platform',
   },
-  pagination: { cursor: { param: 'cursor', next: 'next_cursor' }, limit: { param: 'limit', max: 100 } },
+  // `total` (items in the whole list) is optional: when an answer states it, the walk is checked against it.
+  pagination: {
+    cursor: { param: 'cursor', next: 'next_cursor', total: 'total' },
+    limit: { param: 'limit', max: 100 },
+  },
   endpoints: {
     book: {
       root: '',

@@ -69,8 +69,9 @@ export function compilePagination(spec: PaginationSpec): CompiledPagination {
   });
 
   if (style === 'cursor') {
-    const { param, next } = spec.cursor ?? { param: 'cursor', next: 'next_cursor' };
+    const { param, next, total } = spec.cursor ?? { param: 'cursor', next: 'next_cursor' };
     const getNext = compileGetter(next);
+    const getTotal = total === undefined ? undefined : compileGetter(total);
     return {
       ...base,
       positionIsUrl: false,
@@ -78,10 +79,16 @@ export function compilePagination(spec: PaginationSpec): CompiledPagination {
       query: (position, limit) => withLimit({ [param]: position ?? undefined }, limit),
       next(body) {
         const value = getNext(body);
-        if (value === null || value === undefined) return { position: null };
+        // A stated total is optional here: absent is fine, anything but a count is not.
+        const stated =
+          getTotal === undefined || getTotal(body) === undefined ? undefined : totalAt(body, getTotal);
+        if (stated === null) return { error: 'expected an item count', path: total ?? '' };
+        const at = (position: string | null) =>
+          stated === undefined ? { position } : { position, total: stated };
+        if (value === null || value === undefined) return at(null);
         if (typeof value !== 'string' || value === '')
           return { error: 'expected a cursor (text) or null', path: next };
-        return { position: value };
+        return at(value);
       },
     };
   }

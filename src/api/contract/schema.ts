@@ -67,7 +67,9 @@ export const PAGINATION_STYLES = ['cursor', 'nextUrl', 'linkHeader', 'page', 'of
 export type PaginationStyle = (typeof PAGINATION_STYLES)[number];
 
 export const paginationSchema = z.strictObject({
-  cursor: z.strictObject({ param: z.string().min(1), next: pathSchema }).optional(),
+  cursor: z
+    .strictObject({ param: z.string().min(1), next: pathSchema, total: pathSchema.optional() })
+    .optional(),
   nextUrl: z.strictObject({ next: pathSchema }).optional(),
   linkHeader: z.strictObject({ header: z.string().min(1).optional() }).optional(),
   page: z
