@@ -65,7 +65,7 @@ describe('a contract file that cannot be right', () => {
     });
   });
 
-  it('is a validate error naming the config key, the file and the place in it (exit 2)', {
+  it('is a validate (and sim --contract) error naming the file and the place in it (exit 2)', {
     timeout: CLI_TEST_TIMEOUT_MS,
   }, async () => {
     const dir = tempDir();
@@ -94,9 +94,17 @@ describe('a contract file that cannot be right', () => {
         hint: 'did you mean "bsrRank"?',
       });
     }
-    const outcome = await shelfwatch(['validate', '--config', config]);
+    const [outcome, sim] = await Promise.all([
+      shelfwatch(['validate', '--config', config]),
+      shelfwatch(['sim', '--port', '0', '--contract', join(dir, 'api.yaml')]),
+    ]);
     expect(outcome.code).toBe(2);
     expect(outcome.stderr + outcome.stdout).toContain('endpoints.book.fields.bsrRnk');
+    // The simulator refuses the same file the same way, before it listens.
+    expect(sim.code).toBe(2);
+    expect(sim.stderr).toContain(
+      `${join(dir, 'api.yaml')}: endpoints.book.fields.bsrRnk: unknown logical field`,
+    );
   });
 });
 
