@@ -180,6 +180,8 @@ async function runSim(flags: SimFlags): Promise<void> {
       : loadConfigOrThrow({ env: process.env, configPath: flags.config });
   const served = config === undefined ? undefined : servedFromConfig(config);
   const ownKeys = [...(served?.keys ?? []), ...userKeys];
+  // With --config, the simulator speaks the dialect the config's workspaces read (api.contract).
+  const contractFile = flags.contract ?? config?.workspaces.find((ws) => ws.api !== undefined)?.api?.contract;
   const startAt = flags.startAt;
   if (startAt !== undefined && Number.isNaN(Date.parse(startAt))) {
     throw usageError(`--start-at expects an ISO timestamp like 2026-11-01T00:00:00Z, got "${startAt}"`);
@@ -196,7 +198,7 @@ async function runSim(flags: SimFlags): Promise<void> {
     books: parseIntegerFlag('--books', flags.books, 1, 100_000),
     campaigns: parseIntegerFlag('--campaigns', flags.campaigns, 0, 1000),
     faults: faultRates(flags),
-    ...dialectFlag(flags.contract),
+    ...dialectFlag(contractFile),
     ...(startAt === undefined ? {} : { startAt }),
     ...(served === undefined ? {} : { fixed: served.fixed }),
     ...(flags.adminToken === undefined ? {} : { adminToken: flags.adminToken }),
@@ -220,7 +222,7 @@ async function runSim(flags: SimFlags): Promise<void> {
     `seed ${options.seed}, ${sim.catalogue.books.length} books, ${sim.catalogue.campaigns.length} ARC campaigns, speed ${options.speed}x, sim clock ${new Date(sim.clock.now()).toISOString()}`,
   );
   listCatalogue(sim, out);
-  if (flags.contract !== undefined) out(`answers in the dialect of ${flags.contract}`);
+  if (contractFile !== undefined) out(`answers in the dialect of ${contractFile}`);
   out(userKeys.length > 0 ? 'keys:' : 'keys (the demo keys too; pass --key to use your own):');
   for (const spec of options.keys) {
     // Only the demo keys are shown whole: a real key is not for the terminal's scrollback.
@@ -260,7 +262,10 @@ export function registerSimCommand(program: Command): void {
     .option('--slow-ms <n>', 'delay of a slow answer in ms (default 1500)')
     .option('--malformed-rate <p>', 'share answered with truncated JSON (0..1)')
     .option('-c, --config <file>', "serve this config's books, campaigns and API keys (- for stdin)")
-    .option('--contract <file>', 'serve the world through this contract file (a dialect; docs/real-api.md)')
+    .option(
+      '--contract <file>',
+      "serve the world through this contract file (a dialect; docs/real-api.md); default with --config: its workspaces' api.contract",
+    )
     .addHelpText('after', EXAMPLES)
     .action(async (_options: unknown, command: Command) => {
       await runSim(command.opts<SimFlags>());

@@ -181,4 +181,37 @@ describe('shelfwatch sim', () => {
     proc.child.kill('SIGTERM');
     expect(await proc.exit).toBe(0);
   });
+
+  it("--config serves in the dialect of the config's api.contract", async () => {
+    const dir = tempDir();
+    const contract = fileURLToPath(new URL('../contract/dialects/dialect-a.yaml', import.meta.url));
+    const file = writeFile(
+      dir,
+      'dialect.yaml',
+      JSON.stringify({
+        workspaces: [
+          {
+            id: 'mine',
+            baseUrl: 'http://127.0.0.1:1',
+            apiKey: 'sk_from_config_0123',
+            api: { contract },
+            books: [{ asin: 'B0TESTBOOK' }],
+          },
+        ],
+      }),
+    );
+    const proc = run(['sim', '--port', '0', '--speed', '0', '--config', file]);
+    const [, url] = await waitForOutput(proc, /listening on (http:\/\/\S+)\n/, 15_000);
+    await waitForOutput(proc, /Ctrl\+C/, 5_000);
+    expect(proc.stdout()).toContain(`answers in the dialect of ${contract}`);
+    const reply = await fetch(`${url}/v1/books/B0TESTBOOK?marketplaceId=ATVPDKIKX0DER`, {
+      headers: { Authorization: 'Bearer sk_from_config_0123' },
+    });
+    expect(reply.status).toBe(200);
+    expect(await reply.json()).toMatchObject({
+      result: { productId: 'B0TESTBOOK', marketplaceId: 'ATVPDKIKX0DER' },
+    });
+    proc.child.kill('SIGTERM');
+    expect(await proc.exit).toBe(0);
+  });
 });
