@@ -4,7 +4,14 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FAIL, readAmount, readDate, readRank, readTime } from '../../src/api/contract/formats.ts';
+import {
+  FAIL,
+  numberFromText,
+  readAmount,
+  readDate,
+  readRank,
+  readTime,
+} from '../../src/api/contract/formats.ts';
 import { linkNext } from '../../src/api/contract/paging.ts';
 import { parseContract } from '../../src/api/index.ts';
 import { loadConfig } from '../../src/config/load.ts';
@@ -127,6 +134,14 @@ describe('formats', () => {
     expect(readAmount('minor_units')(-5, 'EUR')).toBe('-0.05');
     expect(readAmount('minor_units')(1500, 'JPY')).toBe('1500');
     expect(readAmount('minor_units')(28.19, 'USD')).toBe(FAIL);
+  });
+
+  it('numbers as text, with format: string', () => {
+    expect(readRank([-1], 'string').read('2541')).toBe(2541);
+    expect(readRank([-1], 'string').read('-1')).toBeNull();
+    expect(readRank([-1], 'string').read('n/a')).toBe(FAIL);
+    expect(numberFromText('1200')).toBe(1200);
+    expect(numberFromText(1200)).toBe(FAIL);
   });
 
   it('unranked: null, 0, a sentinel or a missing field, as listed', () => {

@@ -156,4 +156,9 @@ export const FORMATS_BY_KIND: Readonly<Partial<Record<FieldKind, readonly string
   time: ['iso', 'epoch_s', 'epoch_ms'],
   date: ['date', 'iso', 'epoch_s', 'epoch_ms'],
   money: ['decimal_string', 'major_number', 'minor_units'],
+  // Numbers sent as text ("2541") are read with `format: string`.
+  int: ['number', 'string'],
+  number: ['number', 'string'],
+  rank: ['number', 'string'],
+  rating: ['number', 'string'],
 };

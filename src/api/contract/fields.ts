@@ -7,6 +7,7 @@ import type { FieldKind, LogicalField } from './catalog.ts';
 import {
   describeFound,
   FAIL,
+  numberFromText,
   readAmount,
   readDate,
   readEnum,
@@ -82,7 +83,7 @@ function expectation(kind: FieldKind, spec: FieldSpecObject): string {
       return 'a list';
     case 'int':
     case 'number':
-      return 'a number';
+      return spec.format === 'string' ? 'a number as text' : 'a number';
     case 'nullableString':
       return 'text or null';
     default:
@@ -118,7 +119,7 @@ function valueReader(kind: FieldKind, spec: FieldSpecObject, enums: Enums): (v: 
     case 'inviteStatus':
       return readEnum(enums[kind]);
     default:
-      return readPlain(kind);
+      return spec.format === 'string' ? numberFromText : readPlain(kind);
   }
 }
 
@@ -133,7 +134,7 @@ function valueWriter(kind: FieldKind, spec: FieldSpecObject, enums: Enums): (v: 
     case 'inviteStatus':
       return writeEnum(enums[kind]);
     default:
-      return (v) => v;
+      return spec.format === 'string' ? (v) => String(v) : (v) => v;
   }
 }
 
@@ -194,15 +195,16 @@ export function compileField(name: string, logical: LogicalField, spec: FieldSpe
     };
   } else if (logical.kind === 'rank' || logical.kind === 'rating') {
     const unranked: UnrankedValue[] = s.unranked ?? [null];
-    const rank = readRank(unranked);
+    const rank = readRank(unranked, s.format);
     const none = unrankedOut(unranked);
+    const text = s.format === 'string';
     read = (container) => {
       const v = get(container);
       return v === undefined ? (rank.missingIsNone ? null : FAIL) : rank.read(v);
     };
     write = (value, target) => {
-      if (value !== null) set(target, value);
-      else if (none !== undefined) set(target, none);
+      if (value !== null) set(target, text ? String(value) : value);
+      else if (none !== undefined) set(target, text && none !== null ? String(none) : none);
     };
   } else {
     const valueIn = valueReader(logical.kind, s, enums);

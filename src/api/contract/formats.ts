@@ -115,11 +115,29 @@ export function writeAmount(format: string): (amount: string, currency: string) 
   }
 }
 
-/** Ranks and ratings: the listed values mean "none" (canonical null); anything else must be a number. */
-export function readRank(unranked: readonly UnrankedValue[]): { read: Read; missingIsNone: boolean } {
+const NUMBER_TEXT = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
+
+/** A number sent as text (`format: string`): "2541" → 2541; anything else FAIL. */
+export function numberFromText(v: unknown): unknown {
+  return typeof v === 'string' && NUMBER_TEXT.test(v) ? Number(v) : FAIL;
+}
+
+/**
+ * Ranks and ratings: the listed values mean "none" (canonical null); anything else must be a number
+ * (or, with `format: string`, a number as text, whose "none" values are compared as numbers).
+ */
+export function readRank(
+  unranked: readonly UnrankedValue[],
+  format = 'number',
+): { read: Read; missingIsNone: boolean } {
   const none = new Set<unknown>(unranked.filter((u) => u !== 'missing'));
+  const number =
+    format === 'string' ? (v: unknown) => (v === null ? v : numberFromText(v)) : (v: unknown) => v;
   return {
-    read: (v) => (none.has(v) ? null : typeof v === 'number' ? v : FAIL),
+    read: (raw) => {
+      const v = number(raw);
+      return none.has(v) ? null : typeof v === 'number' ? v : FAIL;
+    },
     missingIsNone: unranked.includes('missing'),
   };
 }
