@@ -151,6 +151,10 @@ async function pollTarget(
   // A deferred job and the scheduler's next one may both reach the same poll time; one is enough.
   if (stored !== undefined && stored.committedAt >= ctx.pollTimeMs) return { status: 'duplicate' };
   const health = { ...emptyHealth(), ...(await deps.store.getHealth(ref)) };
+  // Raised by an earlier poll that may have died before enqueueing them (the error path below).
+  if (health.pendingAlerts !== undefined && health.pendingAlerts.length > 0) {
+    await deps.alerts.enqueue(health.pendingAlerts);
+  }
   const rules = deps.registry.rules(data.workspace);
   const ruleCtx = { workspace: data.workspace, targetId: data.targetId, nowMs: ctx.pollTimeMs };
 
@@ -209,11 +213,19 @@ async function pollTarget(
     lastPollAt: ctx.pollTimeMs,
     lastError: failure?.reason ?? null,
     sourceHealth: healthEval.state,
+    pendingAlerts: undefined,
   };
 
   if (failure !== undefined || fetched === undefined) {
-    await deps.alerts.enqueue(healthEval.alerts);
-    await deps.store.setHealth(ref, nextHealth);
+    // The state that says the streak was alerted is stored with its alerts before they are
+    // enqueued: alerts sent while the stored state says they were not would never be followed by
+    // a recovery. Killed before the outbox is emptied again, the next poll of the target enqueues
+    // them (same job ids: nothing added twice).
+    await deps.store.setHealth(ref, { ...nextHealth, pendingAlerts: healthEval.alerts });
+    if (healthEval.alerts.length > 0) {
+      await deps.alerts.enqueue(healthEval.alerts);
+      await deps.store.setHealth(ref, nextHealth);
+    }
     const reason = failure?.reason ?? 'no observation';
     deps.logger.warn({ target: ref, status, reason }, 'poll failed; baseline kept');
     return {

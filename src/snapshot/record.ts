@@ -1,3 +1,4 @@
+import type { Alert } from '../model/alert.ts';
 import type { Observation, TargetRef } from '../model/observation.ts';
 import { ByteReader, ByteWriter } from './bytes.ts';
 import {
@@ -234,9 +235,9 @@ export function scrubErrorText(text: string): string {
 }
 
 /**
- * A JSON tuple `[version, failures, outcome, lastPollAt, lastError, costPerPoll, sourceHealth?]`;
- * the last element is left out when the rules engine has no source-health state yet, so
- * `undefined` comes back as `undefined` rather than null.
+ * A JSON tuple `[version, failures, outcome, lastPollAt, lastError, costPerPoll, sourceHealth?,
+ * pendingAlerts?]`; trailing elements are left out when empty (sourceHealth is null when only the
+ * pending alerts follow), so `undefined` comes back as `undefined` rather than null.
  */
 export function encodeHealth(h: TargetHealth): Buffer {
   const lastError = h.lastError === null ? null : scrubErrorText(h.lastError);
@@ -248,7 +249,9 @@ export function encodeHealth(h: TargetHealth): Buffer {
     lastError,
     h.costPerPoll,
   ];
-  if (h.sourceHealth !== undefined) tuple.push(h.sourceHealth);
+  const pending = h.pendingAlerts ?? [];
+  if (h.sourceHealth !== undefined || pending.length > 0) tuple.push(h.sourceHealth ?? null);
+  if (pending.length > 0) tuple.push(pending);
   let json: string;
   try {
     json = JSON.stringify(tuple);
@@ -260,17 +263,18 @@ export function encodeHealth(h: TargetHealth): Buffer {
 
 export function decodeHealth(value: Buffer): TargetHealth {
   const tuple = parseJson(value.toString('utf8'), 'health');
-  if (!Array.isArray(tuple) || (tuple.length !== 6 && tuple.length !== 7) || tuple[0] !== HEALTH_VERSION) {
+  if (!Array.isArray(tuple) || tuple.length < 6 || tuple.length > 8 || tuple[0] !== HEALTH_VERSION) {
     throw new SnapshotDecodeError('health record has an unknown shape');
   }
-  const [, failures, outcome, lastPollAt, lastError, cost, sourceHealth] = tuple as unknown[];
+  const [, failures, outcome, lastPollAt, lastError, cost, sourceHealth, pending] = tuple as unknown[];
   const numOrNull = (v: unknown): v is number | null => v === null || typeof v === 'number';
   if (
     typeof failures !== 'number' ||
     !(outcome === null || OUTCOMES.includes(outcome as 'ok')) ||
     !numOrNull(lastPollAt) ||
     !(lastError === null || typeof lastError === 'string') ||
-    !numOrNull(cost)
+    !numOrNull(cost) ||
+    !(pending === undefined || isAlertList(pending))
   ) {
     throw new SnapshotDecodeError('health record has a field of the wrong type');
   }
@@ -280,6 +284,18 @@ export function decodeHealth(value: Buffer): TargetHealth {
     lastPollAt,
     lastError,
     costPerPoll: cost,
-    sourceHealth,
+    sourceHealth: sourceHealth ?? undefined,
+    ...(pending === undefined ? {} : { pendingAlerts: pending }),
   };
+}
+
+/** Enough of an alert to enqueue it again: its fingerprint names its delivery jobs. */
+function isAlertList(value: unknown): value is Alert[] {
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (alert) =>
+        typeof alert === 'object' && alert !== null && typeof (alert as Alert).fingerprint === 'string',
+    )
+  );
 }

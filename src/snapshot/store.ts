@@ -1,3 +1,4 @@
+import type { Alert } from '../model/alert.ts';
 import type { Observation, TargetRef } from '../model/observation.ts';
 
 /**
@@ -36,6 +37,12 @@ export interface TargetHealth {
   costPerPoll: number | null;
   /** JSON from the rules engine; undefined (the default) until it has state. */
   sourceHealth: unknown;
+  /**
+   * Alerts the poll that wrote this record raised, written with the state that says they were
+   * raised and before they are enqueued (an outbox): a process killed in between leaves them here,
+   * and the target's next poll enqueues them (same job ids, so at most once more). Absent: none.
+   */
+  pendingAlerts?: readonly Alert[];
 }
 
 export interface SnapshotStore {

@@ -267,4 +267,24 @@ describe('stored record and health', () => {
     expect(decodeHealth(encodeHealth({ ...health, sourceHealth: undefined })).sourceHealth).toBeUndefined();
     expect(() => decodeHealth(Buffer.from('[1,"x"]'))).toThrow(SnapshotDecodeError);
   });
+
+  it('round-trips the pending alerts of health (the outbox), with or without source-health state', () => {
+    const health = {
+      consecutiveFailures: 2,
+      lastOutcome: 'error' as const,
+      lastPollAt: 1_790_000_000_000,
+      lastError: 'TransientError: 503',
+      costPerPoll: 1,
+      sourceHealth: undefined,
+    };
+    const pendingAlerts = [{ fingerprint: 'f1', kind: 'source_health', title: 'Polling failed' }] as never[];
+    expect(decodeHealth(encodeHealth({ ...health, pendingAlerts }))).toEqual({ ...health, pendingAlerts });
+    const withState = { ...health, sourceHealth: { rules: {} }, pendingAlerts };
+    expect(decodeHealth(encodeHealth(withState))).toEqual(withState);
+    // An empty outbox is not written: the record is the one versions without it read.
+    expect(JSON.parse(encodeHealth({ ...health, pendingAlerts: [] }).toString())).toHaveLength(6);
+    expect(() => decodeHealth(Buffer.from('[1,0,null,null,null,null,null,[{"x":1}]]'))).toThrow(
+      SnapshotDecodeError,
+    );
+  });
 });
