@@ -87,6 +87,17 @@ redis.call('PEXPIRE', KEYS[3], ARGV[2])
 return redis.call('HLEN', KEYS[3])
 `;
 
+// KEYS: buffer, due, meta. ARGV: now, ttl. Claims an orphan (alerts buffered, no flush due) for a
+// flush at `now`, checked and claimed at once: the janitor lists groups first, and a flush that took
+// the buffer in between (deleting due and meta) must not be left a due time with no job behind it.
+const CLAIM_ORPHAN = `
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[2]) == 1 then return false end
+local meta = redis.call('GET', KEYS[3])
+if not meta then return false end
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+return meta
+`;
+
 const RETENTION_MS = 30 * 86_400_000;
 
 export class GroupBuffer {
@@ -164,9 +175,9 @@ export class GroupBuffer {
    */
   async claimOrphan(hash: string, nowMs: number): Promise<{ meta: unknown; dueAt: number } | null> {
     const k = this.keys(hash);
-    const claimed = await this.redis.set(k.due, String(nowMs), 'PX', RETENTION_MS, 'NX');
-    if (claimed !== 'OK') return null;
-    const meta = await this.redis.get(k.meta);
+    const meta = (await this.redis.eval(CLAIM_ORPHAN, 3, k.buffer, k.due, k.meta, nowMs, RETENTION_MS)) as
+      | string
+      | null;
     return meta === null ? null : { meta: JSON.parse(meta) as unknown, dueAt: nowMs };
   }
 
