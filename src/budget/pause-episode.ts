@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
+import type { Alert } from '../model/alert.ts';
 import { budgetKeys } from './keys.ts';
 import type { PauseReason } from './request-budget.ts';
 import { LuaScript } from './scripts.ts';
@@ -17,6 +18,8 @@ export interface PauseEpisode {
   untilMs: number;
   /** Rules that alerted about this episode (they, and only they, announce its recovery). */
   alertedRuleIds: string[];
+  /** Their alerts marked but not yet known to be enqueued (a process died in between). */
+  pendingAlerts: Alert[];
 }
 
 /** Kept this long after the furthest pause end, so an abandoned episode cleans itself up. */
@@ -58,6 +61,8 @@ return 0
 `);
 
 const ALERTED_FIELD = 'alerted:';
+/** The value of a rule's alerted field once its alert is enqueued; before, the alert's JSON. */
+const ENQUEUED = '1';
 
 /**
  * Pause episodes in Redis, one hash per workspace next to the budget's pause (same prefix, so
@@ -95,9 +100,25 @@ export class PauseEpisodes {
     return episodeFrom(await this.redis.hgetall(this.key(workspace)));
   }
 
-  async markAlerted(workspace: string, sinceMs: number, ruleIds: readonly string[]): Promise<void> {
+  /**
+   * Marks the rules of `alerts` as alerted, keeping each alert with its mark until `markEnqueued`:
+   * marked before the enqueue, an alert is never sent while the episode says its rule did not
+   * alert (its recovery would never be announced), and one a crash kept from the queue stays here.
+   */
+  async markAlerted(workspace: string, sinceMs: number, alerts: readonly Alert[]): Promise<void> {
+    for (const alert of alerts) {
+      const field = `${ALERTED_FIELD}${alert.ruleId}`;
+      await markScript.run(this.redis, [this.key(workspace)], [sinceMs, field, JSON.stringify(alert)]);
+    }
+  }
+
+  async markEnqueued(workspace: string, sinceMs: number, ruleIds: readonly string[]): Promise<void> {
     for (const ruleId of ruleIds) {
-      await markScript.run(this.redis, [this.key(workspace)], [sinceMs, `${ALERTED_FIELD}${ruleId}`, '1']);
+      await markScript.run(
+        this.redis,
+        [this.key(workspace)],
+        [sinceMs, `${ALERTED_FIELD}${ruleId}`, ENQUEUED],
+      );
     }
   }
 
@@ -129,8 +150,18 @@ function episodeFrom(hash: Record<string, string>): PauseEpisode | undefined {
   const reason = hash.reason;
   if (!Number.isFinite(sinceMs) || !Number.isFinite(untilMs) || reason === undefined) return undefined;
   if (!REASONS.includes(reason)) return undefined;
-  const alertedRuleIds = Object.keys(hash)
-    .filter((field) => field.startsWith(ALERTED_FIELD))
-    .map((field) => field.slice(ALERTED_FIELD.length));
-  return { sinceMs, reason: reason as PauseReason, untilMs, alertedRuleIds };
+  const alerted = Object.entries(hash).filter(([field]) => field.startsWith(ALERTED_FIELD));
+  const alertedRuleIds = alerted.map(([field]) => field.slice(ALERTED_FIELD.length));
+  const pendingAlerts = alerted.flatMap(([, value]) => (value === ENQUEUED ? [] : pendingAlert(value)));
+  return { sinceMs, reason: reason as PauseReason, untilMs, alertedRuleIds, pendingAlerts };
+}
+
+/** A pending alert as marked; an unreadable one (written by another version) is dropped. */
+function pendingAlert(value: string): Alert[] {
+  try {
+    const alert = JSON.parse(value) as Alert;
+    return typeof alert?.fingerprint === 'string' ? [alert] : [];
+  } catch {
+    return [];
+  }
 }

@@ -15,8 +15,8 @@ export interface PauseAlertDeps {
 
 /**
  * Speaks up about a workspace pause a poll set or ran into: a warning in the log when it was
- * set, and the episode's `source_health` alerts once they are due (marked afterwards, so a crash
- * in between re-enqueues the same fingerprints, which delivery sends once). Returns the alerts.
+ * set, and the episode's `source_health` alerts once they are due (kept with the episode's mark
+ * until enqueued, so a crash in between loses neither the alert nor its recovery). Returns the alerts.
  */
 export async function announcePause(
   deps: PauseAlertDeps,
@@ -37,15 +37,24 @@ export async function announcePause(
         : 'the API paused the workspace; its Retry-After was cut to what the limit can need',
     );
   }
-  const { alerts, alertedRuleIds } = evaluateWorkspacePause(
+  const { alerts } = evaluateWorkspacePause(
     workspace,
     deps.registry.rules(workspace),
     episode,
     deps.clock.now(),
   );
+  // Marked with their alerts first (see PauseEpisodes.markAlerted); what an earlier process marked
+  // and died before enqueueing goes too (same job ids: nothing is added twice).
+  const outbox = [...episode.pendingAlerts, ...alerts];
+  if (outbox.length === 0) return 0;
+  await deps.pauses.markAlerted(workspace, episode.sinceMs, alerts);
+  await deps.alerts.enqueue(outbox);
+  await deps.pauses.markEnqueued(
+    workspace,
+    episode.sinceMs,
+    outbox.map((alert) => alert.ruleId),
+  );
   if (alerts.length === 0) return 0;
-  await deps.alerts.enqueue(alerts);
-  await deps.pauses.markAlerted(workspace, episode.sinceMs, alertedRuleIds);
   deps.logger.error(
     { workspace, reason: episode.reason, since: new Date(episode.sinceMs).toISOString() },
     'the workspace is paused by the API; alerted',
@@ -63,7 +72,8 @@ export async function closePauseEpisode(deps: PauseAlertDeps, workspace: string)
   // An answer to a request granted before the pause began proves nothing about its end.
   if (episode === undefined || nowMs < episode.untilMs) return 0;
   const alerts = evaluateWorkspaceRecovery(workspace, deps.registry.rules(workspace), episode, nowMs);
-  await deps.alerts.enqueue(alerts);
+  // A pause alert a crash kept from the queue goes before its recovery.
+  await deps.alerts.enqueue([...episode.pendingAlerts, ...alerts]);
   await deps.pauses.end(workspace, episode.sinceMs);
   deps.logger.info(
     { workspace, reason: episode.reason, since: new Date(episode.sinceMs).toISOString() },
