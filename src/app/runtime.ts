@@ -12,7 +12,12 @@ import {
 } from '../budget/request-budget.ts';
 import { workspaceContract } from '../config/contract.ts';
 import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
-import { ChannelHealth, channelDisabledAlert, channelSettings } from '../deliver/channel-health.ts';
+import {
+  ChannelHealth,
+  channelDisabledAlert,
+  channelSettings,
+  sharedTimeZone,
+} from '../deliver/channel-health.ts';
 import { createSmtpPool, type SmtpPool } from '../deliver/channels/smtp-pool.ts';
 import { DedupLog } from '../deliver/dedup.ts';
 import {
@@ -189,7 +194,8 @@ export class Runtime {
         this.metrics.silenced(channel, n),
       ),
       channels: this.notifiers,
-      settings: options.channelSettings ?? channelSettings(config.channels),
+      settings:
+        options.channelSettings ?? channelSettings(config.channels, sharedTimeZone(config.workspaces)),
       groups: new GroupBuffer(this.redis, this.prefix),
       pacer: new ChannelPacer(this.redis, this.prefix, this.clock),
       dedup: new DedupLog(this.redis, this.prefix),

@@ -10,7 +10,7 @@ import { printJson, terminalText } from './format.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 
 const EXAMPLES = `
-Sends "shelfwatch test alert — if you see this, channel X works" straight through each channel
+Sends "Test alert from shelfwatch — no action needed (channel X works)" straight through each channel
 (or the one named): no grouping, quiet hours, pacing or dedup, and no Redis needed. A log channel
 writes its line to stderr. Exit status 1 when any channel failed. With --json stdout is only
 {"ok": bool, "channels": [{"id", "type", "ok", "reason"?}]}.
@@ -34,7 +34,8 @@ async function testChannels(channels: readonly ChannelConfig[]): Promise<TestAle
   const results: TestAlertResult[] = [];
   try {
     for (const notifier of notifiers.values()) {
-      results.push(await sendSampleAlert(notifier, Date.now(), AbortSignal.timeout(SEND_TIMEOUT_MS)));
+      const zone = channels.find((c) => c.id === notifier.id)?.timeZone;
+      results.push(await sendSampleAlert(notifier, Date.now(), AbortSignal.timeout(SEND_TIMEOUT_MS), zone));
     }
   } finally {
     for (const notifier of notifiers.values()) await notifier.close?.();

@@ -31,6 +31,10 @@ export const deliveryFields = {
     .prefault('5m')
     .meta({ description: 'How long after a message the next one for the same group may follow.' }),
   quietHours: quietHoursSchema.optional(),
+  timeZone: timeZoneField.optional().meta({
+    description:
+      "Zone of the times in this channel's messages. Default: the workspaces' zone (UTC if they differ).",
+  }),
 };
 
 /** `allowAnyHost`: for endpoints whose host is known (Slack, Discord, Teams). */

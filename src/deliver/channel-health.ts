@@ -57,8 +57,22 @@ export function channelDisabledAlert(channelId: string, error: DeliveryError, no
   };
 }
 
-/** Grouping and quiet hours from the config; pacing from each channel's plug-in (its documented limits). */
-export function channelSettings(channels: readonly ChannelConfig[]): Map<string, ChannelSettings> {
+/** The zone every workspace shares, or UTC when they differ (or there are none). */
+export function sharedTimeZone(workspaces: readonly { timeZone: string }[]): string {
+  const zones = new Set(workspaces.map((ws) => ws.timeZone));
+  const [only] = zones;
+  return zones.size === 1 && only !== undefined ? only : 'UTC';
+}
+
+/**
+ * Grouping and quiet hours from the config; pacing from each channel's plug-in (its documented
+ * limits). `defaultTimeZone`: the zone of a channel that sets none (the workspaces' zone when they
+ * share one; messages may mix workspaces, so a channel cannot follow each alert's own).
+ */
+export function channelSettings(
+  channels: readonly ChannelConfig[],
+  defaultTimeZone = 'UTC',
+): Map<string, ChannelSettings> {
   const settings = new Map<string, ChannelSettings>();
   for (const channel of channels) {
     settings.set(channel.id, {
@@ -66,6 +80,7 @@ export function channelSettings(channels: readonly ChannelConfig[]): Map<string,
       groupIntervalMs: channel.groupInterval,
       ...(channel.quietHours === undefined ? {} : { quietHours: channel.quietHours }),
       ...channelPace(channel),
+      timeZone: channel.timeZone ?? defaultTimeZone,
     });
   }
   return settings;

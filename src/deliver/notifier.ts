@@ -10,6 +10,8 @@ export interface OutgoingMessage {
   hideLowStarText: boolean;
   /** Stable id of this message (its group and window), for idempotency keys and file names. */
   messageId: string;
+  /** IANA zone the message shows times in (the channel's, else the workspaces'); UTC when absent. */
+  timeZone?: string;
 }
 
 /**

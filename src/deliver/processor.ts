@@ -17,6 +17,8 @@ export interface ChannelSettings {
   /** Least time between two messages; channels sharing an endpoint share `paceKey`. */
   minIntervalMs: number;
   paceKey: string;
+  /** Zone of the times in this channel's messages (UTC when absent). */
+  timeZone?: string;
 }
 
 export interface FlushJobData {
@@ -177,7 +179,7 @@ export async function processFlush(
         deps.logger.warn({ err: error, channel: data.channelId }, 'could not release the pacing slot'),
       );
   };
-  const flush = { data, jobId, now, signal, channel, paceKey: settings.paceKey };
+  const flush = { data, jobId, now, signal, channel, paceKey: settings.paceKey, timeZone: settings.timeZone };
   try {
     return await takeAndSend(deps, flush, {
       release,
@@ -201,6 +203,7 @@ async function takeAndSend(
     signal: AbortSignal;
     channel: Notifier;
     paceKey: string;
+    timeZone: string | undefined;
   },
   pacing: { release: () => Promise<void>; sending: () => void },
 ): Promise<FlushResult> {
@@ -223,7 +226,13 @@ async function takeAndSend(
   const messageId = `${data.groupHash}-${alerts[0]?.fingerprint ?? ''}`;
   try {
     await channel.send(
-      { alerts, totalCount: alerts.length, hideLowStarText: data.hideLowStarText, messageId },
+      {
+        alerts,
+        totalCount: alerts.length,
+        hideLowStarText: data.hideLowStarText,
+        messageId,
+        ...(flush.timeZone === undefined ? {} : { timeZone: flush.timeZone }),
+      },
       signal,
     );
   } catch (error) {

@@ -8,7 +8,7 @@ import type { Alert } from '../model/alert.ts';
 import type { Notifier, OutgoingMessage } from './notifier.ts';
 
 export function sampleAlertTitle(channelId: string): string {
-  return `shelfwatch test alert — if you see this, channel ${channelId} works`;
+  return `Test alert from shelfwatch — no action needed (channel ${channelId} works)`;
 }
 
 /**
@@ -32,9 +32,16 @@ export function sampleAlert(channelId: string, nowMs: number): Alert {
   };
 }
 
-export function sampleMessage(channelId: string, nowMs: number): OutgoingMessage {
+export function sampleMessage(channelId: string, nowMs: number, timeZone?: string): OutgoingMessage {
   const alert = sampleAlert(channelId, nowMs);
-  return { alerts: [alert], totalCount: 1, hideLowStarText: false, messageId: `test-${alert.fingerprint}` };
+  const zone = timeZone === undefined ? {} : { timeZone };
+  return {
+    alerts: [alert],
+    totalCount: 1,
+    hideLowStarText: false,
+    messageId: `test-${alert.fingerprint}`,
+    ...zone,
+  };
 }
 
 export type TestAlertResult =
@@ -46,9 +53,10 @@ export async function sendSampleAlert(
   notifier: Notifier,
   nowMs: number,
   signal: AbortSignal,
+  timeZone?: string,
 ): Promise<TestAlertResult> {
   try {
-    await notifier.send(sampleMessage(notifier.id, nowMs), signal);
+    await notifier.send(sampleMessage(notifier.id, nowMs, timeZone), signal);
     return { channelId: notifier.id, ok: true };
   } catch (error) {
     if (signal.aborted) return { channelId: notifier.id, ok: false, reason: 'no answer in time' };

@@ -225,6 +225,8 @@ function announce(
       percentWorse: lost !== null && baseline !== null ? (lost / baseline) * 100 : null,
       unranked: rank === null,
       trigger: resolved ? null : triggers(rule, baseline, rank),
+      // So a message can say "left the top 10" instead of the trigger's name.
+      topN: rule.leaveTopN ?? null,
       repeat: transition.type === 'repeat' ? transition.index : 0,
       firedAt: transition.type === 'resolve' ? transition.firing.firedAt : null,
     },

@@ -36,7 +36,7 @@ describe('shelfwatch test-alert', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     const [request] = await receiver.waitForMessages(1);
     const body = request?.body as { text: string; blocks: unknown[] };
     expect(body.text).toContain(sampleAlertTitle('team'));
-    expect(JSON.stringify(body.blocks)).toContain('if you see this, channel team works');
+    expect(JSON.stringify(body.blocks)).toContain('Test alert from shelfwatch — no action needed');
     // The log channel writes its line to stderr, leaving stdout to the results.
     const logLine = JSON.parse(outcome.stderr.trim()) as { msg: string; channel: string };
     expect(logLine).toMatchObject({ msg: sampleAlertTitle('ops-log'), channel: 'ops-log' });

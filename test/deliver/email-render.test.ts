@@ -9,6 +9,7 @@ import {
   renderAlertEmail,
   truncateText,
 } from '../../src/deliver/render/email.ts';
+import { sampleMessage } from '../../src/deliver/sample-alert.ts';
 import type { Alert, AlertKind } from '../../src/model/alert.ts';
 
 const ASIN = 'B0CJ4XQ2ZK';
@@ -140,7 +141,7 @@ describe('body', () => {
     for (const kind of kinds) {
       const email = renderAlertEmail(message([alert({ kind, title: `title of ${kind}` })]), OPTS);
       expect(email.text).toContain(`title of ${kind}`);
-      expect(email.text).toContain('2026-11-21 14:00 UTC');
+      expect(email.text).toContain('21 Nov 2026, 14:00 UTC');
       expect(email.html).toContain(`title of ${kind}`);
     }
   });
@@ -176,7 +177,7 @@ describe('body', () => {
     });
     const text = renderAlertEmail(message([pause]), OPTS).text;
     expect(text).toContain('Paused because: unauthorized');
-    expect(text).toContain('Paused until: 2026-11-21 13:15 UTC');
+    expect(text).toContain('Paused until: 21 Nov 2026, 13:15 UTC');
     expect(text).not.toContain('Target:');
     expect(text).not.toContain('Failures in a row:');
   });
@@ -320,5 +321,56 @@ describe('headers', () => {
     expect(messageToken('grp:acme/window 2026-11-21T14:00')).toBe(a);
     const email = renderAlertEmail(message([keywordDrop()], { messageId: 'grp:acme/window <x>' }), OPTS);
     expect(email.headers['Message-ID']).toMatch(/^<[A-Za-z0-9_-]+@shelfwatch>$/);
+  });
+});
+
+describe('messages people read (email)', () => {
+  const RAW_EPOCH = /\d{1,3}(,\d{3}){4}|\b1\d{12}\b/;
+  const msg = (alerts: Alert[], timeZone?: string): OutgoingMessage => ({
+    alerts,
+    totalCount: alerts.length,
+    hideLowStarText: false,
+    messageId: 'm-1',
+    ...(timeZone === undefined ? {} : { timeZone }),
+  });
+
+  it("shows every time in the channel's zone with the zone named, never a raw epoch number", () => {
+    const published = Date.UTC(2026, 10, 21, 10, 0);
+    const email = renderAlertEmail(msg([review({ publishedAt: published })], 'Europe/Berlin'), OPTS);
+    for (const part of [email.text, email.html]) {
+      expect(part).toContain('Published: 21 Nov 2026, 11:00 CET'.replace('Published: ', ''));
+      expect(part).toContain('21 Nov 2026, 15:00 CET'); // observedAt 14:00 UTC
+      expect(part).not.toMatch(RAW_EPOCH);
+      expect(part).not.toContain('UTC');
+    }
+  });
+
+  it('says why a keyword drop fired in words, not "positions,top_n"', () => {
+    const drop = keywordDrop();
+    drop.facts = { ...drop.facts, trigger: 'positions,top_n', topN: 10, percentWorse: 375 };
+    const email = renderAlertEmail(msg([drop]), OPTS);
+    expect(email.text).toContain('Why: lost 15 positions, left the top 10');
+    expect(email.text + email.html).not.toContain('top_n');
+  });
+
+  it('marks provisional figures in words, not "Provisional: yes"', () => {
+    const change = alert({
+      kind: 'royalty_change',
+      facts: { provisional: true, royalties: 1234, currency: 'USD' },
+    });
+    const email = renderAlertEmail(msg([change]), OPTS);
+    expect(email.text).toContain('Figures: provisional: may still be revised for 14 days');
+    expect(email.text).not.toContain('Provisional: yes');
+  });
+
+  it('sends test-alert as a plainly marked test with no borrowed polling rows', () => {
+    const email = renderAlertEmail(
+      sampleMessage('mail', Date.UTC(2026, 10, 21, 14, 0), 'Europe/Berlin'),
+      OPTS,
+    );
+    expect(email.subject).toBe('Test alert from shelfwatch — no action needed (channel mail works)');
+    expect(email.text).toContain('[TEST]');
+    expect(email.text).toContain('Channel: mail');
+    expect(email.text + email.html).not.toMatch(/Failed polls|Down since|channel\/mail|RESOLVED/i);
   });
 });

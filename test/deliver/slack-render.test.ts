@@ -9,6 +9,7 @@ import {
   slackLinkUrl,
 } from '../../src/deliver/render/slack-blocks.ts';
 import { bookUrl, sparkline, sparklineFor, truncate, truncateMapped } from '../../src/deliver/render/text.ts';
+import { sampleMessage } from '../../src/deliver/sample-alert.ts';
 import type { Alert } from '../../src/model/alert.ts';
 
 const ASIN = 'B0CJ4XQ2ZK';
@@ -292,5 +293,48 @@ describe('renderSlackMessage', () => {
     expect(one.text).toBe('🟠 Rank of “A &amp; &lt;B&gt;” removed');
     const three = renderSlackMessage(message([review(4), review(5), alert('bsr_removed')]));
     expect(three.text.startsWith('3 alerts: ')).toBe(true);
+  });
+});
+
+describe('messages people read (Slack)', () => {
+  const RAW_EPOCH = /\d{1,3}(,\d{3}){4}|\b1\d{12}\b/;
+
+  it('says why a keyword drop fired in words, never the internal trigger names', () => {
+    const drop = alert('keyword_rank_drop', {
+      facts: {
+        keyword: 'cozy mystery',
+        before: 4,
+        after: 19,
+        positionsLost: 15,
+        percentWorse: 375,
+        trigger: 'positions,top_n',
+        topN: 10,
+      },
+    });
+    const text = texts(renderSlackMessage(message([drop]))).join('\n');
+    expect(text).toContain('lost 15 positions, left the top 10');
+    expect(text).not.toMatch(/positions,top_n|top_n|Trigger/);
+  });
+
+  it("shows times in the channel's zone with the zone named, never a raw epoch or UTC for Berlin", () => {
+    const paused = alert('source_health', {
+      facts: { targetId: 'book/x', pausedUntil: Date.UTC(2026, 10, 21, 14, 0) },
+    });
+    const text = texts(renderSlackMessage(message([review(5), paused], { timeZone: 'Europe/Berlin' }))).join(
+      '\n',
+    );
+    expect(text).toContain('21 Nov 2026, 01:00 CET'); // the review's publishedAt, T0 = 00:00 UTC
+    expect(text).toContain('21 Nov 2026, 15:00 CET');
+    expect(text).not.toMatch(RAW_EPOCH);
+    expect(text).not.toContain('UTC');
+  });
+
+  it('marks the test-alert sample plainly as a test, not as "Polling works again"', () => {
+    const msg = renderSlackMessage(sampleMessage('team', T0, 'Europe/Berlin'));
+    const text = texts(msg).join('\n');
+    expect(msg.blocks[0]).toMatchObject({ type: 'header', text: { text: '✅ Test alert' } });
+    expect(text).toContain('Test alert from shelfwatch — no action needed');
+    expect(text).not.toMatch(/Polling works again|channel\/team/);
+    expect(text).toContain('01:00 CET');
   });
 });

@@ -87,6 +87,7 @@ export function renderDiscordMessage(message: OutgoingMessage) {
         titleChars: DISCORD_LIMITS.titleChars - 20,
         detailChars: group ? 1_000 : 3_000,
         bodyChars: group ? 400 : 2_000,
+        timeZone: message.timeZone,
       });
       const color = alert.status === 'resolved' ? COLOR.resolved : COLOR[alert.severity];
       return {

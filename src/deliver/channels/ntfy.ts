@@ -78,6 +78,7 @@ export function renderNtfyMessage(message: OutgoingMessage) {
         titleChars: 300,
         detailChars: group ? 400 : 2_500,
         bodyChars: group ? 200 : 1_500,
+        timeZone: message.timeZone,
       });
       click ??= text.url;
       return text.details === ''

@@ -73,6 +73,7 @@ export function renderTeamsCard(message: OutgoingMessage) {
         titleChars: 300,
         detailChars: group ? 800 : 3_000,
         bodyChars: group ? 400 : 2_000,
+        timeZone: message.timeZone,
       });
       return {
         type: 'Container',

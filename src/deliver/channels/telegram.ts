@@ -84,6 +84,7 @@ export function renderTelegramText(message: OutgoingMessage): string {
         titleChars: 300,
         detailChars: group ? 600 : 3_000,
         bodyChars: group ? 300 : 2_000,
+        timeZone: message.timeZone,
       });
       const link = text.url === undefined ? '' : `\n<a href="${escapeHtml(text.url)}">Open</a>`;
       const details = text.details === '' ? '' : `\n${text.details}`;

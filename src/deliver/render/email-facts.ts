@@ -4,6 +4,8 @@
  */
 import type { AlertKind } from '../../model/alert.ts';
 import { formatMinor } from '../../util/money.ts';
+import { localTime } from './local-time.ts';
+import { triggerText } from './text.ts';
 
 export const MAX = { body: 2_000, reviewTitle: 300, title: 500, value: 300 } as const;
 
@@ -28,13 +30,14 @@ const rank = (v: unknown) => (typeof v === 'number' ? `#${numberFormat.format(v)
 const money = (v: unknown, currency: unknown) =>
   typeof v === 'number' && typeof currency === 'string' ? `${formatMinor(v, currency)} ${currency}` : '—';
 const change = (before: string, after: string) => `${before} → ${after}`;
-export const time = (ms: unknown) =>
-  typeof ms === 'number' && Number.isFinite(ms)
-    ? `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`
-    : '—';
+/** In the message's zone, with the zone shown (a bare epoch read "1,795,603,415,000"). */
+export const time = (ms: unknown, timeZone: string) => localTime(ms, timeZone) ?? '—';
 
 export type Facts = (key: string) => unknown;
-type RowSpec = readonly [label: string, format: (f: Facts) => string];
+const asText = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const numbers = (f: Facts, ...keys: string[]): Record<string, number | null> =>
+  Object.fromEntries(keys.map((k) => [k, typeof f(k) === 'number' ? (f(k) as number) : null]));
+type RowSpec = readonly [label: string, format: (f: Facts, timeZone: string) => string];
 const plain = (label: string, key: string): RowSpec => [label, (f) => show(f(key))];
 const ranks = (label: string): RowSpec => [label, (f) => change(rank(f('before')), rank(f('after')))];
 const amount = (label: string, key: string): RowSpec => [label, (f) => money(f(key), f('currency'))];
@@ -53,6 +56,19 @@ const KEYWORD: RowSpec[] = [
   plain('Keyword', 'keyword'),
   ranks('Rank'),
   plain('Positions lost', 'positionsLost'),
+  [
+    'Why',
+    (f) =>
+      triggerText({
+        trigger: asText(f('trigger')),
+        ...numbers(f, 'positionsLost', 'percentWorse', 'topN'),
+      }) ?? '—',
+  ],
+];
+/** Provisional figures in words: "yes" under "Provisional" read like a setting. */
+const PROVISIONAL: RowSpec = [
+  'Figures',
+  (f) => (f('provisional') === true ? 'provisional: may still be revised for 14 days' : 'final'),
 ];
 const BSR: RowSpec[] = [plain('Category', 'category'), ranks('Best-seller rank')];
 const REVIEW: RowSpec[] = [
@@ -60,8 +76,7 @@ const REVIEW: RowSpec[] = [
   plain('Platform', 'platform'),
   plain('Reviewer', 'reviewer'),
   plain('Campaign', 'campaignId'),
-  // A time in milliseconds: shown as a number it read "1,795,603,415,000".
-  ['Published', (f) => time(f('publishedAt'))],
+  ['Published', (f, zone) => time(f('publishedAt'), zone)],
 ];
 
 const COMP: RowSpec[] = [
@@ -85,7 +100,7 @@ const KIND_ROWS: Readonly<Record<AlertKind, readonly RowSpec[]>> = {
   bsr_restored: BSR,
   review_new: REVIEW,
   review_removed: REVIEW,
-  review_restored: [...REVIEW, ['Removed', (f) => time(f('removedAt'))]],
+  review_restored: [...REVIEW, ['Removed', (f, zone) => time(f('removedAt'), zone)]],
   review_count_down: [
     ['Reviews', (f) => change(show(f('before')), show(f('after')))],
     plain('Average rating', 'averageRating'),
@@ -100,33 +115,36 @@ const KIND_ROWS: Readonly<Record<AlertKind, readonly RowSpec[]>> = {
     amount('Day before', 'dayBefore'),
     amount('Trailing average', 'trailingAverage'),
     plain('Units', 'units'),
-    plain('Provisional', 'provisional'),
+    PROVISIONAL,
   ],
   sales_revision: [
     plain('Date', 'date'),
     ['Units', (f) => change(show(f('unitsBefore')), show(f('unitsAfter')))],
     revised('Royalties', 'royalties'),
     revised('Ad spend', 'adSpend'),
-    plain('Provisional', 'provisional'),
+    PROVISIONAL,
   ],
   source_health: [
     plain('Target', 'targetId'),
     plain('Failures in a row', 'failures'),
-    ['Since', (f) => time(f('since'))],
+    ['Since', (f, zone) => time(f('since'), zone)],
     plain('Last error', 'lastError'),
   ],
   source_recovered: [
     plain('Target', 'targetId'),
     plain('Failed polls', 'failedPolls'),
-    ['Down since', (f) => time(f('since'))],
+    ['Down since', (f, zone) => time(f('since'), zone)],
   ],
 };
+
+/** The sample of `test-alert` borrows source_recovered, whose rows it has no facts for. */
+export const SAMPLE_ROWS: readonly RowSpec[] = [plain('Channel', 'channel')];
 
 /** A pause of the whole workspace (`subject.scope`) has no target or streak to show. */
 const WORKSPACE_PAUSE_ROWS: readonly RowSpec[] = [
   plain('Paused because', 'pauseReason'),
-  ['Since', (f) => time(f('since'))],
-  ['Paused until', (f) => time(f('pausedUntil'))],
+  ['Since', (f, zone) => time(f('since'), zone)],
+  ['Paused until', (f, zone) => time(f('pausedUntil'), zone)],
 ];
 
 export function rowsOf(alert: { kind: AlertKind; subject: { scope?: string } }): readonly RowSpec[] {

@@ -9,9 +9,9 @@ import { createHash } from 'node:crypto';
 import type { Alert, AlertKind } from '../../model/alert.ts';
 import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
-import { type Facts, MAX, rowsOf, show, time, truncateText } from './email-facts.ts';
+import { type Facts, MAX, rowsOf, SAMPLE_ROWS, show, time, truncateText } from './email-facts.ts';
 import { snoozeCommand, whyLines } from './email-why.ts';
-import { bookUrl, reviewKind } from './text.ts';
+import { bookUrl, isSampleAlert, reviewKind } from './text.ts';
 
 export { truncateText } from './email-facts.ts';
 
@@ -114,7 +114,7 @@ interface AlertView {
   links: Link[];
 }
 
-function view(alert: Alert, hideLowStarText: boolean): AlertView {
+function view(alert: Alert, hideLowStarText: boolean, timeZone: string): AlertView {
   const f: Facts = (key) => alert.facts[key];
   const rows: Row[] = [];
   // Every row is one line (a reviewer's name, a book title): only the review body keeps its lines.
@@ -125,8 +125,9 @@ function view(alert: Alert, hideLowStarText: boolean): AlertView {
   const marketplace = f('marketplace') ?? alert.subject.marketplace;
   if (typeof asin === 'string')
     add('ASIN', typeof marketplace === 'string' ? `${asin} (${marketplace})` : asin);
-  for (const [label, format] of rowsOf(alert)) add(label, format(f));
-  add('Observed', time(alert.observedAt));
+  for (const [label, format] of isSampleAlert(alert) ? SAMPLE_ROWS : rowsOf(alert))
+    add(label, format(f, timeZone));
+  add('Observed', time(alert.observedAt, timeZone));
   const snooze = snoozeCommand(alert);
   if (snooze !== undefined) add('Snooze', snooze);
   const links: Link[] = [];
@@ -155,7 +156,7 @@ const HIDDEN_NOTE = 'Text hidden: low-star review (the rating is shown above).';
 function textOf(v: AlertView): string {
   const { alert } = v;
   const lines = [
-    `[${alert.severity.toUpperCase()}${alert.status === 'resolved' ? ', resolved' : ''}] ${truncateText(oneLine(alert.title), MAX.title)}`,
+    `[${isSampleAlert(alert) ? 'TEST' : `${alert.severity.toUpperCase()}${alert.status === 'resolved' ? ', resolved' : ''}`}] ${truncateText(oneLine(alert.title), MAX.title)}`,
   ];
   for (const [label, value] of v.rows) lines.push(`  ${label}: ${value}`);
   if (v.review === 'hidden') lines.push(`  ${HIDDEN_NOTE}`);
@@ -176,7 +177,9 @@ const isolate = (text: string) => `<bdi>${escapeHtml(text).replace(/\r?\n/g, '<b
 function htmlOf(v: AlertView): string {
   const { alert } = v;
   const color = alert.status === 'resolved' ? COLOR.resolved : COLOR[alert.severity];
-  const label = `${alert.severity}${alert.status === 'resolved' ? ' · resolved' : ''}`;
+  const label = isSampleAlert(alert)
+    ? 'test'
+    : `${alert.severity}${alert.status === 'resolved' ? ' · resolved' : ''}`;
   const rows = v.rows
     .map(
       ([k, value]) =>
@@ -225,7 +228,7 @@ export function renderAlertEmail(
   const listed = message.alerts.slice(0, MAX_LISTED_ALERTS);
   const more =
     message.alerts.length - listed.length + Math.max(0, message.totalCount - message.alerts.length);
-  const views = listed.map((alert) => view(alert, message.hideLowStarText));
+  const views = listed.map((alert) => view(alert, message.hideLowStarText, message.timeZone ?? 'UTC'));
   const moreLine = more > 0 ? `…and ${more} more ${more === 1 ? 'alert' : 'alerts'}.` : '';
   const footer = `Sent by shelfwatch from ${opts.from} to ${opts.to.join(', ')}.`;
   const why = whyLines(message.alerts, opts.channelId);

@@ -19,6 +19,7 @@ import {
   bookUrl,
   factRows,
   KIND_LABEL,
+  kindLabel,
   reviewOf,
   sparklineFor,
   stars,
@@ -65,6 +66,8 @@ export interface PlainOptions {
   detailChars: number;
   /** Room for a review body (less in a group, so several reviews fit). */
   bodyChars: number;
+  /** Zone of the times shown (the message's `timeZone`; UTC when absent). */
+  timeZone?: string | undefined;
 }
 
 const FACT_CHARS = 300;
@@ -109,7 +112,7 @@ export function renderPlainAlert(alert: Alert, markup: Markup, options: PlainOpt
         push(markup.bold(cut(review.title, Math.min(room, REVIEW_TITLE_CHARS))));
     }
   }
-  for (const row of factRows(alert)) {
+  for (const row of factRows(alert, options.timeZone)) {
     push(
       `${markup.bold(cut(row.label, 60))}: ${cut(row.value, Math.min(room - row.label.length - 8, FACT_CHARS))}`,
     );
@@ -148,7 +151,7 @@ export function alertCount(message: OutgoingMessage): number {
 export function messageHeading(message: OutgoingMessage): string {
   const count = alertCount(message);
   const first = message.alerts[0];
-  if (count <= 1 && first !== undefined) return `${alertMark(first)} ${KIND_LABEL[first.kind]}`;
+  if (count <= 1 && first !== undefined) return `${alertMark(first)} ${kindLabel(first)}`;
   const kinds = new Set(message.alerts.map((a) => a.kind));
   const [only] = kinds;
   const what = kinds.size === 1 && only !== undefined ? ` · ${KIND_LABEL[only]}` : '';

@@ -129,6 +129,8 @@ export interface AlertTextOptions {
   hideLowStar: boolean;
   /** Cap on the review body (less in a group, so several reviews fit). */
   bodyChars: number;
+  /** Zone of the times shown (UTC when absent). */
+  timeZone?: string | undefined;
 }
 
 /** One alert's section text (mrkdwn), at most `max` characters once escaped. */
@@ -167,7 +169,7 @@ export function renderAlertText(alert: Alert, max: number, options: AlertTextOpt
       if (body !== undefined) add(3, 9, (b) => quoteLines(body, Math.min(b, options.bodyChars)));
     }
   }
-  for (const row of factRows(alert)) {
+  for (const row of factRows(alert, options.timeZone)) {
     add(4, 3, (b) => framed(`*${escapeMrkdwn(row.label)}:* `, row.value, '', b, FACT_CHARS));
   }
   const spark = sparklineFor(alert);
@@ -226,7 +228,11 @@ export function renderSlackMessage(message: OutgoingMessage): SlackMessage {
     const room = Math.min(SLACK_LIMITS.sectionChars, SLACK_LIMITS.totalChars - total);
     // An alert squeezed into a sliver says little: past this it goes into "…and N more".
     if (room < MIN_SECTION_CHARS && shown > 0) break;
-    const text = renderAlertText(alert, room, { hideLowStar: message.hideLowStarText, bodyChars });
+    const text = renderAlertText(alert, room, {
+      hideLowStar: message.hideLowStarText,
+      bodyChars,
+      timeZone: message.timeZone,
+    });
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text } });
     total += text.length;
     shown++;

@@ -8,6 +8,7 @@ import type { Alert, AlertKind, Severity } from '../../model/alert.ts';
 import { groupDigits, money, rank } from '../../rules/format.ts';
 import { formatDuration } from '../../util/duration.ts';
 import { oneLine } from '../../util/one-line.ts';
+import { localTime } from './local-time.ts';
 
 const BARS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'] as const;
 const TOP = BARS.length - 1;
@@ -119,6 +120,16 @@ export const KIND_LABEL: Record<AlertKind, string> = {
   source_recovered: 'Polling works again',
 };
 
+/** What a header calls one alert: the sample of `test-alert` says it is a test, not its borrowed kind. */
+export function kindLabel(alert: Alert): string {
+  return isSampleAlert(alert) ? 'Test alert' : KIND_LABEL[alert.kind];
+}
+
+/** The sample alert `shelfwatch test-alert` sends (see sample-alert.ts). */
+export function isSampleAlert(alert: Alert): boolean {
+  return alert.ruleId === 'test-alert' && alert.facts.test === true;
+}
+
 /** One line of plain text (titles may hold untrusted book titles: escape it before use). */
 export function alertLine(alert: Alert): string {
   return `${alertMark(alert)} ${oneLine(alert.title)}`;
@@ -146,8 +157,6 @@ export interface FactRow {
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const rankOrNull = (v: unknown): number | null => num(v) ?? null;
-const utcMinute = (ms: number | undefined): string | undefined =>
-  ms === undefined ? undefined : `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 /** `4.40 → 4.10` for a rating, `+74 → +62` for net sentiment points. */
 function sentimentChange(f: Alert['facts']): string {
@@ -159,8 +168,36 @@ function sentimentChange(f: Alert['facts']): string {
   return `${fmt(f.before)} → ${fmt(f.after)}`;
 }
 
-/** Details beyond the title, per kind. Review text is not here: see `reviewOf`. */
-export function factRows(alert: Alert): FactRow[] {
+/**
+ * Why a keyword drop fired, in words: the rules' `trigger` fact is a list of internal names
+ * (`positions,top_n`) that no reader should see.
+ */
+export function triggerText(facts: Alert['facts']): string | undefined {
+  const trigger = text(facts.trigger);
+  if (trigger === undefined) return undefined;
+  const lost = num(facts.positionsLost);
+  const percent = num(facts.percentWorse);
+  const topN = num(facts.topN);
+  const reasons = trigger.split(',').map((name) => {
+    switch (name) {
+      case 'positions':
+        return lost === undefined ? 'lost positions' : `lost ${groupDigits(lost)} positions`;
+      case 'percent':
+        return percent === undefined ? 'rank much worse' : `rank ${Math.round(percent)}% worse`;
+      case 'top_n':
+        return topN === undefined ? 'left the top ranks' : `left the top ${groupDigits(topN)}`;
+      case 'unranked':
+        return 'no longer ranked for this keyword';
+      default:
+        return undefined;
+    }
+  });
+  const known = reasons.filter((r) => r !== undefined);
+  return known.length === 0 ? undefined : known.join(', ');
+}
+
+/** Details beyond the title, per kind, times in `timeZone`. Review text is not here: see `reviewOf`. */
+export function factRows(alert: Alert, timeZone = 'UTC'): FactRow[] {
   const f = alert.facts;
   const rows: FactRow[] = [];
   // A fact is shown on its label's line: a line break in it must not start a line of its own.
@@ -182,7 +219,7 @@ export function factRows(alert: Alert): FactRow[] {
     case 'keyword_rank_recovered':
       add('Keyword', text(f.keyword));
       add('Rank', `${rank(rankOrNull(f.before))} → ${rank(rankOrNull(f.after))}`);
-      add('Trigger', text(f.trigger));
+      add('Why', triggerText(f));
       break;
     case 'bsr_worsened':
     case 'bsr_recovered':
@@ -224,9 +261,14 @@ export function factRows(alert: Alert): FactRow[] {
       add('Failed polls', count(f.failures));
       add('Last error', text(f.lastError));
       add('Paused because', text(f.pauseReason));
-      add('Paused until', utcMinute(num(f.pausedUntil)));
+      add('Paused until', localTime(f.pausedUntil, timeZone));
       break;
     case 'source_recovered':
+      if (isSampleAlert(alert)) {
+        add('Channel', text(f.channel));
+        add('Sent', localTime(alert.observedAt, timeZone));
+        break;
+      }
       add('Target', text(f.targetId));
       add('Paused because', text(f.pauseReason));
       add('Failed polls', count(f.failedPolls));
@@ -235,6 +277,7 @@ export function factRows(alert: Alert): FactRow[] {
     case 'review_new':
     case 'review_removed':
     case 'review_restored':
+      add('Published', localTime(f.publishedAt, timeZone));
       break;
   }
   return rows;
