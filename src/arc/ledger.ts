@@ -6,7 +6,7 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import type { ArcInviteResult } from '../api/index.ts';
-import { recordInvites } from '../digest/arc-invites.ts';
+import { recordInviteIds, recordInvites } from '../digest/arc-invites.ts';
 import type { Batch } from './batches.ts';
 
 /** Campaigns run for months; the record only has to outlive the API's memory of a key. */
@@ -39,6 +39,8 @@ export class InviteLedger {
     if (added === 0) return false;
     const invited = answer.data.filter((item) => item.status === 'invited').length;
     await recordInvites(this.redis, this.prefix, this.workspace, this.campaignId, invited);
+    const ids = answer.data.map((item) => item.invite_id);
+    await recordInviteIds(this.redis, this.prefix, this.workspace, this.campaignId, ids);
     return true;
   }
 }

@@ -9,6 +9,27 @@ export function arcInvitesKey(prefix: string, workspace: string, campaignId: str
   return `${prefix}:arc:invites:${workspace}:${campaignId}`;
 }
 
+/**
+ * The API's invite ids seen in `arc invite` answers, both `invited` and `already_invited`: a reader
+ * the publisher invited elsewhere is answered `already_invited` with the API's invite id, and
+ * counts as invited for the campaign's review rate although shelfwatch did not send the invite.
+ */
+export function arcInviteIdsKey(prefix: string, workspace: string, campaignId: string): string {
+  return `${prefix}:arc:invite-ids:${workspace}:${campaignId}`;
+}
+
+/** Notes the invite ids of one answer (a set: an answer seen twice counts once). */
+export async function recordInviteIds(
+  redis: Redis | Cluster,
+  prefix: string,
+  workspace: string,
+  campaignId: string,
+  inviteIds: readonly string[],
+): Promise<void> {
+  if (inviteIds.length === 0) return;
+  await redis.sadd(arcInviteIdsKey(prefix, workspace, campaignId), ...inviteIds);
+}
+
 /** Adds `count` newly invited readers (the API's `status: "invited"` answers); returns the total. */
 export async function recordInvites(
   redis: Redis | Cluster,
@@ -23,15 +44,23 @@ export async function recordInvites(
   return redis.incrby(arcInvitesKey(prefix, workspace, campaignId), count);
 }
 
-/** Readers invited so far, or null when `arc invite` never recorded any for the campaign. */
+/**
+ * Readers invited so far, or null when `arc invite` never recorded any for the campaign: the
+ * larger of the readers shelfwatch invited and the API's invite ids it saw (counters written
+ * before the ids were kept have no ids).
+ */
 export async function readInvites(
   redis: Redis | Cluster,
   prefix: string,
   workspace: string,
   campaignId: string,
 ): Promise<number | null> {
-  const raw = await redis.get(arcInvitesKey(prefix, workspace, campaignId));
-  if (raw === null) return null;
-  const value = Number(raw);
-  return Number.isSafeInteger(value) && value >= 0 ? value : null;
+  const [raw, ids] = await Promise.all([
+    redis.get(arcInvitesKey(prefix, workspace, campaignId)),
+    redis.scard(arcInviteIdsKey(prefix, workspace, campaignId)),
+  ]);
+  const value = raw === null ? null : Number(raw);
+  const counted = value !== null && Number.isSafeInteger(value) && value >= 0 ? value : null;
+  if (counted === null && ids === 0) return null;
+  return Math.max(counted ?? 0, ids);
 }

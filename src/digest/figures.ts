@@ -57,6 +57,7 @@ function arcProgress(inputs: DigestInputs): ArcProgress[] {
   return inputs.campaigns.map((campaign) => {
     const reviews = campaign.reviews?.reviews ?? null;
     const count = reviews === null ? null : reviews.length;
+    const invitesShort = count !== null && campaign.invites !== null && count > campaign.invites;
     return {
       campaignId: campaign.campaignId,
       asin: reviews?.[0]?.asin ?? null,
@@ -64,9 +65,10 @@ function arcProgress(inputs: DigestInputs): ArcProgress[] {
       reviews: count,
       averageRating: reviews === null ? null : average(reviews.map((r) => r.rating)),
       ratePct:
-        count === null || campaign.invites === null || campaign.invites === 0
+        count === null || campaign.invites === null || campaign.invites === 0 || invitesShort
           ? null
           : (count / campaign.invites) * 100,
+      invitesShort,
     };
   });
 }

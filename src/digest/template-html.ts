@@ -172,13 +172,16 @@ function reviewsHtml(f: DigestFigures): string {
       [
         c.invites === null ? 'not recorded' : String(c.invites),
         c.reviews === null ? 'no data yet' : String(c.reviews),
-        c.ratePct === null ? '—' : `${Math.round(c.ratePct)}%`,
+        c.invitesShort ? 'n/a¹' : c.ratePct === null ? '—' : `${Math.round(c.ratePct)}%`,
         rating(c.averageRating),
       ],
       S.num,
     )}</tr>`;
   });
-  return `${out}<h2 style="${S.h2}">ARC campaigns: invites vs reviews</h2><table style="${S.table}"><tr>${head}</tr>${rows.join('')}</table>`;
+  const short = f.arc.some((c) => c.invitesShort)
+    ? `<p style="${S.muted}">¹ More reviews than invites on record: some readers were invited outside shelfwatch, so no rate is given.</p>`
+    : '';
+  return `${out}<h2 style="${S.h2}">ARC campaigns: invites vs reviews</h2><table style="${S.table}"><tr>${head}</tr>${rows.join('')}</table>${short}`;
 }
 
 /** The comps and sentiment sections: each book a list item, its details a nested list. */

@@ -112,6 +112,9 @@ function rankLines(f: DigestFigures, charts: DigestCharts): string[] {
   return out;
 }
 
+const SHORT_INVITES =
+  'no rate: more reviews than invites on record, some readers were invited outside shelfwatch';
+
 function reviewLines(f: DigestFigures): string[] {
   const out: string[] = [];
   const r = f.reviews;
@@ -131,7 +134,11 @@ function reviewLines(f: DigestFigures): string[] {
   for (const c of f.arc) {
     const invites = c.invites === null ? 'invites not recorded' : `${plural(c.invites, 'reader')} invited`;
     const reviews = c.reviews === null ? 'reviews: no data yet' : plural(c.reviews, 'review');
-    const rate = c.ratePct === null ? '' : ` (${Math.round(c.ratePct)}%)`;
+    const rate = c.invitesShort
+      ? ` (${SHORT_INVITES})`
+      : c.ratePct === null
+        ? ''
+        : ` (${Math.round(c.ratePct)}%)`;
     const avg = c.averageRating === null ? '' : `, average ${rating(c.averageRating)}`;
     out.push(
       `  - ${c.campaignId}${c.asin === null ? '' : ` (${c.asin})`}: ${invites}, ${reviews}${rate}${avg}`,

@@ -168,8 +168,13 @@ export interface ArcProgress {
   /** Reviews the campaign has now; null before its first poll. */
   reviews: number | null;
   averageRating: number | null;
-  /** Reviews ÷ invites in percent; null without both. */
+  /**
+   * Reviews ÷ invites in percent, at most 100; null without both, or when there are more reviews
+   * than invites on record (`invitesShort`): a rate over 100% ("433%") says nothing true.
+   */
   ratePct: number | null;
+  /** More reviews than invites on record: readers were invited where shelfwatch did not see it. */
+  invitesShort: boolean;
 }
 
 export interface DigestFigures {

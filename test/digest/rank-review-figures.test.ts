@@ -110,6 +110,18 @@ describe('digest rank movers', () => {
 });
 
 describe('digest reviews and ARC campaigns', () => {
+  it('never shows a rate over 100% ("433%"): more reviews than invites on record give no rate and say why', () => {
+    const reviews = Array.from({ length: 13 }, (_, i) => review(`r${i}`, A, 4, NOW - i * HOUR));
+    const campaigns = [{ campaignId: 'arc_one', invites: 3, reviews: campaign('arc_one', reviews) }];
+    const figures = computeFigures(inputs({ day: DAY, nowMs: NOW, campaigns }));
+    expect(figures.arc[0]).toMatchObject({ invites: 3, reviews: 13, ratePct: null, invitesShort: true });
+    const { text, html } = renderDigest(figures, digestCharts(figures));
+    for (const part of [text, html]) {
+      expect(part).not.toContain('433%');
+      expect(part).toContain('invited outside shelfwatch');
+    }
+  });
+
   it('counts reviews new since the last digest and their average rating', () => {
     const reviews = [
       review('r1', A, 5, NOW - 50 * HOUR),
@@ -126,8 +138,24 @@ describe('digest reviews and ARC campaigns', () => {
     expect(figures.reviews.items.map((r) => r.reviewId)).toEqual(['r4', 'r3']);
     expect(figures.reviews.averageRating).toBe(4);
     expect(figures.arc).toEqual([
-      { campaignId: 'arc_one', asin: A, invites: 10, reviews: 4, averageRating: 3.75, ratePct: 40 },
-      { campaignId: 'arc_two', asin: null, invites: null, reviews: null, averageRating: null, ratePct: null },
+      {
+        campaignId: 'arc_one',
+        asin: A,
+        invites: 10,
+        reviews: 4,
+        averageRating: 3.75,
+        ratePct: 40,
+        invitesShort: false,
+      },
+      {
+        campaignId: 'arc_two',
+        asin: null,
+        invites: null,
+        reviews: null,
+        averageRating: null,
+        ratePct: null,
+        invitesShort: false,
+      },
     ]);
     const { text, subject } = renderDigest(figures, digestCharts(figures));
     expect(subject).toBe('Daily digest for acme — Sat 21 Nov: no sales data, 2 new reviews');
