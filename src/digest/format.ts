@@ -4,7 +4,6 @@
  */
 import { amount, groupDigits, money, signedMoney } from '../rules/format.ts';
 import type {
-  Amounts,
   DigestFigures,
   KeywordMove,
   PairRef,
@@ -19,7 +18,7 @@ export const QUIET_LINE =
   'All quiet: no sales moves, no new reviews, no rank changes worth reporting — shelfwatch is running.';
 
 export const FOOTNOTES = [
-  'Provisional (*): the API may revise a day’s figures for 14 days; changes show up under “Revisions since the last digest”, never as a second count.',
+  '† Provisional: the API may revise a day’s figures for 14 days; changes show up under “Revisions since the last digest”, never as a second count.',
   'Net = royalties − ad spend, in the same currency. Totals are per currency and never added across currencies.',
   'ACoS here = ad spend ÷ royalties. The API reports no ad-attributed sales, so this is not Amazon’s ACoS (ad spend ÷ ad-attributed sales): it tells how much of the royalties the ads cost.',
   '“No data” means the API returned no figures for that day; it is never counted as 0.',
@@ -59,12 +58,6 @@ export function pairName(pair: PairRef, title: string | null): string {
   return title === null
     ? `${pair.asin} ${pair.marketplace}`
     : `“${title}” (${pair.asin}, ${pair.marketplace})`;
-}
-
-/** `royalties 87.12 USD, 3 units, ad spend 30.10 USD, net 57.02 USD, ACoS 34.6%`. */
-export function amountsText(a: Amounts, currency: string): string {
-  const net = a.net === null ? 'net — (ad spend in another currency)' : `net ${money(a.net, currency)}`;
-  return `royalties ${money(a.royalties, currency)}, ${plural(a.units, 'unit')}, ad spend ${money(a.adSpend, currency)}, ${net}, ACoS ${pct(a.acos)}`;
 }
 
 /** `×1.67 better` for a log10 change (positive = a lower, better rank). */

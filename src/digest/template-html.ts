@@ -5,7 +5,6 @@
 import type { DigestChart, DigestCharts } from './charts.ts';
 import { compSection, sentimentSection } from './comps-sentiment.ts';
 import {
-  amountsText,
   dayNote,
   FOOTNOTES,
   factor,
@@ -22,6 +21,7 @@ import {
   silencedLine,
   stars,
 } from './format.ts';
+import { type SalesTable, salesTable, titlesTable, weekOf } from './sales-table.ts';
 import { LIST_LIMIT } from './template-text.ts';
 import type { DigestFigures } from './types.ts';
 
@@ -69,6 +69,15 @@ function cells(values: readonly string[], style = S.td): string {
   return values.map((v) => `<td style="${style}">${esc(v)}</td>`).join('');
 }
 
+/** Labels left, figures right-aligned in their columns. */
+function tableHtml(table: SalesTable): string {
+  const head = table.head
+    .map((h, i) => `<th style="${S.th}${i === 0 ? '' : ';text-align:right'}">${esc(h)}</th>`)
+    .join('');
+  const rows = table.rows.map(([label, ...figures]) => `<tr>${cells([label])}${cells(figures, S.num)}</tr>`);
+  return `<table style="${S.table};margin-top:8px"><tr>${head}</tr>${rows.join('')}</table>`;
+}
+
 function salesHtml(f: DigestFigures, charts: DigestCharts): string {
   const s = f.sales;
   if (s.status === 'off') return '';
@@ -78,35 +87,18 @@ function salesHtml(f: DigestFigures, charts: DigestCharts): string {
   }
   if (s.totals.length === 0)
     out += `<p style="${S.warn}">No data: the API returned no sales figures for ${esc(s.dates[0] ?? '')} to ${esc(f.day)}.</p>`;
+  // The headline totals first, one table per currency.
   for (const t of s.totals) {
-    const y =
-      t.yesterday === null
-        ? 'no data'
-        : `${t.yesterday.provisional ? '* ' : ''}${amountsText(t.yesterday, t.currency)}`;
-    const w =
-      t.week === null ? 'no data' : `${t.week.provisional ? '* ' : ''}${amountsText(t.week, t.currency)}`;
-    out += `<table style="${S.table};margin-top:8px"><tr><th style="${S.th}" colspan="2">${esc(t.currency)}</th></tr>`;
-    out += `<tr>${cells([f.dayLabel, y])}</tr><tr>${cells(['7 days', w])}</tr>`;
-    out += `<tr><td style="${S.td}" colspan="2">${img(charts.royalties.get(t.currency))}</td></tr></table>`;
+    out += tableHtml(salesTable(f.dayLabel, t.currency, t.yesterday, weekOf(t)));
+    out += img(charts.royalties.get(t.currency));
   }
   if (s.missingYesterday.length > 0) {
     out += `<p style="${S.warn}">No data for ${esc(f.dayLabel)} (not 0 — the API returned no figures): ${esc(s.missingYesterday.map((p) => `${p.asin} ${p.marketplace}`).join(', '))}</p>`;
   }
-  const head = ['Title', f.dayLabel, '7 days'].map((h) => `<th style="${S.th}">${esc(h)}</th>`).join('');
-  const rows = s.pairs.map((p) => {
-    const y =
-      p.yesterday === null
-        ? 'no data'
-        : `${p.yesterday.provisional ? '* ' : ''}${amountsText(p.yesterday, p.currency)}`;
-    const days =
-      p.week !== null && p.week.daysWithData < 7 ? ` (${p.week.daysWithData} of 7 days with data)` : '';
-    const w =
-      p.week === null
-        ? 'no data'
-        : `${p.week.provisional ? '* ' : ''}${amountsText(p.week, p.currency)}${days}`;
-    return `<tr>${cells([pairName(p, p.title), y, w])}</tr>`;
-  });
-  out += `<table style="${S.table};margin-top:12px"><tr>${head}</tr>${rows.join('')}</table>`;
+  if (s.pairs.length > 0) {
+    const pairs = s.pairs.map((p) => ({ ...p, name: pairName(p, p.title) }));
+    out += `<p style="margin:12px 0 0 0"><b>By title</b></p>${tableHtml(titlesTable(f.dayLabel, pairs))}`;
+  }
   if (s.movers.length > 0)
     out += `<p style="margin:10px 0 0 0"><b>Sales movers</b> (vs the daily average of the 7 days before)</p>${list(s.movers, salesMoverText)}`;
   if (s.revisions.length > 0) {

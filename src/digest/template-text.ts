@@ -2,7 +2,6 @@
 import type { DigestCharts } from './charts.ts';
 import { compSection, sentimentSection } from './comps-sentiment.ts';
 import {
-  amountsText,
   dayNote,
   FOOTNOTES,
   factor,
@@ -19,6 +18,7 @@ import {
   silencedLine,
   stars,
 } from './format.ts';
+import { salesTable, tableLines, titlesTable, weekOf } from './sales-table.ts';
 import type { DigestFigures } from './types.ts';
 
 /** Lists longer than this end with "and N more". */
@@ -38,35 +38,20 @@ function salesLines(f: DigestFigures, charts: DigestCharts): string[] {
     return [...out, `  Sales data unavailable (${s.reason}). No figures are shown rather than zeros.`, ''];
   if (s.totals.length === 0)
     out.push(`  No data: the API returned no sales figures for ${s.dates[0]} to ${f.day}.`);
+  // The headline totals first, one table per currency.
   for (const t of s.totals) {
-    const star = (p: boolean) => (p ? '*' : '');
-    out.push(`  ${t.currency}`);
-    out.push(
-      t.yesterday === null
-        ? `    ${f.dayLabel}: no data`
-        : `    ${f.dayLabel}${star(t.yesterday.provisional)}: ${amountsText(t.yesterday, t.currency)}`,
-    );
-    if (t.week !== null)
-      out.push(`    7 days${star(t.week.provisional)}: ${amountsText(t.week, t.currency)}`);
+    out.push(...tableLines(salesTable(f.dayLabel, t.currency, t.yesterday, weekOf(t)), '  '));
     const chart = charts.royalties.get(t.currency);
-    if (chart !== undefined) out.push(`    royalties ${s.dates[0]}..${f.day}: ${chart.text}`);
+    if (chart !== undefined) out.push(`  Royalties ${s.dates[0]}..${f.day}: ${chart.text}`);
+    out.push('');
   }
   if (s.missingYesterday.length > 0) {
     out.push(`  No data for ${f.dayLabel} (not 0 — the API returned no figures):`);
     out.push(...limited(s.missingYesterday, (p) => `${p.asin} ${p.marketplace}`, 20));
   }
-  out.push('', '  By title:');
-  for (const p of s.pairs) {
-    out.push(`  ${pairName(p, p.title)}`);
-    out.push(
-      p.yesterday === null
-        ? `    ${f.dayLabel}: no data`
-        : `    ${f.dayLabel}${p.yesterday.provisional ? '*' : ''}: ${amountsText(p.yesterday, p.currency)}`,
-    );
-    if (p.week !== null) {
-      const days = p.week.daysWithData === 7 ? '' : `, ${p.week.daysWithData} of 7 days with data`;
-      out.push(`    7 days${p.week.provisional ? '*' : ''}${days}: ${amountsText(p.week, p.currency)}`);
-    }
+  if (s.pairs.length > 0) {
+    const pairs = s.pairs.map((p) => ({ ...p, name: pairName(p, p.title) }));
+    out.push('  By title:', ...tableLines(titlesTable(f.dayLabel, pairs), '  '));
   }
   if (s.movers.length > 0)
     out.push(

@@ -113,7 +113,7 @@ describe('digest templates', () => {
     const { text, html } = renderDigest(figures, digestCharts(figures));
     const lines = text.split('\n');
     expect(lines.filter((line) => line.startsWith('SALES'))).toHaveLength(1);
-    expect(lines).toContain(`  “Dune SALES — yesterday: 0.00 USD” (${A}, US)`);
+    expect(lines.some((l) => l.startsWith(`  “Dune SALES — yesterday: 0.00 USD” (${A}, US)   `))).toBe(true);
     expect(text).toContain(`“space opera” (${A}, US)`);
     expect(html).toContain(`“Dune SALES — yesterday: 0.00 USD” (${A}, US)`);
   });

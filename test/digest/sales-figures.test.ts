@@ -53,8 +53,15 @@ describe('digest sales figures', () => {
     expect(subject).toBe(
       'Daily digest for acme — Sat 21 Nov: 5.00 EUR + 7.10 GBP + 450 JPY + 14.75 USD royalties, no new reviews, all quiet',
     );
-    expect(text).toContain('royalties 14.75 USD, 4 units, ad spend 2.00 USD, net 12.75 USD, ACoS 13.6%');
-    expect(text).toContain('royalties 450 JPY, 1 unit');
+    // Columns: the day, the 7 days, the change against the week's other days (20.00 USD on one day).
+    expect(text).toMatch(/ {2}USD +Sat 21 Nov +7 days \(2 with data\) +change\n/);
+    expect(text).toMatch(/ {2}Royalties +14\.75 USD† +34\.75 USD† +−26%\n/);
+    expect(text).toMatch(/ {2}Units +4† +9† +−20%\n/);
+    expect(text).toMatch(/ {2}Net +12\.75 USD† +28\.75 USD† +−20%\n/);
+    expect(text).toMatch(/ {2}ACoS +13\.6% +17\.3%\n/);
+    expect(text).toMatch(/ {2}Royalties +450 JPY† +450 JPY† +—\n/);
+    // The headline totals come before the titles.
+    expect(text.indexOf('Royalties')).toBeLessThan(text.indexOf('By title'));
     expect(text).toContain('ACoS here = ad spend ÷ royalties');
   });
 
@@ -71,14 +78,17 @@ describe('digest sales figures', () => {
     expect(okSales(late).pairs[0]?.week?.provisional).toBe(false);
     expect(okSales(late).totals[0]?.week?.provisional).toBe(false);
     const text = render(late).text;
-    expect(text).toContain('Thu 1 Oct: royalties 8.00 USD');
-    expect(
-      render(
-        computeFigures(
-          inputs({ day: DAY, nowMs: NOW, sales: { ...SALES, rows: [row(A, 'US', DAY, 1, '1.00')] } }),
-        ),
-      ).text,
-    ).toContain('Sat 21 Nov*: royalties 1.00 USD');
+    expect(text).toMatch(/Royalties +8\.00 USD +12\.00 USD +/);
+    expect(text).not.toMatch(/USD†/);
+    const provisional = render(
+      computeFigures(
+        inputs({ day: DAY, nowMs: NOW, sales: { ...SALES, rows: [row(A, 'US', DAY, 1, '1.00')] } }),
+      ),
+    );
+    // A dagger after the figure, explained in the footnote: a leading "*" read like a bullet.
+    expect(provisional.text).toMatch(/Royalties +1\.00 USD† +1\.00 USD†/);
+    expect(provisional.text).toContain('† Provisional: the API may revise');
+    for (const part of [provisional.text, provisional.html]) expect(part).not.toMatch(/\* ?\d|\d\*/);
   });
 
   it('lists revisions since the last digest: revised, late and withdrawn days', () => {
@@ -170,7 +180,7 @@ describe('digest sales figures', () => {
     expect(sales.totals[0]?.daily).toEqual([null, null, null, null, 300, 250, 600]);
     const { text } = render(figures);
     expect(text).toContain('No data for Sat 21 Nov (not 0 — the API returned no figures):');
-    expect(text).toMatch(/B0BBBBBBBB US\n {4}Sat 21 Nov: no data/);
+    expect(text).toMatch(/B0BBBBBBBB US +no data +/);
     expect(text).not.toMatch(/royalties 0\.00/);
 
     const nothing = computeFigures(
@@ -183,7 +193,7 @@ describe('digest sales figures', () => {
     );
     expect(okSales(nothing).totals[0]?.yesterday).toBeNull();
     expect(render(nothing).subject).toBe('Daily digest for acme — Sat 21 Nov: no sales data, no new reviews');
-    expect(render(nothing).text).toContain('USD\n    Sat 21 Nov: no data');
+    expect(render(nothing).text).toMatch(/ {2}Royalties +no data +/);
   });
 
   it('says "sales data unavailable (reason)" when the fetch failed, with no figures at all', () => {
