@@ -3,14 +3,7 @@
  * plain text; the HTML template escapes every string it gets from here.
  */
 import { amount, groupDigits, money, signedMoney } from '../rules/format.ts';
-import type {
-  DigestFigures,
-  KeywordMove,
-  PairRef,
-  Revision,
-  SalesMover,
-  SalesSection,
-} from './types.ts';
+import type { DigestFigures, KeywordMove, PairRef, Revision, SalesMover, SalesSection } from './types.ts';
 
 export { amount, money };
 
