@@ -1,0 +1,122 @@
+/**
+ * Screenshots of real messages for the docs: an alert email and a Slack message sent through the
+ * real channels to local receivers (the demo's SMTP and Slack captures), a Discord embed from the
+ * Discord channel's own renderer, and a digest rendered by the digest templates with its charts.
+ * Each is shown as a page in Debian's chromium (playwright-core, no browser download) and saved
+ * under docs/img/. Run: `npm run screenshots` (needs /usr/bin/chromium).
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { createNotifiers } from '../src/app/notifiers.ts';
+import { channelSchema } from '../src/config/channels.ts';
+import { renderDiscordMessage } from '../src/deliver/channels/discord.ts';
+import { createSmtpPool } from '../src/deliver/channels/smtp-pool.ts';
+import type { OutgoingMessage } from '../src/deliver/notifier.ts';
+import { startSlackCapture } from '../src/demo/slack-capture.ts';
+import { startMailCapture } from '../src/demo/smtp-capture.ts';
+import { digestCharts } from '../src/digest/charts.ts';
+import { computeFigures } from '../src/digest/figures.ts';
+import { inlineImagesAsDataUris } from '../src/digest/send.ts';
+import { renderDigest } from '../src/digest/template.ts';
+import { silentLogger } from '../src/ops/logger.ts';
+import { systemClock } from '../src/util/clock.ts';
+import { chatPage, slackPage } from './screenshots-pages.ts';
+import { digestInputs, sampleAlerts } from './screenshots-samples.ts';
+
+const OUT = join(import.meta.dirname, '..', 'docs', 'img');
+const ZONE = 'Europe/Berlin';
+
+async function captureSlackAndEmail(dir: string, message: OutgoingMessage) {
+  const slack = await startSlackCapture(dir, () => {});
+  const mail = await startMailCapture(dir, () => {});
+  const smtp = createSmtpPool();
+  try {
+    const channels = [
+      channelSchema.parse({ id: 'team-slack', type: 'slack', webhookUrl: slack.url, allowAnyHost: true }),
+      channelSchema.parse({
+        id: 'author-mail',
+        type: 'email',
+        smtpUrl: mail.url,
+        from: 'shelfwatch@example.com',
+        to: ['author@example.com'],
+      }),
+    ];
+    const notifiers = createNotifiers(channels, { logger: silentLogger(), smtp, clock: systemClock });
+    for (const notifier of notifiers.values()) await notifier.send(message, AbortSignal.timeout(30_000));
+    const slackFile = slack.messages[0]?.path;
+    const htmlFile = mail.messages[0]?.htmlPath;
+    if (slackFile === undefined || htmlFile === undefined) throw new Error('a channel delivered nothing');
+    return {
+      slack: JSON.parse(await readFile(slackFile, 'utf8')) as { blocks: unknown[] },
+      emailHtml: await readFile(htmlFile, 'utf8'),
+    };
+  } finally {
+    await smtp.closeAll();
+    await slack.close();
+    await mail.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'shelfwatch-shots-'));
+  const profile = await mkdtemp(join(tmpdir(), 'shelfwatch-chromium-'));
+  const message: OutgoingMessage = {
+    alerts: sampleAlerts(),
+    totalCount: 3,
+    hideLowStarText: false,
+    messageId: 'docs-screenshot',
+    timeZone: ZONE,
+  };
+  const captured = await captureSlackAndEmail(dir, message);
+  const figures = computeFigures(digestInputs(ZONE));
+  const charts = digestCharts(figures);
+  const digest = renderDigest(figures, charts);
+  const images = [...charts.royalties.values(), ...charts.bsr.values()].map((c) => ({
+    filename: c.filename,
+    content: c.png,
+    contentType: 'image/png' as const,
+    cid: c.cid,
+    contentDisposition: 'inline' as const,
+  }));
+  const digestHtml = inlineImagesAsDataUris(digest.html, images);
+  const pages: [name: string, html: string, width: number][] = [
+    ['alert-email', captured.emailHtml, 720],
+    ['alert-slack', slackPage(captured.slack.blocks), 720],
+    ['alert-discord', chatPage(renderDiscordMessage(message)), 720],
+    ['digest-email', digestHtml, 760],
+  ];
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  try {
+    for (const [name, html, width] of pages) {
+      const file = join(dir, `${name}.html`);
+      await writeFile(file, html);
+      const page = await browser.newPage();
+      await page.setViewportSize({ width, height: 400 });
+      await page.goto(`file://${file}`);
+      await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
+      await page.close();
+      process.stdout.write(`docs/img/${name}.png\n`);
+    }
+  } finally {
+    await browser.close();
+    await rm(dir, { recursive: true, force: true });
+    await rm(profile, { recursive: true, force: true });
+  }
+}
+
+await main();
