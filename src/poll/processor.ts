@@ -25,6 +25,7 @@ import {
   type TargetHealth,
 } from '../snapshot/store.ts';
 import type { Clock } from '../util/clock.ts';
+import { bookNames } from './book-names.ts';
 import { type FetchResult, fetchObservation, isEmptyWhereDataExpected } from './fetch.ts';
 import type { TargetLease } from './lease.ts';
 import { announcePause, closePauseEpisode } from './pause-alerts.ts';
@@ -237,15 +238,23 @@ async function pollTarget(
   }
 
   const before = stored === undefined ? undefined : readRuleState(deps, ref, stored);
+  // Keyword and review alerts name their books (book-names.ts).
+  const books = await bookNames(
+    deps,
+    data.workspace,
+    target,
+    'hours' in fetched ? undefined : fetched.observation,
+  );
+  const named = { ...ruleCtx, books };
   let observation: Observation;
   let evaluation: { alerts: Alert[]; state: RuleState | undefined };
   if ('hours' in fetched) {
     // The series: every hour since the last judged one, in order (rankings.ts).
-    ({ observation, ...evaluation } = judgeHours(ruleCtx, rules, before, fetched));
+    ({ observation, ...evaluation } = judgeHours(named, rules, before, fetched));
   } else {
     // In the stored keyword order: an answer that only reshuffled keeps its dictionary (keyword-order.ts).
     observation = inStoredOrder(stored?.observation, fetched.observation);
-    evaluation = evaluate(ruleCtx, rules, before?.observation, observation, before?.state);
+    evaluation = evaluate(named, rules, before?.observation, observation, before?.state);
   }
   const stateLost = before?.lost === undefined ? [] : ruleStateLostAlerts(ruleCtx, rules, before.lost);
   const alerts = [...healthEval.alerts, ...stateLost, ...evaluation.alerts];

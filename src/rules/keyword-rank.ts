@@ -16,7 +16,7 @@ import {
   PHASE_MASK,
   put,
 } from './keyword-state.ts';
-import { appliesTo, emit, type Scope } from './scope.ts';
+import { appliesTo, bookFacts, bookOf, emit, type Scope } from './scope.ts';
 
 /**
  * Keyword rank drops. The baseline is the best rank seen since the condition was last clear-after-
@@ -208,17 +208,19 @@ function announce(
   else if (transition.type === 'fire') what = `${kw} fell from ${showRank(baseline)} to ${showRank(rank)}`;
   else what = `${kw} is still down: ${showRank(rank)} (from ${showRank(baseline)})`;
   const subject: AlertSubject = { asin: next.asin, marketplace: next.marketplace, keyword };
+  const book = bookOf(scope.ctx, next.asin, next.marketplace);
   emit(scope, rule, {
     kind: resolved ? 'keyword_rank_recovered' : 'keyword_rank_drop',
     status: resolved ? 'resolved' : 'firing',
     subject,
     observation: transitionObservation(transition, episode),
     episode,
-    title: `${what} ${where(next.asin, next.marketplace)}`,
+    title: `${what}${book === undefined ? '' : ` for “${book.title}”`} ${where(next.asin, next.marketplace)}`,
     facts: {
       keyword,
       asin: next.asin,
       marketplace: next.marketplace,
+      ...bookFacts(scope.ctx, next.asin, next.marketplace),
       before: baseline,
       after: rank,
       positionsLost: lost,

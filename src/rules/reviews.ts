@@ -8,7 +8,7 @@ import type {
 import type { ReviewCountDownRule, ReviewNewRule, ReviewRemovedRule } from './config.ts';
 import { groupDigits, quote, where } from './format.ts';
 import type { ReviewPass } from './review-track.ts';
-import { appliesTo, emit, type Scope } from './scope.ts';
+import { appliesTo, bookFacts, bookName, emit, type Scope } from './scope.ts';
 
 /**
  * Review events. The ids of one ok poll are compared with the previous one and with the reviews
@@ -62,8 +62,12 @@ export function evaluateReviewNew(
       kind: 'review_new',
       subject: reviewSubject(next, review),
       observation: review.reviewId,
-      title: `New ${stars(review.rating)} ${PLATFORM[review.platform]} review of ${review.asin} (campaign ${next.campaignId})`,
-      facts: { ...reviewFacts(next, review), lowStar: review.rating <= rule.lowStarAt },
+      title: `New ${stars(review.rating)} ${PLATFORM[review.platform]} review of ${bookName(scope.ctx, review.asin, null)} (campaign ${next.campaignId})`,
+      facts: {
+        ...reviewFacts(next, review),
+        ...bookFacts(scope.ctx, review.asin, null),
+        lowStar: review.rating <= rule.lowStarAt,
+      },
       observedAt: next.observedAt,
     });
   }
@@ -87,7 +91,7 @@ export function evaluateReviewRemoved(
       kind: 'review_removed',
       subject: reviewSubject(next, review),
       observation: review.reviewId,
-      title: `A ${stars(review.rating)} ${PLATFORM[review.platform]} review of ${review.asin} was removed (campaign ${next.campaignId})`,
+      title: `A ${stars(review.rating)} ${PLATFORM[review.platform]} review of ${bookName(scope.ctx, review.asin, null)} was removed (campaign ${next.campaignId})`,
       // The flag keeps channels consistent with review_new's default.
       facts: { ...reviewFacts(next, detail), lowStar: review.rating <= LOW_STAR_DEFAULT },
       observedAt: next.observedAt,
@@ -101,8 +105,13 @@ export function evaluateReviewRemoved(
       subject: reviewSubject(next, review),
       // One restore per removal: a review removed and restored again alerts again.
       observation: `${review.reviewId}:restored:${removedAt}`,
-      title: `A ${stars(review.rating)} ${PLATFORM[review.platform]} review of ${review.asin} is back after its removal (campaign ${next.campaignId})`,
-      facts: { ...reviewFacts(next, review), lowStar: review.rating <= LOW_STAR_DEFAULT, removedAt },
+      title: `A ${stars(review.rating)} ${PLATFORM[review.platform]} review of ${bookName(scope.ctx, review.asin, null)} is back after its removal (campaign ${next.campaignId})`,
+      facts: {
+        ...reviewFacts(next, review),
+        ...bookFacts(scope.ctx, review.asin, null),
+        lowStar: review.rating <= LOW_STAR_DEFAULT,
+        removedAt,
+      },
       observedAt: next.observedAt,
     });
   }

@@ -6,11 +6,40 @@ import type { KeywordPass } from './keyword-pass.ts';
 import type { KeywordState } from './keyword-state.ts';
 import type { ReviewTrack } from './review-track.ts';
 
+/** A book as people know it, from its latest book snapshot. */
+export interface BookName {
+  title: string;
+  author: string | null;
+}
+
 /** Who is evaluating and when. `nowMs` is the poll's time: rules never read the clock. */
 export interface RuleContext {
   workspace: string;
   targetId: string;
   nowMs: number;
+  /**
+   * Titles of the books a keyword or review poll is about, keyed `ASIN|MARKETPLACE` and `ASIN`
+   * (any marketplace: reviews carry none), read by the poller from the book snapshots.
+   */
+  books?: ReadonlyMap<string, BookName>;
+}
+
+/** The book's name where the rules know it, `“Title” (B0…)`, else the bare ASIN. */
+export function bookName(ctx: RuleContext, asin: string, marketplace: string | null): string {
+  const book = bookOf(ctx, asin, marketplace);
+  return book === undefined ? asin : `“${book.title}” (${asin})`;
+}
+
+export function bookOf(ctx: RuleContext, asin: string, marketplace: string | null): BookName | undefined {
+  return (
+    (marketplace === null ? undefined : ctx.books?.get(`${asin}|${marketplace}`)) ?? ctx.books?.get(asin)
+  );
+}
+
+/** The `bookTitle`/`author` facts, when the book's name is known. */
+export function bookFacts(ctx: RuleContext, asin: string, marketplace: string | null): Facts {
+  const book = bookOf(ctx, asin, marketplace);
+  return book === undefined ? {} : { bookTitle: book.title, author: book.author };
 }
 
 /**

@@ -118,6 +118,10 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
       const drops = await alertsAfter(ids().keywords, 'keyword_rank_drop');
       expect(drops).toHaveLength(1);
       expect(drops[0]?.subject).toMatchObject({ asin, keyword: tracked.keyword });
+      // Named by the book people know, from the book's own snapshot (no extra API request).
+      const book = await stored<{ title: string; author: string }>(ids().book);
+      expect(drops[0]?.title).toContain(`for “${book.title}” (${asin}, US)`);
+      expect(drops[0]?.facts).toMatchObject({ bookTitle: book.title, author: book.author });
       await control.call('POST', '/_sim/events', {
         type: 'keyword_rank',
         asin,

@@ -20,6 +20,22 @@ describe('review_new', () => {
     expect(perPoll[1]?.[1]?.facts).toMatchObject({ rating: 4, platform: 'goodreads', lowStar: false });
   });
 
+  it('names the book by its title and author when the poller knows them, the ASIN as a detail', () => {
+    const books = new Map([
+      ['B0CJ4XQ2ZK', { title: 'The Lighthouse Keeper’s Secret', author: 'M. A. Winter' }],
+    ]);
+    const ctx = { workspace: 'ws', targetId: 't1', nowMs: T0 + HOUR, books };
+    const a = review('r1', 5);
+    const { alerts } = evaluate(ctx, [newReview], reviews(T0, []), reviews(T0 + HOUR, [a]), undefined);
+    expect(alerts[0]?.title).toBe(
+      'New 5★ Amazon review of “The Lighthouse Keeper’s Secret” (B0CJ4XQ2ZK) (campaign camp-1)',
+    );
+    expect(alerts[0]?.facts).toMatchObject({
+      bookTitle: 'The Lighthouse Keeper’s Secret',
+      author: 'M. A. Winter',
+    });
+  });
+
   it('flags low-star reviews so channels can hide the text, and keeps the text out of the title', () => {
     const low = review('r9', 2, { body: 'Awful.' });
     const { alerts } = run([newReview], [reviews(T0, []), reviews(T0 + HOUR, [low])]);

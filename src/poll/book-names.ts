@@ -1,0 +1,43 @@
+/**
+ * The titles (and authors) of the books a keyword or review poll is about, read from the latest
+ * book snapshots of the same workspace, so its alerts name the book people know instead of an
+ * ASIN. Costs no API request; a book never polled yet is simply not named.
+ */
+import { MARKETPLACES } from '../api/schemas.ts';
+import type { Observation } from '../model/observation.ts';
+import type { BookName } from '../rules/scope.ts';
+import type { SnapshotStore } from '../snapshot/store.ts';
+import type { TargetRegistry } from './processor.ts';
+import { bookTargetId, type WatchTarget } from './targets.ts';
+
+export async function bookNames(
+  deps: { store: SnapshotStore; registry: TargetRegistry },
+  workspace: string,
+  target: WatchTarget,
+  observation: Observation | undefined,
+): Promise<Map<string, BookName>> {
+  const names = new Map<string, BookName>();
+  const read = async (asin: string, marketplace: string): Promise<BookName | undefined> => {
+    const target = deps.registry.target(workspace, bookTargetId(asin, marketplace));
+    if (target === undefined) return undefined;
+    const stored = await deps.store.get(target.ref);
+    const book = stored?.observation;
+    return book?.kind === 'book' ? { title: book.title, author: book.author } : undefined;
+  };
+  if (target.kind === 'keywords') {
+    const book = await read(target.asin, target.marketplace);
+    if (book !== undefined) names.set(`${target.asin}|${target.marketplace}`, book);
+  } else if (observation?.kind === 'reviews') {
+    // Reviews name no marketplace: the first configured marketplace with a snapshot names the book.
+    const asins = new Set(observation.reviews.map((r) => r.asin));
+    for (const asin of asins) {
+      for (const marketplace of MARKETPLACES) {
+        const book = await read(asin, marketplace);
+        if (book === undefined) continue;
+        names.set(asin, book);
+        break;
+      }
+    }
+  }
+  return names;
+}
