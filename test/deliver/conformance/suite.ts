@@ -104,7 +104,9 @@ export function conformanceSuite(type: string, start: () => Promise<RunningChann
       );
       const delivered = await channel.nextDelivered();
       expect(delivered).toContain(`channel ${channel.notifier.id} works`);
-      expect(sampleAlertTitle(channel.notifier.id)).toContain('Test alert from shelfwatch — no action needed');
+      expect(sampleAlertTitle(channel.notifier.id)).toContain(
+        'Test alert from shelfwatch — no action needed',
+      );
     });
 
     it('delivers hostile text escaped and cut: no mention pings, no markup runs', async () => {
