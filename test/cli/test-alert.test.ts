@@ -113,7 +113,7 @@ describe('shelfwatch test-alert', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
       );
       expect(outcome.code).toBe(0);
       const requests = await chat.waitForMessages(5);
-      for (const request of requests) expect(request.raw).toContain('if you see this, channel');
+      for (const request of requests) expect(request.raw).toContain('no action needed (channel');
       expect(requests[2]?.headers['webhook-signature']).toMatch(/^v1,/);
       for (const secret of [
         'ChatT0kenDoNotLeak42',
