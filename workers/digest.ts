@@ -79,6 +79,7 @@ export function digestDepsOf(runtime: Runtime, smtp: Pick<SmtpPool, 'sendMail'>)
     smtp,
     clock: runtime.clock,
     logger: runtime.logger.child({ component: 'digest' }),
+    reserveWalk: runtime.pollDeps.reserveWalk,
   };
 }
 

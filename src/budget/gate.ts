@@ -99,6 +99,18 @@ async function acquireWithinWalk(
   }
 }
 
+/**
+ * Runs `walk` inside a reservation of `costPerPoll` requests of the workspace's budget
+ * (`walkWithinBudget` with the workspace's limits and the wasted-requests metric, wired by the
+ * runtime). Shared by the poller and the digest's sales fetch.
+ */
+export type ReserveWalk = <T>(
+  workspace: string,
+  costPerPoll: number | null,
+  signal: AbortSignal,
+  walk: () => Promise<T>,
+) => Promise<T>;
+
 export interface WalkBudgetOptions {
   budget: RedisRequestBudget;
   workspace: string;

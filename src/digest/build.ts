@@ -3,6 +3,7 @@
  * figures, draw the charts, render subject, text and HTML. Sends nothing and stores nothing.
  */
 import type { AnalyticsClient } from '../api/index.ts';
+import type { ReserveWalk } from '../budget/gate.ts';
 import type { RedisRequestBudget } from '../budget/request-budget.ts';
 import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
 import type { SmtpPool } from '../deliver/channels/smtp-pool.ts';
@@ -36,6 +37,8 @@ export interface DigestDeps {
   smtp: Pick<SmtpPool, 'sendMail'>;
   clock: Clock;
   logger: Logger;
+  /** The budget reservation the poller's walks use; the digest's sales walk runs inside it. */
+  reserveWalk?: ReserveWalk;
 }
 
 /** An inline image as nodemailer takes it; `cid` matches `cid:` in the HTML. */
@@ -100,6 +103,7 @@ export async function buildDigest(
       redis: deps.redis,
       prefix: deps.prefix,
       clock: deps.clock,
+      reserveWalk: deps.reserveWalk,
     },
     {
       workspace: ws,

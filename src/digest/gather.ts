@@ -6,6 +6,7 @@
 import { type AnalyticsClient, collectAll, UnauthorizedError } from '../api/index.ts';
 import type { Marketplace } from '../api/schemas.ts';
 import { judgeApiOutcome } from '../budget/api-outcome-policy.ts';
+import type { ReserveWalk } from '../budget/gate.ts';
 import { PauseEpisodes } from '../budget/pause-episode.ts';
 import type { RedisRequestBudget } from '../budget/request-budget.ts';
 import type { WorkspaceConfig } from '../config/schema.ts';
@@ -53,6 +54,12 @@ export interface GatherDeps {
   redis: Parameters<typeof readInvites>[0];
   prefix: string;
   clock: Clock;
+  /**
+   * Runs the sales walk inside a budget reservation, as the poller's walks run (see
+   * `walkWithinBudget`): past the reservation it waits for the minute window instead of deferring
+   * and fetching page 1 again. Absent, each page takes its own turn at the budget gate.
+   */
+  reserveWalk?: ReserveWalk;
 }
 
 export interface GatherRequest {
@@ -102,11 +109,13 @@ export async function fetchDigestSales(
   signal: AbortSignal,
 ): Promise<SalesFetch> {
   if (ws.sales === false) return { status: 'off' };
+  const { marketplaces } = ws.sales;
   const from = addDays(day, -(SALES_FETCH_DAYS - 1));
   const rows: SalesDay[] = [];
   let requests = 0;
-  try {
-    for (const marketplace of ws.sales.marketplaces) {
+  // One walk for every marketplace: at least a page each is reserved up front.
+  const walk = async (): Promise<SalesFetch | undefined> => {
+    for (const marketplace of marketplaces) {
       const pages = deps.client.listSales(
         { from, to: day, marketplace: marketplace as Marketplace, limit: 100 },
         { signal },
@@ -117,6 +126,14 @@ export async function fetchDigestSales(
         return { status: 'unavailable', reason: `the sales list ran past ${MAX_SALES_PAGES} pages` };
       rows.push(...result.items.map(toSalesDay));
     }
+    return undefined;
+  };
+  try {
+    const cut =
+      deps.reserveWalk === undefined
+        ? await walk()
+        : await deps.reserveWalk(ws.id, marketplaces.length, signal, walk);
+    if (cut !== undefined) return cut;
   } catch (error) {
     if (signal.aborted) throw error;
     // The same budget policy as the poller's: a 401 pauses the workspace (the polls alert it).
