@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
+import { type ResumeReport, resumeWorkspace } from '../app/resume.ts';
 import { Runtime } from '../app/runtime.ts';
-import type { PauseEpisode, PauseEpisodes } from '../budget/pause-episode.ts';
-import type { BudgetUsage, RedisRequestBudget } from '../budget/request-budget.ts';
 import { silentLogger } from '../ops/logger.ts';
 import { usageError } from './errors.ts';
 import { isoSecond, printJson } from './format.ts';
@@ -10,52 +9,26 @@ import { connectRuntime } from './run.ts';
 import { VERSION } from './version.ts';
 
 const EXAMPLES = `
-Lifts a pause the API caused (a 429, an exhausted quota, a refused key) so the workspace's polls
-go out again at once. Use it after fixing the API key, or when a pause outlasts its reason. The
-next ok answer announces the recovery (source_recovered) if the pause was alerted.
+Lifts a pause the API caused (a 429, an exhausted quota, a refused key). The polls the pause
+parked go out again at once; a poll it skipped (a wait past 15 min, e.g. an exhausted quota)
+waits for its scheduler's next run. Use it after fixing the API key, or when a pause outlasts its
+reason. The next ok answer announces the recovery (source_recovered) if the pause was alerted.
 
 Examples:
   $ shelfwatch resume studio
   $ shelfwatch resume studio --json`;
 
-export interface ResumeReport {
-  workspace: string;
-  /** The pause in force that was lifted, or null when the workspace was not paused. */
-  lifted: { reason: string | null; untilMs: number | null } | null;
-  /** The open pause episode (alerted or not), closed by the next ok answer. */
-  episode: PauseEpisode | null;
-}
-
-/** Lifts the workspace's pause and ends its episode's pause now; says what was in force. */
-export async function resumeWorkspace(
-  deps: { budget: RedisRequestBudget; pauses: PauseEpisodes },
-  workspace: string,
-): Promise<ResumeReport> {
-  const usage: BudgetUsage = await deps.budget.usage(workspace);
-  await deps.budget.resume(workspace);
-  const episode = await deps.pauses.lift(workspace, deps.budget.clock.now());
-  const paused = usage.pauseReason !== null || usage.pausedUntilMs !== null;
-  return {
-    workspace,
-    lifted: paused ? { reason: usage.pauseReason, untilMs: finiteOrNull(usage.pausedUntilMs) } : null,
-    episode: episode ?? null,
-  };
-}
-
-function finiteOrNull(ms: number | null): number | null {
-  return ms !== null && Number.isFinite(ms) ? ms : null;
-}
-
 export function formatResume(report: ResumeReport): string {
   const { lifted, episode } = report;
+  const polls = `${report.promoted} parked poll${report.promoted === 1 ? '' : 's'} sent out now`;
   if (lifted === null) {
     return episode === null
-      ? `workspace ${report.workspace} was not paused; nothing to lift\n`
-      : `workspace ${report.workspace} was not paused; its pause episode (${episode.reason} since ${isoSecond(episode.sinceMs)}) ends with the next ok answer\n`;
+      ? `workspace ${report.workspace} was not paused; nothing to lift; ${polls}\n`
+      : `workspace ${report.workspace} was not paused; its pause episode (${episode.reason} since ${isoSecond(episode.sinceMs)}) ends with the next ok answer; ${polls}\n`;
   }
   const until = lifted.untilMs === null ? 'until resumed' : `until ${isoSecond(lifted.untilMs)}`;
   const since = episode === null ? '' : `, since ${isoSecond(episode.sinceMs)}`;
-  return `lifted the pause of workspace ${report.workspace} (${lifted.reason ?? 'unknown reason'}${since}, ${until}); its polls go out again\n`;
+  return `lifted the pause of workspace ${report.workspace} (${lifted.reason ?? 'unknown reason'}${since}, ${until}); ${polls}, the others at their next scheduled run\n`;
 }
 
 export function registerResumeCommand(program: Command): void {
@@ -78,7 +51,10 @@ export function registerResumeCommand(program: Command): void {
       const runtime = new Runtime({ config, logger: silentLogger(), version: VERSION, notifiers: new Map() });
       await connectRuntime(runtime);
       try {
-        const report = await resumeWorkspace(runtime.pollDeps, workspace);
+        const report = await resumeWorkspace(
+          { ...runtime.pollDeps, pollQueue: runtime.pollQueue },
+          workspace,
+        );
         if (options.json === true) printJson(report);
         else process.stdout.write(formatResume(report));
       } finally {

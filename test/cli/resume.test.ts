@@ -29,6 +29,7 @@ describe('shelfwatch resume', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
     expect(out.stdout).toMatch(/^lifted the pause of workspace studio \(rate_limited, since .+, until .+\)/);
+    expect(out.stdout).toContain('; 0 parked polls sent out now, the others at their next scheduled run');
     expect((await budget.usage('studio')).pausedUntilMs).toBeNull();
     expect(await budget.tryAcquire('studio', { perMinute: 10, perMonth: 100 })).toMatchObject({
       granted: true,

@@ -3,7 +3,7 @@
  * (scheduler, poll and delivery queues) against the simulator, and the recovery is announced once.
  */
 import { afterAll, expect, it } from 'vitest';
-import { resumeWorkspace } from '../../src/cli/resume.ts';
+import { resumeWorkspace } from '../../src/app/resume.ts';
 import type { Alert } from '../../src/model/alert.ts';
 import { parsePlan, startSimulator } from '../../src/sim/index.ts';
 import { SimControl } from '../api/helpers.ts';
@@ -69,7 +69,7 @@ it('a key revoked mid-run raises one workspace alert within one poll per target;
   expect(workspaceAlerts('source_health')[0]).toMatchObject({ severity: 'critical', status: 'firing' });
 
   await control.addKey(KEY, 'ws', PLAN);
-  const report = await resumeWorkspace(runtime.pollDeps, 'ws');
+  const report = await resumeWorkspace({ ...runtime.pollDeps, pollQueue: runtime.pollQueue }, 'ws');
   expect(report.lifted).toMatchObject({ reason: 'unauthorized' });
   await waitUntil(async () => workspaceAlerts('source_recovered').length > 0, 15_000, 'the recovery');
   expect(workspaceAlerts('source_health')).toHaveLength(1);

@@ -3,9 +3,9 @@
  * bounded by what its limit can mean, a long pause alerts once, and recovery is announced once.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { resumeWorkspace } from '../../src/app/resume.ts';
 import { MAX_RATE_LIMIT_PAUSE_MS } from '../../src/budget/api-outcome-policy.ts';
 import { utcBillingMonth } from '../../src/budget/keys.ts';
-import { resumeWorkspace } from '../../src/cli/resume.ts';
 import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
 import { SimControl } from '../api/helpers.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
