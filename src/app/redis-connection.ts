@@ -56,12 +56,40 @@ export function isConnectionError(error: unknown): boolean {
 }
 
 /**
- * Says once that Redis is gone and once that it is back (with how long it was away), instead of
- * a line per reconnect attempt and per BullMQ connection. Returns a function that stops watching
- * (call it before closing the connection on shutdown, which is not an outage).
+ * BullMQ's messages for a job whose lock was lost (node_modules/bullmq: `lock-manager.js`,
+ * `finished-errors.js`). Past the job lock (30 s) of an outage every active job gets one.
  */
-export function watchRedisConnection(redis: RedisConnection, logger: Logger, now = Date.now): () => void {
+const LOCK_LOSS =
+  /^(could not renew lock for job |Missing lock for job |Lock mismatch for job |Job \S+ is not in the active state)/;
+
+export function isLockLossError(error: unknown): boolean {
+  return error instanceof Error && LOCK_LOSS.test(error.message);
+}
+
+/** How long after Redis is back a lost lock is still put down to the outage. */
+export const LOCK_LOSS_GRACE_MS = 60_000;
+
+export interface RedisConnectionWatch {
+  /** Stops watching (call it before closing the connection on shutdown, which is not an outage). */
+  stop(): void;
+  /**
+   * True for an error the outage explains: a connection error, or a lost job lock while Redis is
+   * down or within `LOCK_LOSS_GRACE_MS` after it came back. Those are not worth a line each.
+   */
+  explains(error: unknown): boolean;
+}
+
+/**
+ * Says once that Redis is gone and once that it is back (with how long it was away), instead of
+ * a line per reconnect attempt and per BullMQ connection.
+ */
+export function watchRedisConnection(
+  redis: Pick<RedisConnection, 'on' | 'off'>,
+  logger: Logger,
+  now = Date.now,
+): RedisConnectionWatch {
   let lostAt: number | undefined;
+  let restoredAt: number | undefined;
   let lastError: string | undefined;
   const onError = (error: Error) => {
     lastError = (error as { code?: string }).code ?? error.message.slice(0, 200);
@@ -76,16 +104,24 @@ export function watchRedisConnection(redis: RedisConnection, logger: Logger, now
   };
   const onReady = () => {
     if (lostAt === undefined) return;
-    logger.info({ downMs: now() - lostAt }, 'redis connection restored');
+    restoredAt = now();
+    logger.info({ downMs: restoredAt - lostAt }, 'redis connection restored');
     lostAt = undefined;
     lastError = undefined;
   };
   redis.on('error', onError);
   redis.on('close', onClose);
   redis.on('ready', onReady);
-  return () => {
-    redis.off('error', onError);
-    redis.off('close', onClose);
-    redis.off('ready', onReady);
+  return {
+    stop() {
+      redis.off('error', onError);
+      redis.off('close', onClose);
+      redis.off('ready', onReady);
+    },
+    explains(error) {
+      if (isConnectionError(error)) return true;
+      if (!isLockLossError(error)) return false;
+      return lostAt !== undefined || (restoredAt !== undefined && now() - restoredAt <= LOCK_LOSS_GRACE_MS);
+    },
   };
 }

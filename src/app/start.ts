@@ -7,7 +7,7 @@ import { flushOrphanedGroups } from '../deliver/processor.ts';
 import { desiredDigestSchedules } from '../digest/schedule.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Shutdown } from '../ops/shutdown.ts';
-import { isConnectionError, watchRedisConnection } from './redis-connection.ts';
+import { isConnectionError, type RedisConnectionWatch, watchRedisConnection } from './redis-connection.ts';
 import type { Runtime } from './runtime.ts';
 import { ScheduleWatch } from './schedule-watch.ts';
 
@@ -33,14 +33,14 @@ export interface StartOptions {
 
 /**
  * A worker's `error` events: Redis being unreachable is said once by the connection watch, so
- * those go to debug; anything else is an error line.
+ * those (and the job locks an outage made expire) go to debug; anything else is an error line.
  */
-function logWorkerErrors(logger: Logger, queue: string, worker: Worker): void {
+function logWorkerErrors(logger: Logger, queue: string, worker: Worker, watch: RedisConnectionWatch): void {
   worker.on('failed', (job, error) =>
     logger.warn({ queue, jobId: job?.id, attempts: job?.attemptsMade, err: error }, 'job failed'),
   );
   worker.on('error', (error) => {
-    if (isConnectionError(error)) logger.debug({ queue, err: error }, 'worker connection error');
+    if (watch.explains(error)) logger.debug({ queue, err: error }, 'worker connection error');
     else logger.error({ queue, err: error }, 'worker error');
   });
 }
@@ -80,10 +80,11 @@ export async function startWorkers(
   options.onWorkers?.({ poll, deliver });
   // Released in reverse: poll stops taking jobs first, then deliveries finish what polls enqueued.
   const digest = startDigest(runtime, { smtp: runtime.smtp, shutdownSignal: shutdown.signal });
-  logWorkerErrors(runtime.logger, 'deliver', deliver);
-  logWorkerErrors(runtime.logger, 'poll', poll);
-  logWorkerErrors(runtime.logger, 'digest', digest.worker);
-  shutdown.add('redis connection watch', watchRedisConnection(runtime.redis, runtime.logger));
+  const watch = watchRedisConnection(runtime.redis, runtime.logger);
+  logWorkerErrors(runtime.logger, 'deliver', deliver, watch);
+  logWorkerErrors(runtime.logger, 'poll', poll, watch);
+  logWorkerErrors(runtime.logger, 'digest', digest.worker, watch);
+  shutdown.add('redis connection watch', () => watch.stop());
   runtime.workers.push(poll, deliver, digest.worker);
   runtime.metricQueues.digest = digest.queue;
   shutdown.add('deliver worker', () => deliver.close());
