@@ -7,7 +7,7 @@ import type { ListEndpointName } from './contract/catalog.ts';
 import { type BodyReader, type CompiledContract, defaultContract } from './contract/compile.ts';
 import { InvalidRequestError } from './errors.ts';
 import { listPageReader, pathOfNextUrl } from './list-pages.ts';
-import { offTopicBy } from './off-topic.ts';
+import { offTopicBy, outsideDates } from './off-topic.ts';
 import { type OffTopic, paginate } from './pagination.ts';
 import {
   type ArcInviteRequest,
@@ -336,10 +336,15 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
         [names.to]: params.to,
       };
       const asins = params.asin === undefined ? [] : [params.asin];
-      const about = offTopicBy<SalesRecord>([
-        ['ASIN', params.asin, (r) => r.asin],
-        ['marketplace', params.marketplace, (r) => r.marketplace],
-      ]);
+      const about = outsideDates<SalesRecord>(
+        params.from,
+        params.to,
+        (r) => r.date,
+        offTopicBy([
+          ['ASIN', params.asin, (r) => r.asin],
+          ['marketplace', params.marketplace, (r) => r.marketplace],
+        ]),
+      );
       return list('sales', 'GET /v1/sales', '/v1/sales', query, contract.sales, params, opts, asins, about);
     },
 

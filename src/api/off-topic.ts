@@ -28,3 +28,21 @@ export function offTopicBy<T>(checks: readonly FilterCheck<T>[]): OffTopic<T> {
     return null;
   };
 }
+
+/**
+ * A date filter (`from`..`to`, both included, `YYYY-MM-DD`, which sorts as text): an item dated
+ * outside it is about another time than was asked (`date "2026-10-01"`), and with `also` every
+ * other check must hold too.
+ */
+export function outsideDates<T>(
+  from: string,
+  to: string,
+  date: (item: T) => string,
+  also: OffTopic<T> = () => null,
+): OffTopic<T> {
+  return (item) => {
+    const value = date(item);
+    if (value < from || value > to) return `date ${JSON.stringify(value)}`;
+    return also(item);
+  };
+}

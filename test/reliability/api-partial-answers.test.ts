@@ -13,6 +13,7 @@ import {
   type HostileApi,
   review,
   reviewsPage,
+  salesDay,
   salesDays,
   startHostileApi,
   TARGETS,
@@ -128,6 +129,20 @@ describe('a partial page and an answer about another campaign: nothing invented'
       status: 'ok',
       alerts: 0,
     });
+  });
+  it('sales rows dated outside the asked from–to are an error, the baseline unchanged', async () => {
+    expect(await poll('sales', JSON.stringify(reviewsPage(salesDays())))).toMatchObject({ status: 'ok' });
+    alertsSince();
+    const stored = await api.harness.store.get(salesRef);
+    for (const date of ['2019-01-01', '2099-12-31']) {
+      const result = await poll('sales', JSON.stringify(reviewsPage([...salesDays(), salesDay(date)])));
+      expect(result).toMatchObject({ status: 'error' });
+      expect(result.status === 'error' && result.reason).toMatch(
+        new RegExp(`about date "${date}", not what was asked`),
+      );
+      expect(alertsSince()).toEqual([]);
+      expect(await api.harness.store.get(salesRef)).toEqual(stored);
+    }
   });
 });
 
