@@ -250,6 +250,10 @@ export function registerArcCommand(program: Command): void {
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
     .addHelpText('after', EXAMPLES)
     .action(async (flags: InviteFlags) => {
+      // Checked before the config is read: with both, the config would swallow the CSV.
+      if (flags.config === '-' && flags.csv === '-') {
+        throw usageError('--config - and --csv - both read stdin: give one of them a file');
+      }
       const config = loadConfigOrThrow({
         env: process.env,
         ...(flags.config === undefined ? {} : { configPath: flags.config }),

@@ -202,6 +202,16 @@ describe('shelfwatch arc invite', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     ]);
   });
 
+  it('refuses --config - with --csv - (both would read stdin): one line, exit 2', async () => {
+    const args = ['arc', 'invite', '--campaign', campaign, '--csv', '-', '--dry-run', '--config', '-'];
+    const outcome = await shelfwatch(args, {}, 30_000, 'email,name\nann@example.com,Ann\n');
+    expect(outcome.code).toBe(2);
+    expect(outcome.stdout).toBe('');
+    expect(outcome.stderr).toBe(
+      'shelfwatch: --config - and --csv - both read stdin: give one of them a file\n',
+    );
+  });
+
   it('--column names the columns; a bad --column is one line, exit 2', async () => {
     const odd = writeFile(dir, 'odd.csv', 'Contact;Reader\nann@example.com;Ann\n');
     const command = (...columns: string[]) =>
