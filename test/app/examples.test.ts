@@ -82,6 +82,24 @@ describe('docker compose from a fresh clone', () => {
     expect(result.ok ? [] : result.problems).toEqual([]);
   });
 
+  it('the plain-transport opt-outs are on for the compose network and off with their variables', () => {
+    const insecure = (env: Record<string, string>) => {
+      const result = loadConfig({ path: 'examples/docker.yaml', env });
+      if (!result.ok) throw new Error(JSON.stringify(result.problems));
+      const mail = result.config.channels.find((c) => c.type === 'email');
+      return [result.config.workspaces[0]?.allowInsecure, mail?.type === 'email' && mail.allowInsecure];
+    };
+    expect(insecure(workerDefaults())).toEqual([true, true]);
+    const real = {
+      ...readEnvFile('.env.example'),
+      PUBLISHING_API_BASE_URL: 'https://api.example.com',
+      PUBLISHING_API_ALLOW_INSECURE: 'false',
+      SMTP_URL: 'smtp://smtp.example.com:587',
+      SMTP_ALLOW_INSECURE: 'false',
+    };
+    expect(insecure(real)).toEqual([false, false]);
+  });
+
   it('Redis keeps its data (AOF) and never evicts', () => {
     expect(services.redis?.command?.join(' ')).toContain('--appendonly yes --maxmemory-policy noeviction');
   });
