@@ -24,6 +24,8 @@ export interface ScheduleSource {
  */
 export class ScheduleWatch {
   private checking: Promise<void> | undefined;
+  /** A stretch of checks finding schedulers missing is under way (warned once, at its start). */
+  private warned = false;
 
   constructor(
     private readonly options: {
@@ -61,8 +63,15 @@ export class ScheduleWatch {
 
   private async checkOnce(): Promise<void> {
     const missing = (await this.counts()).filter((c) => c.found < c.wanted);
-    if (missing.length === 0) return;
-    this.options.logger.warn({ schedulers: missing }, 'job schedulers missing in Redis; reconciling now');
+    if (missing.length === 0) {
+      if (this.warned) this.options.logger.info('job schedulers complete again');
+      this.warned = false;
+      return;
+    }
+    // A scheduler that can never be created would otherwise warn every 30 s: once per stretch.
+    const level = this.warned ? 'debug' : 'warn';
+    this.options.logger[level]({ schedulers: missing }, 'job schedulers missing in Redis; reconciling now');
+    this.warned = true;
     await this.options.reconcile();
   }
 }
