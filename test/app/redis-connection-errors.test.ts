@@ -3,7 +3,6 @@
  * connection's own, and BullMQ's lost-lock errors while Redis is down or shortly after it is back.
  */
 import { EventEmitter } from 'node:events';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import {
   isConnectionError,
@@ -12,7 +11,7 @@ import {
   type RedisConnection,
   watchRedisConnection,
 } from '../../src/app/redis-connection.ts';
-import { createLogger } from '../../src/ops/logger.ts';
+import { capturingLogger } from '../helpers/log-lines.ts';
 
 // BullMQ 6.7's messages, as lock-manager.js and finished-errors.js build them.
 const LOCK_LOSSES = [
@@ -23,19 +22,13 @@ const LOCK_LOSSES = [
 ];
 
 function setup() {
-  const lines: { level: number; msg: string }[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(JSON.parse(chunk.toString()) as { level: number; msg: string });
-      done();
-    },
-  });
+  const { logger, lines } = capturingLogger();
   let nowMs = 1_000_000;
   const redis = new EventEmitter();
   // An EventEmitter has the only two methods the watch uses (on, off).
   const watch = watchRedisConnection(
     redis as unknown as Pick<RedisConnection, 'on' | 'off'>,
-    createLogger({ destination }),
+    logger,
     () => nowMs,
   );
   return { lines, redis, watch, advance: (ms: number) => (nowMs += ms) };

@@ -2,19 +2,12 @@
  * Missing job schedulers are reconciled at every check but warned about once per stretch: a
  * scheduler that can never be created must not log a warning every 30 s.
  */
-import { Writable } from 'node:stream';
 import { expect, it } from 'vitest';
 import { ScheduleWatch } from '../../src/app/schedule-watch.ts';
-import { createLogger } from '../../src/ops/logger.ts';
+import { capturingLogger } from '../helpers/log-lines.ts';
 
 it('warns once per stretch of missing schedulers, reconciling at every check', async () => {
-  const lines: { level: number; msg: string }[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(JSON.parse(chunk.toString()) as { level: number; msg: string });
-      done();
-    },
-  });
+  const { logger, lines } = capturingLogger();
   let found = 2;
   let reconciles = 0;
   const watch = new ScheduleWatch({
@@ -22,7 +15,7 @@ it('warns once per stretch of missing schedulers, reconciling at every check', a
     reconcile: async () => {
       reconciles += 1;
     },
-    logger: createLogger({ destination }),
+    logger,
   });
   const warnings = () => lines.filter((l) => l.level === 40).map((l) => l.msg);
 
