@@ -35,7 +35,12 @@ export interface StartOptions {
  * A worker's `error` events: Redis being unreachable is said once by the connection watch, so
  * those (and the job locks an outage made expire) go to debug; anything else is an error line.
  */
-function logWorkerErrors(logger: Logger, queue: string, worker: Worker, watch: RedisConnectionWatch): void {
+export function logWorkerErrors(
+  logger: Logger,
+  queue: string,
+  worker: Worker,
+  watch: RedisConnectionWatch,
+): void {
   worker.on('failed', (job, error) =>
     logger.warn({ queue, jobId: job?.id, attempts: job?.attemptsMade, err: error }, 'job failed'),
   );
