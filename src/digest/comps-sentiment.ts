@@ -100,7 +100,7 @@ export interface SectionText {
 export function compSection(lines: readonly CompLine[]): SectionText | null {
   if (lines.length === 0) return null;
   return {
-    heading: 'YOUR BOOK VS ITS COMPS (best-seller rank now; lower is better)',
+    heading: 'Your book vs its comps (best-seller rank now; lower is better)',
     items: lines.map((line) => {
       const judged = line.comps.filter((c) => c.ahead !== null);
       const behind = judged.filter((c) => c.ahead === false).length;
@@ -124,11 +124,16 @@ function signedPoints(n: number): string {
   return `${rounded > 0 ? '+' : rounded < 0 ? '−' : '±'}${Math.abs(rounded)}`;
 }
 
+/** A book the API told nothing of its reviews' sentiment or rating: no line ("average —" says nothing). */
+const hasSentiment = (line: SentimentLine): boolean =>
+  line.averageRating !== null || line.net !== null || line.reviewCount !== null;
+
 export function sentimentSection(lines: readonly SentimentLine[]): SectionText | null {
-  if (lines.length === 0) return null;
+  const known = lines.filter(hasSentiment);
+  if (known.length === 0) return null;
   return {
-    heading: 'REVIEW SENTIMENT (trend since the last digest)',
-    items: lines.map((line) => {
+    heading: 'Review sentiment (trend since the last digest)',
+    items: known.map((line) => {
       const parts: string[] = [];
       const was = line.ratingBefore === null ? '' : ` (was ${rating(line.ratingBefore)})`;
       parts.push(`average ${rating(line.averageRating)}${was}`);

@@ -132,12 +132,18 @@ function reviewLines(f: DigestFigures): string[] {
   return [...out, ''];
 }
 
+/** A text heading in capitals like the others, its parenthesised note as written: "SALES (note)". */
+function capsHeading(heading: string): string {
+  const note = heading.indexOf(' (');
+  return note < 0 ? heading.toUpperCase() : heading.slice(0, note).toUpperCase() + heading.slice(note);
+}
+
 /** "Your book vs its comps" and the review sentiment: a heading, a line per book, its details indented. */
 function bookSectionLines(f: DigestFigures): string[] {
   const out: string[] = [];
   for (const section of [compSection(f.comps), sentimentSection(f.sentiment)]) {
     if (section === null) continue;
-    out.push(section.heading);
+    out.push(capsHeading(section.heading));
     for (const [line, ...details] of section.items)
       out.push(`  - ${line}`, ...details.map((d) => `      ${d}`));
     out.push('');

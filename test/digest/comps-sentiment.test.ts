@@ -68,7 +68,7 @@ describe('digest: your book vs its comps, and the review sentiment trend', () =>
     );
     expect(html).toContain('&lt;script&gt;');
     expect(html).not.toContain('<script>');
-    expect(html).toContain('REVIEW SENTIMENT (trend since the last digest)');
+    expect(html).toContain('Review sentiment (trend since the last digest)');
   });
 
   it('remembers the sentiment for the next digest, and reads a last-digest record written before it existed', async () => {
