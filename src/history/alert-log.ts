@@ -1,0 +1,188 @@
+/**
+ * The alert log: one compact entry per alert, written where alerts are handed to delivery, with
+ * each channel's outcome (queued, delivered, silenced, dead-lettered) updated in place by the
+ * delivery worker. Shared by every worker through Redis; bounded by count and age, both trimmed in
+ * the same script that writes, so no janitor is needed. The console reads it; nothing else does.
+ */
+import type { Cluster, Redis } from 'ioredis';
+import type { Alert, AlertKind, Severity } from '../model/alert.ts';
+
+export type DeliveryOutcome = 'queued' | 'delivered' | 'silenced' | 'dead-lettered';
+
+export const DELIVERY_OUTCOMES: readonly DeliveryOutcome[] = [
+  'queued',
+  'delivered',
+  'silenced',
+  'dead-lettered',
+];
+
+/** What the log keeps of an alert: enough to list, filter and draw it, not its facts or series. */
+export interface AlertLogEntry {
+  fingerprint: string;
+  workspace: string;
+  ruleId: string;
+  kind: AlertKind;
+  severity: Severity;
+  status: Alert['status'];
+  title: string;
+  asin?: string;
+  marketplace?: string;
+  keyword?: string;
+  observedAt: number;
+  /** Outcome per channel id. */
+  deliveries: Record<string, DeliveryOutcome>;
+}
+
+export interface AlertLogLimits {
+  maxEntries: number;
+  retentionMs: number;
+}
+
+/** Titles are one line; a hostile 10,000-character one is cut so one entry cannot bloat the log. */
+const TITLE_MAX = 300;
+/** Members trimmed per write: a write never turns into a long-running script. */
+const TRIM_BATCH = 500;
+
+// KEYS: index (zset by observedAt), entries (hash). ARGV: cutoff, maxEntries, then fingerprint,
+// observedAt, entry JSON per alert. An alert already logged keeps its entry (a re-run poll adds nothing).
+const RECORD = `
+for i = 3, #ARGV, 3 do
+  if redis.call('ZADD', KEYS[1], 'NX', ARGV[i + 1], ARGV[i]) == 1 then
+    redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 2])
+  end
+end
+local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1], 'LIMIT', 0, ${TRIM_BATCH})
+local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[2])
+if over > 0 then
+  local extra = redis.call('ZRANGE', KEYS[1], 0, math.min(over, ${TRIM_BATCH}) - 1)
+  for _, m in ipairs(extra) do old[#old + 1] = m end
+end
+if #old > 0 then
+  redis.call('ZREM', KEYS[1], unpack(old))
+  redis.call('HDEL', KEYS[2], unpack(old))
+end
+return #old
+`;
+
+// KEYS: entries (hash). ARGV: channel, outcome, fingerprints. Entries trimmed meanwhile stay gone.
+const OUTCOME = `
+local n = 0
+for i = 3, #ARGV do
+  local raw = redis.call('HGET', KEYS[1], ARGV[i])
+  if raw then
+    local entry = cjson.decode(raw)
+    if type(entry.deliveries) ~= 'table' then entry.deliveries = {} end
+    entry.deliveries[ARGV[1]] = ARGV[2]
+    redis.call('HSET', KEYS[1], ARGV[i], cjson.encode(entry))
+    n = n + 1
+  end
+end
+return n
+`;
+
+export function alertLogEntry(alert: Alert, channels: readonly string[]): AlertLogEntry {
+  const { asin, marketplace, keyword } = alert.subject;
+  return {
+    fingerprint: alert.fingerprint,
+    workspace: alert.workspace,
+    ruleId: alert.ruleId,
+    kind: alert.kind,
+    severity: alert.severity,
+    status: alert.status,
+    title: alert.title.length > TITLE_MAX ? `${alert.title.slice(0, TITLE_MAX - 1)}…` : alert.title,
+    ...(asin === undefined ? {} : { asin }),
+    ...(marketplace === undefined ? {} : { marketplace }),
+    ...(keyword === undefined ? {} : { keyword }),
+    observedAt: alert.observedAt,
+    deliveries: Object.fromEntries(channels.map((c) => [c, 'queued' as const])),
+  };
+}
+
+/** Where the delivery worker reports outcomes (absent in tests that do not care). */
+export interface AlertOutcomeLog {
+  outcome(fingerprints: readonly string[], channelId: string, outcome: DeliveryOutcome): Promise<void>;
+}
+
+export class AlertLog implements AlertOutcomeLog {
+  private readonly keys: { index: string; entries: string };
+
+  constructor(
+    private readonly redis: Redis | Cluster,
+    prefix: string,
+    private readonly limits: AlertLogLimits,
+    private readonly now: () => number,
+  ) {
+    this.keys = { index: `${prefix}:alertlog`, entries: `${prefix}:alertlog:entries` };
+  }
+
+  /** Logs alerts with the channels they were routed to (each queued); returns how many were trimmed. */
+  async record(alerts: readonly { alert: Alert; channels: readonly string[] }[]): Promise<number> {
+    if (alerts.length === 0) return 0;
+    const args: (string | number)[] = [];
+    for (const { alert, channels } of alerts) {
+      args.push(alert.fingerprint, alert.observedAt, JSON.stringify(alertLogEntry(alert, channels)));
+    }
+    const cutoff = this.now() - this.limits.retentionMs;
+    const keys = [this.keys.index, this.keys.entries];
+    return Number(await this.redis.eval(RECORD, 2, ...keys, cutoff, this.limits.maxEntries, ...args));
+  }
+
+  async outcome(fingerprints: readonly string[], channelId: string, outcome: DeliveryOutcome): Promise<void> {
+    if (fingerprints.length === 0) return;
+    await this.redis.eval(OUTCOME, 1, this.keys.entries, channelId, outcome, ...fingerprints);
+  }
+
+  async get(fingerprint: string): Promise<AlertLogEntry | undefined> {
+    const raw = await this.redis.hget(this.keys.entries, fingerprint);
+    return raw === null ? undefined : parseEntry(raw);
+  }
+
+  async size(): Promise<number> {
+    return this.redis.zcard(this.keys.index);
+  }
+
+  /**
+   * Entries newest first that pass `keep`, from `beforeMs` (exclusive) on, reading the log in
+   * pages so a selective filter over a large log never loads it whole into one reply. Stops at
+   * `limit` matches or after `maxScanned` entries (then `exhausted` is false: narrow the filter).
+   */
+  async query(options: {
+    keep: (entry: AlertLogEntry) => boolean;
+    limit: number;
+    beforeMs?: number;
+    fromMs?: number;
+    maxScanned?: number;
+  }): Promise<{ entries: AlertLogEntry[]; scanned: number; exhausted: boolean }> {
+    const page = 500;
+    const maxScanned = options.maxScanned ?? 20_000;
+    const entries: AlertLogEntry[] = [];
+    let scanned = 0;
+    let offset = 0;
+    const max = options.beforeMs === undefined ? '+inf' : `(${options.beforeMs}`;
+    const min = options.fromMs === undefined ? '-inf' : String(options.fromMs);
+    while (scanned < maxScanned) {
+      const members = await this.redis.zrevrangebyscore(this.keys.index, max, min, 'LIMIT', offset, page);
+      if (members.length === 0) return { entries, scanned, exhausted: true };
+      offset += members.length;
+      scanned += members.length;
+      const raw = await this.redis.hmget(this.keys.entries, ...members);
+      for (const value of raw) {
+        if (value === null) continue;
+        const entry = parseEntry(value);
+        if (!options.keep(entry)) continue;
+        entries.push(entry);
+        if (entries.length >= options.limit) return { entries, scanned, exhausted: false };
+      }
+      if (members.length < page) return { entries, scanned, exhausted: true };
+    }
+    return { entries, scanned, exhausted: false };
+  }
+}
+
+function parseEntry(raw: string): AlertLogEntry {
+  const entry = JSON.parse(raw) as AlertLogEntry;
+  // cjson encodes an empty table as {} and a decoded-then-encoded one stays an object: always a record.
+  if (typeof entry.deliveries !== 'object' || entry.deliveries === null || Array.isArray(entry.deliveries))
+    entry.deliveries = {};
+  return entry;
+}
