@@ -10,11 +10,9 @@ export function isLoopback(host: string): boolean {
 
 export const consoleSchema = z
   .strictObject({
-    enabled: boolField()
-      .default(false)
-      .meta({
-        description: 'Serve the console from `shelfwatch run` too (`shelfwatch console` always serves it).',
-      }),
+    enabled: boolField().default(false).meta({
+      description: 'Serve the console from `shelfwatch run` too (`shelfwatch console` always serves it).',
+    }),
     host: z
       .string()
       .trim()
@@ -22,11 +20,9 @@ export const consoleSchema = z
       .default('127.0.0.1')
       .meta({ description: 'Address to bind; beyond loopback needs allowRemote and a token.' }),
     port: intField(0, 65_535).prefault(8466),
-    token: secretField
-      .optional()
-      .meta({
-        description: 'Access token, e.g. ${SHELFWATCH_CONSOLE_TOKEN}; without one `console` generates one.',
-      }),
+    token: secretField.optional().meta({
+      description: 'Access token, e.g. ${SHELFWATCH_CONSOLE_TOKEN}; without one `console` generates one.',
+    }),
     allowRemote: boolField().default(false).meta({ description: 'Allow binding beyond loopback.' }),
   })
   .superRefine((c, ctx) => {
