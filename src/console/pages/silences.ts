@@ -109,7 +109,7 @@ export function silencesPage(
 ): string {
   const form = input.form ?? {};
   const field = (name: keyof SilenceForm, label: string, hint: string) =>
-    html`<label>${label}<input name="${name}" value="${form[name] ?? ''}" aria-describedby="hint-${name}"><span id="hint-${name}" class="hint">${hint}</span></label>`;
+    html`<div class="field"><label for="f-${name}">${label}</label><input id="f-${name}" name="${name}" value="${form[name] ?? ''}" aria-describedby="hint-${name}"><span id="hint-${name}" class="hint">${hint}</span></div>`;
   const body = html`${input.notice === undefined ? '' : html`<p class="notice" role="status">${input.notice}</p>`}
 <h2 id="add">Add a silence</h2>
 ${fieldErrors(input.problems ?? [])}
