@@ -160,7 +160,8 @@ export function registerPages(
         history.bsr(book, fromMs, toMs),
         history.keywords(book, fromMs, toMs),
         runtime.alertLog.query({
-          keep: (e) => e.workspace === ws && e.asin === asin && e.marketplace === mp,
+          keep: (e) => e.workspace === ws && e.marketplace === mp,
+          asin,
           limit: 500,
           fromMs,
         }),

@@ -43,12 +43,21 @@ const TITLE_MAX = 300;
 /** Members trimmed per write: a write never turns into a long-running script. */
 const TRIM_BATCH = 500;
 
-// KEYS: index (zset by observedAt), entries (hash). ARGV: cutoff, maxEntries, then fingerprint,
-// observedAt, entry JSON per alert. An alert already logged keeps its entry (a re-run poll adds nothing).
+// KEYS: index (zset by observedAt), entries (hash), then the per-ASIN indexes the alerts name.
+// ARGV: cutoff, maxEntries, ttl ms, then fingerprint, observedAt, entry JSON, ASIN key number (0:
+// none) per alert. An alert already logged keeps its entry (a re-run poll adds nothing). A per-ASIN
+// index is trimmed by age when written and expires with the retention; members whose entry the
+// count limit removed are skipped when read.
 const RECORD = `
-for i = 3, #ARGV, 3 do
+for i = 4, #ARGV, 4 do
   if redis.call('ZADD', KEYS[1], 'NX', ARGV[i + 1], ARGV[i]) == 1 then
     redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 2])
+    local k = tonumber(ARGV[i + 3])
+    if k > 0 then
+      redis.call('ZADD', KEYS[k], ARGV[i + 1], ARGV[i])
+      redis.call('ZREMRANGEBYSCORE', KEYS[k], '-inf', '(' .. ARGV[1])
+      redis.call('PEXPIRE', KEYS[k], ARGV[3])
+    end
   end
 end
 local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1], 'LIMIT', 0, ${TRIM_BATCH})
@@ -113,18 +122,35 @@ export class AlertLog implements AlertOutcomeLog {
     private readonly now: () => number,
   ) {
     this.keys = { index: `${prefix}:alertlog`, entries: `${prefix}:alertlog:entries` };
+    this.asinKey = (asin) => `${prefix}:alertlog:asin:${asin}`;
   }
+
+  private readonly asinKey: (asin: string) => string;
 
   /** Logs alerts with the channels they were routed to (each queued); returns how many were trimmed. */
   async record(alerts: readonly { alert: Alert; channels: readonly string[] }[]): Promise<number> {
     if (alerts.length === 0) return 0;
     const args: (string | number)[] = [];
-    for (const { alert, channels } of alerts) {
-      args.push(alert.fingerprint, alert.observedAt, JSON.stringify(alertLogEntry(alert, channels)));
-    }
-    const cutoff = this.now() - this.limits.retentionMs;
     const keys = [this.keys.index, this.keys.entries];
-    return Number(await this.redis.eval(RECORD, 2, ...keys, cutoff, this.limits.maxEntries, ...args));
+    for (const { alert, channels } of alerts) {
+      const asin = alert.subject.asin;
+      let keyNumber = 0;
+      if (asin !== undefined) {
+        const key = this.asinKey(asin);
+        keyNumber = keys.indexOf(key) + 1 || keys.push(key);
+      }
+      args.push(
+        alert.fingerprint,
+        alert.observedAt,
+        JSON.stringify(alertLogEntry(alert, channels)),
+        keyNumber,
+      );
+    }
+    const { retentionMs, maxEntries } = this.limits;
+    const cutoff = this.now() - retentionMs;
+    return Number(
+      await this.redis.eval(RECORD, keys.length, ...keys, cutoff, maxEntries, retentionMs, ...args),
+    );
   }
 
   async outcome(fingerprints: readonly string[], channelId: string, outcome: DeliveryOutcome): Promise<void> {
@@ -148,6 +174,8 @@ export class AlertLog implements AlertOutcomeLog {
    */
   async query(options: {
     keep: (entry: AlertLogEntry) => boolean;
+    /** Only alerts about this book: read from its own index instead of the whole log. */
+    asin?: string;
     limit: number;
     beforeMs?: number;
     fromMs?: number;
@@ -160,8 +188,9 @@ export class AlertLog implements AlertOutcomeLog {
     let offset = 0;
     const max = options.beforeMs === undefined ? '+inf' : `(${options.beforeMs}`;
     const min = options.fromMs === undefined ? '-inf' : String(options.fromMs);
+    const index = options.asin === undefined ? this.keys.index : this.asinKey(options.asin);
     while (scanned < maxScanned) {
-      const members = await this.redis.zrevrangebyscore(this.keys.index, max, min, 'LIMIT', offset, page);
+      const members = await this.redis.zrevrangebyscore(index, max, min, 'LIMIT', offset, page);
       if (members.length === 0) return { entries, scanned, exhausted: true };
       offset += members.length;
       scanned += members.length;

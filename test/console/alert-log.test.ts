@@ -44,6 +44,15 @@ describe('alert log', () => {
     expect(await log.size()).toBe(31);
     const { entries } = await log.query({ keep: (e) => e.keyword === 'keyword 130', limit: 5 });
     expect(entries.map((e) => e.title)).toEqual(['keyword 130 fell']);
+    // One book's alerts come from its own index: another book's are not read.
+    const other = makeAlert(2_000, { observedAt: now, subject: { asin: 'B0OTHER001', marketplace: 'US' } });
+    await log.record([{ alert: other, channels: ['a'] }]);
+    const ofBook = await log.query({ asin: 'B0OTHER001', keep: () => true, limit: 10 });
+    expect(ofBook).toEqual({
+      entries: [expect.objectContaining({ fingerprint: other.fingerprint })],
+      scanned: 1,
+      exhausted: true,
+    });
   });
 
   it('records each channel outcome: delivered, silenced, dead-lettered', async () => {

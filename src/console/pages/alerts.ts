@@ -61,6 +61,7 @@ export async function queryAlerts(log: AlertLog, filter: AlertFilter) {
   return log.query({
     keep: matchesFilter(filter),
     limit: PAGE_SIZE,
+    ...(filter.asin === undefined ? {} : { asin: filter.asin }),
     ...(filter.before === undefined ? {} : { beforeMs: filter.before }),
   });
 }
