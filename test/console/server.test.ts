@@ -135,6 +135,19 @@ describe('pages and bad input', () => {
     expect(none.body).toContain('No alerts match.');
   });
 
+  it('mounts Bull Board read-only on the poll and deliver queues', async () => {
+    const board = await get('/queues');
+    expect(board.statusCode).toBe(200);
+    expect(board.body).toContain('shelfwatch queues');
+    const api = await get('/queues/api/queues');
+    expect(api.statusCode).toBe(200);
+    const names = (JSON.parse(api.body) as { queues: { name: string; readOnlyMode: boolean }[] }).queues;
+    expect(names.map((q) => [q.name, q.readOnlyMode]).sort()).toEqual([
+      ['deliver', true],
+      ['poll', true],
+    ]);
+  });
+
   it('unknown alerts, books and pages are 404 pages', async () => {
     expect((await get('/alerts/no-such-alert')).statusCode).toBe(404);
     expect((await get('/books/main/B000000000/US')).statusCode).toBe(404);
