@@ -1,8 +1,10 @@
 /**
- * What the book page draws its charts from. Today's implementation reads the stored snapshots
- * (the book payload's hourly BSR points and the keywords' current ranks); the history store being
- * built in `src/history/` can implement the same interface and replace it without touching a page.
+ * What the book page draws its charts from: the history store of hourly ranks when it has the
+ * book, else the stored snapshots (the book payload's hourly BSR points and the keywords' current
+ * ranks). Pages only see this interface.
  */
+
+import { BSR_SERIES, type RedisHistoryStore } from '../history/store.ts';
 import type {
   BookObservation,
   KeywordsObservation,
@@ -48,6 +50,38 @@ export class SnapshotBookHistory implements BookHistory {
     for (const { keyword, rank } of observation.ranks)
       result.set(keyword, at >= fromMs && at <= toMs ? [{ at, rank }] : []);
     return result;
+  }
+}
+
+/**
+ * The history store's hourly points (`src/history/store.ts`), falling back to the snapshot for a
+ * book it holds nothing of yet (polled before the store existed): one read serves both series.
+ */
+export class StoredBookHistory implements BookHistory {
+  private readonly fallback: SnapshotBookHistory;
+
+  constructor(
+    private readonly history: RedisHistoryStore,
+    store: SnapshotStore,
+  ) {
+    this.fallback = new SnapshotBookHistory(store);
+  }
+
+  async bsr(book: BookKey, fromMs: number, toMs: number): Promise<RankPoint[]> {
+    const points = (await this.history.read(book, fromMs, toMs)).get(BSR_SERIES) ?? [];
+    return points.length > 0 ? points : this.fallback.bsr(book, fromMs, toMs);
+  }
+
+  async keywords(book: BookKey, fromMs: number, toMs: number): Promise<Map<string, RankPoint[]>> {
+    const series = await this.history.read(book, fromMs, toMs);
+    series.delete(BSR_SERIES);
+    if (series.size === 0) return this.fallback.keywords(book, fromMs, toMs);
+    // Tracking order comes from the snapshot; keywords no longer tracked keep their history after.
+    const ordered = new Map<string, RankPoint[]>();
+    for (const keyword of (await this.fallback.keywords(book, fromMs, toMs)).keys())
+      ordered.set(keyword, series.get(keyword) ?? []);
+    for (const [keyword, points] of series) if (!ordered.has(keyword)) ordered.set(keyword, points);
+    return ordered;
   }
 }
 

@@ -4,7 +4,13 @@ import { listDeadLetters, purgeDeadLetters, retryDeadLetters } from '../deliver/
 import { gatherStatus } from '../ops/status.ts';
 import { SilenceInputError } from '../silence/silence.ts';
 import { silenceViews } from '../silence/view.ts';
-import { bookReviews, bookSnapshot, keywordsSnapshot, SnapshotBookHistory } from './book-history.ts';
+import {
+  bookReviews,
+  bookSnapshot,
+  keywordsSnapshot,
+  SnapshotBookHistory,
+  StoredBookHistory,
+} from './book-history.ts';
 import type { PageContext } from './layout.ts';
 import { alertPage, alertsPage, parseAlertFilter, queryAlerts } from './pages/alerts.ts';
 import { bookPage } from './pages/book.ts';
@@ -139,7 +145,9 @@ export function registerPages(
     });
   }
 
-  const history = new SnapshotBookHistory(runtime.store);
+  const kept = runtime.pollDeps.history;
+  const history =
+    kept === undefined ? new SnapshotBookHistory(runtime.store) : new StoredBookHistory(kept, runtime.store);
   const retentionMs = config.alertLog.retentionDays * 86_400_000;
   app.get<{ Params: { ws: string; asin: string; mp: string } }>(
     '/books/:ws/:asin/:mp',

@@ -4,6 +4,7 @@
  * in any page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BSR_SERIES } from '../../src/history/store.ts';
 import { ASIN, alertOf, HOST, HOSTILE, login, SECRETS, startConsoleRuntime } from './harness.ts';
 
 let env: Awaited<ReturnType<typeof startConsoleRuntime>>;
@@ -133,6 +134,27 @@ describe('pages and bad input', () => {
     expect(res.body).toContain('slack-main: queued');
     const none = await get('/alerts?outcome=delivered');
     expect(none.body).toContain('No alerts match.');
+  });
+
+  it("draws the book's BSR chart from the history store of hourly points", async () => {
+    const history = env.runtime.pollDeps.history;
+    const now = Date.now();
+    const hourAgo = Math.floor(now / 3_600_000) * 3_600_000 - 3_600_000;
+    await history?.record(
+      { workspace: 'main', asin: ASIN, marketplace: 'US' },
+      [
+        {
+          series: BSR_SERIES,
+          points: [
+            { at: hourAgo - 3_600_000, rank: 1234 },
+            { at: hourAgo, rank: 5678 },
+          ],
+        },
+      ],
+      now,
+    );
+    const res = await get(`/books/main/${ASIN}/US`);
+    expect(res.body).toMatch(/BSR of B0CJ4XQ2ZK US: from 1234 on [^"]+ to 5678 on/);
   });
 
   it('mounts Bull Board read-only on the poll and deliver queues', async () => {
