@@ -14,7 +14,6 @@ import { planWorkspace, schedulesFromPlan } from '../src/poll/schedule.ts';
 import { systemClock } from '../src/util/clock.ts';
 import type { BenchContext, BenchResult } from './lib/context.ts';
 import { fmt, table, times } from './lib/format.ts';
-import { benchAsin } from './lib/keywords.ts';
 import { booksConfig } from './lib/month.ts';
 import { alternate, median, medianRatio, spread } from './lib/stats.ts';
 
