@@ -170,7 +170,9 @@ export class AlertLog implements AlertOutcomeLog {
   /**
    * Entries newest first that pass `keep`, from `beforeMs` (exclusive) on, reading the log in
    * pages so a selective filter over a large log never loads it whole into one reply. Stops at
-   * `limit` matches or after `maxScanned` entries (then `exhausted` is false: narrow the filter).
+   * `limit` matches or after `maxScanned` entries; `nextBeforeMs` is then where the next page
+   * starts (undefined when the log was read to its end). Alerts observed in the same millisecond
+   * as a page's boundary may be skipped by the next page.
    */
   async query(options: {
     keep: (entry: AlertLogEntry) => boolean;
@@ -180,32 +182,43 @@ export class AlertLog implements AlertOutcomeLog {
     beforeMs?: number;
     fromMs?: number;
     maxScanned?: number;
-  }): Promise<{ entries: AlertLogEntry[]; scanned: number; exhausted: boolean }> {
+  }): Promise<AlertLogPage> {
     const page = 500;
     const maxScanned = options.maxScanned ?? 20_000;
     const entries: AlertLogEntry[] = [];
     let scanned = 0;
     let offset = 0;
+    let lastScore: number | undefined;
     const max = options.beforeMs === undefined ? '+inf' : `(${options.beforeMs}`;
     const min = options.fromMs === undefined ? '-inf' : String(options.fromMs);
     const index = options.asin === undefined ? this.keys.index : this.asinKey(options.asin);
     while (scanned < maxScanned) {
-      const members = await this.redis.zrevrangebyscore(index, max, min, 'LIMIT', offset, page);
-      if (members.length === 0) return { entries, scanned, exhausted: true };
+      const want = Math.min(page, maxScanned - scanned);
+      const reply = await this.redis.zrevrangebyscore(index, max, min, 'WITHSCORES', 'LIMIT', offset, want);
+      const members = reply.filter((_, i) => i % 2 === 0);
+      if (members.length === 0) return { entries, scanned };
       offset += members.length;
-      scanned += members.length;
       const raw = await this.redis.hmget(this.keys.entries, ...members);
-      for (const value of raw) {
+      for (const [i, value] of raw.entries()) {
+        scanned += 1;
+        lastScore = Number(reply[i * 2 + 1]);
         if (value === null) continue;
         const entry = parseEntry(value);
         if (!options.keep(entry)) continue;
         entries.push(entry);
-        if (entries.length >= options.limit) return { entries, scanned, exhausted: false };
+        if (entries.length >= options.limit) return { entries, scanned, nextBeforeMs: lastScore };
       }
-      if (members.length < page) return { entries, scanned, exhausted: true };
+      if (members.length < want) return { entries, scanned };
     }
-    return { entries, scanned, exhausted: false };
+    return lastScore === undefined ? { entries, scanned } : { entries, scanned, nextBeforeMs: lastScore };
   }
+}
+
+export interface AlertLogPage {
+  entries: AlertLogEntry[];
+  scanned: number;
+  /** Where the next page starts (exclusive); undefined when the log was read to its end. */
+  nextBeforeMs?: number;
 }
 
 function parseEntry(raw: string): AlertLogEntry {

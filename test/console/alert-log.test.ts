@@ -51,8 +51,14 @@ describe('alert log', () => {
     expect(ofBook).toEqual({
       entries: [expect.objectContaining({ fingerprint: other.fingerprint })],
       scanned: 1,
-      exhausted: true,
     });
+    // A filter matching nothing in the scanned part still leads on: the next page starts where it stopped.
+    const none = await log.query({ keep: () => false, limit: 10, maxScanned: 5 });
+    expect(none.entries).toEqual([]);
+    expect(none.nextBeforeMs).toBe(makeAlert(147).observedAt); // after the two newest (at `now`), 149 and 148
+    const rest = await log.query({ keep: () => true, limit: 100, beforeMs: none.nextBeforeMs });
+    expect(rest.entries[0]?.fingerprint).toBe(makeAlert(146).fingerprint);
+    expect(rest.nextBeforeMs).toBeUndefined();
   });
 
   it('records each channel outcome: delivered, silenced, dead-lettered', async () => {

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { asinSchema } from '../../api/schemas.ts';
-import { type AlertLog, type AlertLogEntry, DELIVERY_OUTCOMES } from '../../history/alert-log.ts';
+import {
+  type AlertLog,
+  type AlertLogEntry,
+  type AlertLogPage,
+  DELIVERY_OUTCOMES,
+} from '../../history/alert-log.ts';
 import { ALERT_KINDS } from '../../model/alert.ts';
 import { SEVERITIES } from '../../silence/silence.ts';
 import { html, type SafeHtml, timeText } from '../html.ts';
@@ -100,15 +105,14 @@ export function alertsPage(
   input: {
     filter: Partial<AlertFilter>;
     problems: Problems;
-    result?: { entries: AlertLogEntry[]; exhausted: boolean; scanned: number };
+    result?: AlertLogPage;
     workspaces: readonly string[];
     channels: readonly string[];
   },
 ): string {
   const { filter, result } = input;
-  const last = result?.entries.at(-1);
   const next = new URLSearchParams(
-    Object.entries({ ...filter, before: last?.observedAt }).flatMap(([k, v]): [string, string][] =>
+    Object.entries({ ...filter, before: result?.nextBeforeMs }).flatMap(([k, v]): [string, string][] =>
       v === undefined ? [] : [[k, String(v)]],
     ),
   );
@@ -127,10 +131,10 @@ ${
     ? ''
     : html`${result.entries.length === 0 ? html`<p>No alerts match.</p>` : alertRows(result.entries)}
 ${
-  result.entries.length > 0 && !result.exhausted
+  result.nextBeforeMs !== undefined
     ? html`<p><a href="/alerts?${next.toString()}" rel="next">Older alerts</a>${
         result.entries.length < PAGE_SIZE
-          ? html` <span class="mute">(searched the latest ${result.scanned} entries)</span>`
+          ? html` <span class="mute">(${result.scanned} entries searched; the rest of the log is on the next page)</span>`
           : ''
       }</p>`
     : ''
