@@ -27,7 +27,16 @@ import {
 } from './lib/report.ts';
 
 /** In the order of docs/performance.md. */
-const BENCHMARKS = ['engine', 'diff', 'snapshot-bytes', 'memory', 'budget', 'storm', 'startup'] as const;
+const BENCHMARKS = [
+  'engine',
+  'diff',
+  'snapshot-bytes',
+  'memory',
+  'budget',
+  'storm',
+  'startup',
+  'console',
+] as const;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -14,8 +14,7 @@ import { planWorkspace, schedulesFromPlan } from '../src/poll/schedule.ts';
 import { systemClock } from '../src/util/clock.ts';
 import type { BenchContext, BenchResult } from './lib/context.ts';
 import { fmt, table, times } from './lib/format.ts';
-import { benchAsin } from './lib/keywords.ts';
-import { configOrThrow } from './lib/month.ts';
+import { booksConfig } from './lib/month.ts';
 import { alternate, median, medianRatio, spread } from './lib/stats.ts';
 
 export async function run(ctx: BenchContext): Promise<BenchResult> {
@@ -23,19 +22,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
   const rounds = ctx.quick ? 2 : 3;
   const redis = ctx.redis();
   const prefix = ctx.prefix();
-  const config = configOrThrow({
-    redis: { url: ctx.redisUrl, prefix },
-    workspaces: [
-      {
-        id: 'bench',
-        baseUrl: 'http://127.0.0.1:9',
-        apiKey: 'sk_bench_unused',
-        plan: 'custom:100000:100000000',
-        sales: false,
-        books: Array.from({ length: books }, (_, i) => ({ asin: benchAsin(i + 1) })),
-      },
-    ],
-  });
+  const config = booksConfig(ctx.redisUrl, prefix, books);
   const ws = config.workspaces[0]!;
   const targets = new ConfigTargetRegistry(config).all('bench');
   const plan = planWorkspace(ws, targets, new Map(), 0, Date.now());

@@ -29,6 +29,7 @@ import { silentLogger } from '../../src/ops/logger.ts';
 import { PollDeferredError, type PollDeps, type PollResult, processPoll } from '../../src/poll/processor.ts';
 import { planWorkspace, schedulesFromPlan } from '../../src/poll/schedule.ts';
 import { acceleratedClock, type Clock } from '../../src/util/clock.ts';
+import { benchAsin } from './keywords.ts';
 import { EventScript, type PollInfo } from './month-events.ts';
 import { SimControl } from './sim-control.ts';
 import { monotonicMs, type SimProcess } from './sim-process.ts';
@@ -316,4 +317,27 @@ export function configOrThrow(raw: unknown): ShelfwatchConfig {
   const parsed = parseConfig(raw);
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems, null, 2));
   return parsed.config;
+}
+
+/** One workspace "bench" watching `books` books (no sales), on a plan no benchmark reaches. */
+export function booksConfig(
+  redisUrl: string,
+  prefix: string,
+  books: number,
+  extra: Record<string, unknown> = {},
+): ShelfwatchConfig {
+  return configOrThrow({
+    redis: { url: redisUrl, prefix },
+    workspaces: [
+      {
+        id: 'bench',
+        baseUrl: 'http://127.0.0.1:9',
+        apiKey: 'sk_bench_unused',
+        plan: 'custom:100000:100000000',
+        sales: false,
+        books: Array.from({ length: books }, (_, i) => ({ asin: benchAsin(i + 1) })),
+      },
+    ],
+    ...extra,
+  });
 }

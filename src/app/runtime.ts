@@ -32,6 +32,7 @@ import type { Notifier } from '../deliver/notifier.ts';
 import { ChannelPacer } from '../deliver/pacing.ts';
 import type { ChannelSettings, DeliveryDeps } from '../deliver/processor.ts';
 import { createRouter } from '../deliver/routing.ts';
+import { AlertLog } from '../history/alert-log.ts';
 import { RedisHistoryStore } from '../history/store.ts';
 import type { Logger } from '../ops/logger.ts';
 import { budgetSource, channelSource, Metrics, queueSource, whenReady } from '../ops/metrics.ts';
@@ -97,6 +98,8 @@ export class Runtime {
   readonly pollDeps: PollDeps;
   readonly deliveryDeps: DeliveryDeps;
   readonly silences: SilenceStore;
+  /** Every alert handed to delivery and each channel's outcome, for the console. */
+  readonly alertLog: AlertLog;
   private readonly clients = new Map<string, AnalyticsClient>();
   private readonly extraClients: AnalyticsClient[] = [];
   private readonly clientOptions: NonNullable<RuntimeOptions['client']>;
@@ -152,6 +155,12 @@ export class Runtime {
     });
     const router = createRouter(config);
     const delivery = options.delivery ?? DEFAULT_DELIVERY_SETTINGS;
+    this.alertLog = new AlertLog(
+      this.redis,
+      this.prefix,
+      { maxEntries: config.alertLog.maxEntries, retentionMs: config.alertLog.retentionDays * 86_400_000 },
+      () => this.clock.now(),
+    );
     this.smtp = createSmtpPool();
     this.notifiers =
       options.notifiers ?? createNotifiers(config.channels, { logger, smtp: this.smtp, clock: this.clock });
@@ -166,7 +175,10 @@ export class Runtime {
       budget: this.budget,
       pauses: new PauseEpisodes(this.redis, this.prefix),
       registry: this.registry,
-      alerts: countingSink(new QueueAlertSink(this.deliverQueue, router, delivery), this.metrics),
+      alerts: countingSink(
+        new QueueAlertSink(this.deliverQueue, router, delivery, this.alertLog),
+        this.metrics,
+      ),
       clock: this.clock,
       logger: logger.child({ component: 'poll' }),
       lease: new TargetLease(this.redis, this.prefix),
@@ -219,6 +231,7 @@ export class Runtime {
         this.logger.error({ channelId, status: error.status }, 'channel disabled after a permanent refusal');
       },
       isDisabled: (channelId) => this.channelHealth.disabledReason(channelId),
+      alertLog: this.alertLog,
     };
   }
 
@@ -319,9 +332,9 @@ export class Runtime {
     const now = this.clock.now();
     for (const ws of this.config.workspaces) {
       const targets = this.registry.all(ws.id);
-      const costs = new Map<string, number | null>();
-      for (const target of targets)
-        costs.set(target.ref.id, (await this.store.getHealth(target.ref)).costPerPoll);
+      // All at once (ioredis pipelines them): one by one cost 0.2 s on 2,000 targets.
+      const healths = await Promise.all(targets.map((target) => this.store.getHealth(target.ref)));
+      const costs = new Map(targets.map((target, i) => [target.ref.id, healths[i]?.costPerPoll ?? null]));
       const usage = await this.budget.usage(ws.id);
       plans.set(ws.id, planWorkspace(ws, targets, costs, usage.monthUsed, now));
     }

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { registerArcCommand } from './arc.ts';
+import { registerConsoleCommand } from './console.ts';
 import { registerDemoCommand } from './demo.ts';
 import { registerDigestCommand } from './digest.ts';
 import { registerDlqCommand } from './dlq.ts';
@@ -38,6 +39,7 @@ function buildProgram(): Command {
   registerDlqCommand(program);
   registerResumeCommand(program);
   registerSilenceCommands(program);
+  registerConsoleCommand(program);
   return program;
 }
 

@@ -7,6 +7,7 @@ import { createLogger, type Logger } from '../ops/logger.ts';
 import { logPlans, RunReporter } from '../ops/run-report.ts';
 import { Shutdown } from '../ops/shutdown.ts';
 import { checkRedis } from '../ops/startup-checks.ts';
+import { consoleToken } from './console-token.ts';
 import { CliError } from './errors.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { describeRedisError, RedisConnectTimeout } from './redis-errors.ts';
@@ -133,6 +134,7 @@ at a time reconciles the poll schedulers.`,
         logger.info({ url: server.url }, 'health and metrics listening');
         shutdown.add('ops server', () => server.close());
       }
+      await serveConsoleIfEnabled(runtime, shutdown, logger);
       shutdown.onSignals();
       const plans = await runtime.plans();
       logPlans(logger, plans);
@@ -155,4 +157,23 @@ at a time reconciles the poll schedulers.`,
         'shelfwatch running; SIGTERM or Ctrl-C stops it',
       );
     });
+}
+
+/** `console.enabled`: `run` serves the console too; it needs a token (config or environment) there. */
+async function serveConsoleIfEnabled(runtime: Runtime, shutdown: Shutdown, logger: Logger): Promise<void> {
+  const settings = runtime.config.console;
+  if (!settings.enabled) return;
+  const { token, generated } = consoleToken(settings.token?.reveal(), process.env);
+  if (generated) {
+    // A generated token would have to be logged to be usable: a log line is no place for it.
+    logger.error(
+      'console not started: set console.token or SHELFWATCH_CONSOLE_TOKEN (or run `shelfwatch console`)',
+    );
+    return;
+  }
+  // Loaded only when enabled: fastify and Bull Board stay out of a plain worker's start.
+  const { startConsole } = await import('../console/start.ts');
+  const running = await startConsole({ runtime, token, host: settings.host, port: settings.port });
+  shutdown.add('console', () => running.close());
+  logger.info({ url: running.url }, 'console listening');
 }

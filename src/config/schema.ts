@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { defaultRules, duration, rulesSchema } from '../rules/config.ts';
 import { channelSchema, DEFAULT_CHANNELS, digestSchema, routeSchema } from './channels.ts';
+import { alertLogSchema, consoleSchema } from './console.ts';
 import { boolField, intField, urlField } from './fields.ts';
 import { muteWindowSchema } from './mute-windows.ts';
 import { suggest } from './suggest.ts';
@@ -79,6 +80,8 @@ const baseSchema = z.strictObject({
     .default([])
     .meta({ description: 'Recurring windows in which matching alerts are silenced (recorded, not sent).' }),
   history: historySchema.prefault({}).meta({ description: 'Hourly rank and BSR points kept for charts.' }),
+  console: consoleSchema.prefault({}).meta({ description: 'The web console (`shelfwatch console`).' }),
+  alertLog: alertLogSchema.prefault({}).meta({ description: 'The log of alerts the console shows.' }),
 });
 
 type Ctx = z.RefinementCtx<z.output<typeof baseSchema>>;

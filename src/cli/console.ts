@@ -1,0 +1,50 @@
+import type { Command } from 'commander';
+import { Runtime } from '../app/runtime.ts';
+import { createLogger } from '../ops/logger.ts';
+import { Shutdown } from '../ops/shutdown.ts';
+import { consoleToken } from './console-token.ts';
+import { parseIntegerFlag } from './errors.ts';
+import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
+import { connectRuntime } from './run.ts';
+import { VERSION } from './version.ts';
+
+export function registerConsoleCommand(program: Command): void {
+  program
+    .command('console')
+    .description('Serve the web console (reads Redis only: it spends no API request)')
+    .option('-c, --config <path>', CONFIG_OPTION_HELP)
+    .option('--port <port>', 'port to listen on (default: console.port, 8466)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ shelfwatch console --config shelfwatch.yaml
+  $ SHELFWATCH_CONSOLE_TOKEN=... shelfwatch console --port 9000
+
+Binds console.host (127.0.0.1 unless the config sets another address with allowRemote and a token).
+Without console.token or SHELFWATCH_CONSOLE_TOKEN it generates a token and prints it once.`,
+    )
+    .action(async (options: { config?: string; port?: string }) => {
+      const config = loadConfigOrThrow({
+        env: process.env,
+        ...(options.config === undefined ? {} : { configPath: options.config }),
+      });
+      const logger = createLogger({ level: 'info', pretty: process.stdout.isTTY === true, colorize: false });
+      const port =
+        options.port === undefined
+          ? config.console.port
+          : parseIntegerFlag('--port', options.port, 0, 65_535);
+      const runtime = new Runtime({ config, logger, version: VERSION });
+      await connectRuntime(runtime);
+      const shutdown = new Shutdown(logger);
+      shutdown.add('runtime', () => runtime.close());
+      const { token, generated } = consoleToken(config.console.token?.reveal(), process.env);
+      const { startConsole } = await import('../console/start.ts');
+      const running = await startConsole({ runtime, token, host: config.console.host, port });
+      shutdown.add('console', () => running.close());
+      shutdown.onSignals();
+      process.stdout.write(`shelfwatch console: ${running.url}\n`);
+      // Printed once, to the terminal only (never to the logger): it is the key to the console.
+      if (generated) process.stdout.write(`token (generated, valid until this process stops): ${token}\n`);
+    });
+}

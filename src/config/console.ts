@@ -1,0 +1,55 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${VAR}" is the config's interpolation syntax, meant literally here.
+/** The `console:` and `alertLog:` sections: the web console and the alert log it reads. */
+import { z } from 'zod';
+import { boolField, intField, secretField } from './fields.ts';
+
+/** Addresses that only this machine reaches: the console may bind there without further say-so. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+export const consoleSchema = z
+  .strictObject({
+    enabled: boolField().default(false).meta({
+      description: 'Serve the console from `shelfwatch run` too (`shelfwatch console` always serves it).',
+    }),
+    host: z
+      .string()
+      .trim()
+      .min(1, 'expected a host name or address')
+      .default('127.0.0.1')
+      .meta({ description: 'Address to bind; beyond loopback needs allowRemote and a token.' }),
+    port: intField(0, 65_535).prefault(8466),
+    token: secretField.optional().meta({
+      description: 'Access token, e.g. ${SHELFWATCH_CONSOLE_TOKEN}; without one `console` generates one.',
+    }),
+    allowRemote: boolField().default(false).meta({ description: 'Allow binding beyond loopback.' }),
+  })
+  .superRefine((c, ctx) => {
+    if (isLoopback(c.host)) return;
+    if (!c.allowRemote) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['host'],
+        message: `binding the console to "${c.host}" exposes it beyond this machine`,
+        params: { hint: 'set console.allowRemote: true and a console.token, or bind 127.0.0.1' },
+      });
+    }
+    if (c.token === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['token'],
+        message: 'a console bound beyond loopback needs a token',
+        params: { hint: 'set console.token: ${SHELFWATCH_CONSOLE_TOKEN}' },
+      });
+    }
+  });
+
+export const alertLogSchema = z.strictObject({
+  retentionDays: intField(1, 400).prefault(30).meta({ description: 'Days an alert stays in the log.' }),
+  maxEntries: intField(100, 10_000_000)
+    .prefault(200_000)
+    .meta({ description: 'Most alerts kept; the oldest go first.' }),
+});
+
+export type ConsoleConfig = z.output<typeof consoleSchema>;

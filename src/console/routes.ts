@@ -1,0 +1,201 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Runtime } from '../app/runtime.ts';
+import { listDeadLetters, purgeDeadLetters, retryDeadLetters } from '../deliver/dead-letters.ts';
+import { gatherStatus } from '../ops/status.ts';
+import { SilenceInputError } from '../silence/silence.ts';
+import { silenceViews } from '../silence/view.ts';
+import {
+  bookReviews,
+  bookSnapshot,
+  keywordsSnapshot,
+  SnapshotBookHistory,
+  StoredBookHistory,
+} from './book-history.ts';
+import type { PageContext } from './layout.ts';
+import { alertPage, alertsPage, parseAlertFilter, queryAlerts } from './pages/alerts.ts';
+import { bookPage } from './pages/book.ts';
+import { deadLettersPage } from './pages/dead-letters.ts';
+import { overviewPage } from './pages/overview.ts';
+import { parseSilenceForm, silencesPage } from './pages/silences.ts';
+import { notFound } from './server.ts';
+
+type Query = Record<string, unknown>;
+const CHANNEL = /^[a-z0-9-]{1,64}$/;
+
+export function registerPages(
+  app: FastifyInstance,
+  runtime: Runtime,
+  context: (request: FastifyRequest) => PageContext,
+): void {
+  const { config } = runtime;
+  const now = () => runtime.clock.now();
+  const workspaces = config.workspaces.map((ws) => ws.id);
+  const channels = config.channels.map((c) => c.id);
+  const html = 'text/html; charset=utf-8';
+
+  app.get('/', async (request, reply) =>
+    reply.type(html).send(overviewPage(context(request), await gatherStatus(runtime))),
+  );
+
+  app.get('/alerts', async (request, reply) => {
+    const parsed = parseAlertFilter(request.query as Query);
+    const lists = { workspaces, channels };
+    if ('problems' in parsed) {
+      return reply
+        .code(400)
+        .type(html)
+        .send(alertsPage(context(request), { filter: {}, problems: parsed.problems, ...lists }));
+    }
+    const result = await queryAlerts(runtime.alertLog, parsed.filter);
+    return reply
+      .type(html)
+      .send(alertsPage(context(request), { filter: parsed.filter, problems: [], result, ...lists }));
+  });
+
+  app.get<{ Params: { id: string } }>('/alerts/:id', async (request, reply) => {
+    const entry = await runtime.alertLog.get(request.params.id);
+    if (entry === undefined) return notFound(reply, context(request), 'No alert with this id in the log.');
+    return reply.type(html).send(alertPage(context(request), entry));
+  });
+
+  const silences = async () =>
+    silenceViews(await runtime.silences.all(), await runtime.silences.hits(), now());
+  app.get('/silences', async (request, reply) => {
+    const added = (request.query as Query).added;
+    const notice =
+      typeof added === 'string' && /^[0-9a-f]{12}$/.test(added) ? `Silence ${added} added.` : undefined;
+    return reply.type(html).send(
+      silencesPage(context(request), {
+        views: await silences(),
+        workspaces,
+        ...(notice === undefined ? {} : { notice }),
+      }),
+    );
+  });
+  app.post('/silences', async (request, reply) => {
+    const parsed = parseSilenceForm(request.body as Query, config, now(), 'console');
+    const refuse = (
+      problems: { field: string; reason: string }[],
+      form: Record<string, string | undefined>,
+    ) =>
+      reply
+        .code(400)
+        .type(html)
+        .send(silencesPage(context(request), { views: [], problems, form, workspaces }));
+    if ('problems' in parsed) return refuse(parsed.problems, parsed.form);
+    try {
+      const silence = await runtime.silences.add(parsed.silence, now());
+      return reply.redirect(`/silences?added=${silence.id}`, 303);
+    } catch (error) {
+      if (error instanceof SilenceInputError)
+        return refuse([{ field: 'matchers', reason: error.message }], {});
+      throw error;
+    }
+  });
+  app.post<{ Params: { id: string } }>('/silences/:id/expire', async (request, reply) => {
+    const ended = await runtime.silences.expire(request.params.id, now());
+    if (ended === undefined) return notFound(reply, context(request), 'No such silence.');
+    return reply.redirect('/silences', 303);
+  });
+
+  const deadLetterDeps = {
+    queue: runtime.deliverQueue,
+    redis: runtime.redis,
+    groups: runtime.deliveryDeps.groups,
+    channelHealth: runtime.channelHealth,
+    channels,
+  };
+  app.get('/dead-letters', async (request, reply) => {
+    const query = request.query as Query;
+    const channel =
+      typeof query.channel === 'string' && CHANNEL.test(query.channel) ? query.channel : undefined;
+    const done =
+      typeof query.done === 'string' && /^(retried|purged) \d+$/.test(query.done) ? query.done : undefined;
+    const letters = await listDeadLetters(
+      deadLetterDeps,
+      channel === undefined ? {} : { channelId: channel },
+    );
+    return reply.type(html).send(
+      deadLettersPage(context(request), {
+        letters,
+        ...(channel === undefined ? {} : { channel }),
+        ...(done === undefined ? {} : { notice: `Dead letters ${done}.` }),
+      }),
+    );
+  });
+  const channelOf = (request: FastifyRequest): string | undefined => {
+    const value = (request.body as Query).channel;
+    return typeof value === 'string' && CHANNEL.test(value) ? value : undefined;
+  };
+  const actions = {
+    retry: async (channelId: string) =>
+      `retried ${(await retryDeadLetters(deadLetterDeps, { channelId })).retried.length}`,
+    purge: async (channelId: string) =>
+      `purged ${(await purgeDeadLetters(deadLetterDeps, { channelId })).length}`,
+  };
+  for (const [name, act] of Object.entries(actions)) {
+    app.post(`/dead-letters/${name}`, async (request, reply) => {
+      const channelId = channelOf(request);
+      if (channelId === undefined)
+        return reply
+          .code(400)
+          .type(html)
+          .send(deadLettersPage(context(request), { letters: [], notice: 'channel: expected a channel id' }));
+      return reply.redirect(`/dead-letters?done=${encodeURIComponent(await act(channelId))}`, 303);
+    });
+  }
+
+  const kept = runtime.pollDeps.history;
+  const history =
+    kept === undefined ? new SnapshotBookHistory(runtime.store) : new StoredBookHistory(kept, runtime.store);
+  const retentionMs = config.alertLog.retentionDays * 86_400_000;
+  app.get<{ Params: { ws: string; asin: string; mp: string } }>(
+    '/books/:ws/:asin/:mp',
+    async (request, reply) => {
+      const { ws, asin, mp } = request.params;
+      const workspace = config.workspaces.find((w) => w.id === ws);
+      const configured = workspace?.books.find(
+        (b) => b.asin === asin && b.marketplaces.includes(mp as never),
+      );
+      if (workspace === undefined || configured === undefined)
+        return notFound(reply, context(request), 'No such book in the config.');
+      const book = { workspace: ws, asin, marketplace: mp };
+      const toMs = now();
+      const fromMs = toMs - retentionMs;
+      const [snapshot, keywords, bsr, keywordHistory, logged, reviews] = await Promise.all([
+        bookSnapshot(runtime.store, book),
+        keywordsSnapshot(runtime.store, book),
+        history.bsr(book, fromMs, toMs),
+        history.keywords(book, fromMs, toMs),
+        runtime.alertLog.query({
+          keep: (e) => e.workspace === ws && e.marketplace === mp,
+          asin,
+          limit: 500,
+          fromMs,
+        }),
+        bookReviews(
+          runtime.store,
+          ws,
+          workspace.campaigns.map((c) => c.id),
+          asin,
+        ),
+      ]);
+      const firstPoint = bsr[0]?.at;
+      return reply.type(html).send(
+        bookPage(context(request), {
+          book,
+          ...(configured.author === undefined ? {} : { author: configured.author }),
+          ...(snapshot === undefined ? {} : { snapshot }),
+          ...(keywords === undefined ? {} : { keywords }),
+          bsr,
+          keywordHistory,
+          alerts: logged.entries,
+          reviews,
+          // The chart spans what is known, not the whole retention, so a new book's points are not a sliver.
+          fromMs: Math.min(firstPoint ?? toMs - 86_400_000, ...logged.entries.map((e) => e.observedAt)),
+          toMs,
+        }),
+      );
+    },
+  );
+}

@@ -1,0 +1,276 @@
+/**
+ * The console in a real browser: Debian's chromium driven by playwright-core (no browser
+ * download; `.ci/run` installs the package). Log in, see a scripted rank drop on the book's chart
+ * and in the alert list, add a silence and see the next matching alert silenced, retry a dead
+ * letter, look for secrets and unescaped hostile text on every page, and move by keyboard. The
+ * screenshots in docs/img come from here.
+ */
+import { existsSync } from 'node:fs';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Runtime } from '../../src/app/runtime.ts';
+import { startWorkers } from '../../src/app/start.ts';
+import { type RunningConsole, startConsole } from '../../src/console/start.ts';
+import { DeliveryError } from '../../src/deliver/notifier.ts';
+import type { Observation } from '../../src/model/observation.ts';
+import { silentLogger } from '../../src/ops/logger.ts';
+import { Shutdown } from '../../src/ops/shutdown.ts';
+import { CapturingNotifier, settings } from '../deliver/pipeline-harness.ts';
+import { testPrefix, testRedis } from '../helpers/redis.ts';
+import { ASIN, alertOf, consoleConfig, HOSTILE, SECRETS, TOKEN } from './harness.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const HOUR = 3_600_000;
+
+let browser: Browser;
+let page: Page;
+let runtime: Runtime;
+let running: RunningConsole;
+let shutdown: Shutdown;
+const slack = new CapturingNotifier('slack-main');
+const mail = new CapturingNotifier('mail');
+const dialogs: string[] = [];
+
+async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string, ms = 15_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function commitObservation(kind: 'book' | 'keywords', observation: Observation, now: number) {
+  const id = `${kind}/${ASIN}/US`;
+  return runtime.store.commit(
+    { workspace: 'main', kind, id },
+    { observation, ruleState: undefined, committedAt: now },
+    0,
+  );
+}
+
+async function seedBook(now: number): Promise<void> {
+  // Two weeks of hourly BSR around #1,200, then a fall to #9,800 over the last six hours.
+  const bsrHistory = Array.from({ length: 14 * 24 }, (_, i) => {
+    const at = now - (14 * 24 - i) * HOUR;
+    const late = i >= 14 * 24 - 6;
+    return { at, rank: late ? 9_800 - (14 * 24 - i) * 150 : 1_200 + Math.round(200 * Math.sin(i / 9)) };
+  });
+  await commitObservation(
+    'book',
+    {
+      kind: 'book',
+      observedAt: now,
+      asin: ASIN,
+      marketplace: 'US',
+      title: 'The Quiet Orbit <b>bold?</b>',
+      author: 'Ada Quill',
+      bsr: 9_800,
+      bsrCategory: 'Kindle Store > Space Opera',
+      bsrHistory,
+      reviewCount: 214,
+      averageRating: 4.4,
+    },
+    now,
+  );
+  await commitObservation(
+    'keywords',
+    {
+      kind: 'keywords',
+      observedAt: now,
+      asin: ASIN,
+      marketplace: 'US',
+      ranks: [
+        { keyword: 'space opera', rank: 41 },
+        { keyword: HOSTILE[1] ?? '', rank: 7 },
+      ],
+    },
+    now,
+  );
+}
+
+const haveChromium = existsSync(CHROMIUM);
+// CI (.ci/run) installs chromium and sets this: there a missing browser fails instead of skipping.
+if (!haveChromium && process.env.SHELFWATCH_REQUIRE_CHROMIUM === '1') {
+  throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)`);
+}
+
+beforeAll(async () => {
+  if (!haveChromium) return;
+  const prefix = testPrefix('console-browser');
+  testRedis(prefix);
+  const config = consoleConfig(prefix);
+  runtime = new Runtime({
+    config,
+    logger: silentLogger(),
+    version: 'test',
+    notifiers: new Map([
+      ['slack-main', slack],
+      ['mail', mail],
+    ]),
+    channelSettings: new Map([
+      ['slack-main', settings({ paceKey: 'slack', groupWaitMs: 50, groupIntervalMs: 50 })],
+      ['mail', settings({ paceKey: 'mail', groupWaitMs: 50, groupIntervalMs: 50 })],
+    ]),
+    delivery: { attempts: 1, backoffMs: 50, keepMs: 3_600_000 },
+  });
+  await runtime.connect();
+  shutdown = new Shutdown(silentLogger());
+  shutdown.add('runtime', () => runtime.close());
+  await startWorkers(runtime, shutdown, { reconcile: false });
+  running = await startConsole({ runtime, token: TOKEN, host: '127.0.0.1', port: 0 });
+  shutdown.add('console', () => running.close());
+  await seedBook(Date.now());
+  // playwright gives each launch a fresh temporary profile (--user-data-dir) and removes it on close.
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await shutdown?.run(5_000);
+});
+
+const url = (path: string) => new URL(path, running.url).toString();
+
+describe.skipIf(!haveChromium)('console in chromium', () => {
+  it('logs in with the token; a wrong one gets the login page again', async () => {
+    await page.goto(url('/'));
+    expect(await page.getByLabel('Console token').isVisible()).toBe(true);
+    await page.getByLabel('Console token').fill('wrong');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('text=Wrong token.');
+    await page.getByLabel('Console token').fill(TOKEN);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForSelector('h1:text("Overview")');
+    expect(await page.locator('text=Workspace main').count()).toBeGreaterThan(0);
+  });
+
+  it('shows a scripted rank drop on the book chart and in the alert list', async () => {
+    const drop = alertOf(0, {
+      fingerprint: 'fp-browser-drop',
+      kind: 'bsr_worsened',
+      severity: 'critical',
+      subject: { asin: ASIN, marketplace: 'US' },
+      title: `BSR of ${ASIN} fell from #1,200 to #9,800`,
+      observedAt: Date.now() - 2 * HOUR,
+    });
+    const hostile = HOSTILE.map((title, i) =>
+      alertOf(10 + i, {
+        fingerprint: `fp-browser-hostile-${i}`,
+        title,
+        observedAt: Date.now() - (3 + i) * HOUR,
+      }),
+    );
+    await runtime.pollDeps.alerts.enqueue([drop, ...hostile]);
+    await until(
+      () => runtime.alertLog.get(drop.fingerprint),
+      (e) => e?.deliveries['slack-main'] === 'delivered',
+      'drop delivered',
+    );
+    await page.goto(url(`/books/main/${ASIN}/US`));
+    const marker = page.locator('svg.chart g.marker title', { hasText: 'fell from #1,200 to #9,800' });
+    expect(await marker.count()).toBe(1);
+    expect(await page.locator('svg.chart polyline').count()).toBeGreaterThan(0);
+    await page.screenshot({ path: 'docs/img/console-book.png', fullPage: false });
+    await page.goto(url('/alerts'));
+    const row = page.locator('tr', { hasText: 'fell from #1,200 to #9,800' });
+    expect(await row.locator('text=slack-main: delivered').count()).toBe(1);
+  });
+
+  it('a silence added in the form shows the next matching alert as silenced', async () => {
+    await page.goto(url('/silences'));
+    await page.getByLabel('Keyword').fill('launch keyword');
+    await page.getByLabel('For').fill('2h');
+    await page.getByLabel('Reason').fill('launch week');
+    await page.getByRole('button', { name: 'Add silence' }).click();
+    await page.waitForSelector('text=launch week');
+    const next = alertOf(1, {
+      fingerprint: 'fp-browser-silenced',
+      title: 'launch keyword fell to #30',
+      subject: { asin: ASIN, marketplace: 'US', keyword: 'launch keyword' },
+    });
+    await runtime.pollDeps.alerts.enqueue([next]);
+    await until(
+      () => runtime.alertLog.get(next.fingerprint),
+      (e) => e?.deliveries.mail === 'silenced',
+      'silenced',
+    );
+    await page.goto(url('/alerts?outcome=silenced'));
+    const row = page.locator('tr', { hasText: 'launch keyword fell to #30' });
+    expect(await row.locator('text=slack-main: silenced').count()).toBe(1);
+  });
+
+  it('retries a dead letter from its page', async () => {
+    mail.failWith = () =>
+      new DeliveryError('mailbox full', { channelId: 'mail', retryable: false, status: 552 });
+    const lost = alertOf(2, { fingerprint: 'fp-browser-dead', title: 'review count went down' });
+    await runtime.pollDeps.alerts.enqueue([lost]);
+    await until(
+      () => runtime.alertLog.get(lost.fingerprint),
+      (e) => e?.deliveries.mail === 'dead-lettered',
+      'dead letter',
+    );
+    mail.failWith = undefined;
+    await page.goto(url('/dead-letters'));
+    expect(await page.locator('text=mailbox full').count()).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Retry mail' }).click();
+    await page.waitForSelector('text=Dead letters retried');
+    await until(
+      () => runtime.alertLog.get(lost.fingerprint),
+      (e) => e?.deliveries.mail === 'delivered',
+      'retried',
+    );
+  });
+
+  it('no secret and no unescaped hostile text on any page; nothing ran', async () => {
+    for (const path of [
+      '/',
+      '/alerts',
+      `/books/main/${ASIN}/US`,
+      '/silences',
+      '/dead-letters',
+      '/alerts/fp-browser-hostile-1',
+    ]) {
+      await page.goto(url(path));
+      const source = await page.content();
+      for (const secret of Object.values(SECRETS)) expect(source, path).not.toContain(secret);
+      expect(await page.locator('img').count(), path).toBe(0);
+      expect(await page.locator('script').count(), path).toBe(0);
+      expect(await page.locator('b', { hasText: 'bold?' }).count(), path).toBe(0);
+    }
+    await page.goto(url('/alerts'));
+    const text = (await page.locator('main').textContent()) ?? '';
+    expect(text).toContain('<script>alert("xss")</script>');
+    expect(text).toContain('"><img src=x onerror=alert(1)>');
+    expect(dialogs).toEqual([]);
+  });
+
+  it('the overview is usable by keyboard, with labelled navigation; screenshot', async () => {
+    await page.goto(url('/'));
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Skip to content');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Overview');
+    expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(1);
+    expect(await page.locator('[aria-current="page"]').textContent()).toBe('Overview');
+    await page.screenshot({ path: 'docs/img/console-overview.png', fullPage: false });
+  });
+});
