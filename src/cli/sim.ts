@@ -233,8 +233,11 @@ async function runSim(flags: SimFlags): Promise<void> {
     if (ws.baseUrl.replace(/\/$/, '') !== sim.url)
       out(`note: workspace ${ws.id} has baseUrl ${ws.baseUrl}; the simulator is ${sim.url}`);
   }
+  // Listening for the signal before saying so: a supervisor that reacts to the line at once must
+  // find the handler in place, or its SIGTERM kills the process without closing the server.
+  const stopped = waitForSignal();
   out('Ctrl+C stops it.');
-  const signal = await waitForSignal();
+  const signal = await stopped;
   await sim.close();
   out(`simulator stopped (${signal})`);
 }

@@ -4,7 +4,6 @@
  * Every page needs a session; every write needs the session's CSRF token; the Host header must
  * name the bind address. Pages send a CSP without inline scripts.
  */
-import { readFileSync } from 'node:fs';
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -14,6 +13,7 @@ import { html } from './html.ts';
 import { barePage, loginPage, page } from './layout.ts';
 import { mountQueues } from './queues.ts';
 import { registerPages } from './routes.ts';
+import { CONSOLE_CSS } from './style.ts';
 
 export interface ConsoleOptions {
   runtime: Runtime;
@@ -22,7 +22,7 @@ export interface ConsoleOptions {
   port: number;
 }
 
-const CSS = readFileSync(new URL('./static/console.css', import.meta.url), 'utf8');
+const CSS = CONSOLE_CSS;
 
 /** No inline script anywhere; styles from our own file; forms post only here; no framing. */
 const PAGE_CSP =

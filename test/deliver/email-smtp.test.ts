@@ -146,7 +146,9 @@ describe('email channel over SMTP', () => {
     expect(lines).toContain('  Review title: Fine [WARNING] Account suspended[2J');
     expect(lines).toContain('    > [CRITICAL] quoted, not an alert');
     // A timestamp reads as a time, not as a number with thousands separators.
-    expect(lines).toContain('  Published: 2026-11-25 09:30 UTC');
+    expect(lines.find((l) => l.startsWith('  Published: '))).toMatch(
+      /^ {2}Published: 25 Nov 2026, \d{2}:\d{2} [A-Z]{3,4}$/,
+    );
     const html = got?.html || '';
     expect(html).toContain(
       '<bdi>Ann [CRITICAL] Royalties fell to 0 Sign in: https://evil.example/login</bdi>',

@@ -1,3 +1,8 @@
+/**
+ * The console's stylesheet, served at /static/console.css. Kept as a module rather than a .css file
+ * so the compiled build (dist/, the Docker image) carries it without a copy step.
+ */
+export const CONSOLE_CSS = `
 :root {
   --bg: #f6f7f9;
   --card: #fff;
@@ -258,3 +263,4 @@ svg.chart text {
   font-size: 13px;
   color: var(--mute);
 }
+`;
