@@ -8,6 +8,7 @@ import { CliError } from './errors.ts';
 import { terminalText } from './format.ts';
 import { registerKeywordsCommand } from './keywords.ts';
 import { registerPlanCommand } from './plan.ts';
+import { registerProbeCommand } from './probe.ts';
 import { registerResumeCommand } from './resume.ts';
 import { registerRunCommand } from './run.ts';
 import { registerSchemaCommand } from './schema.ts';
@@ -29,6 +30,7 @@ function buildProgram(): Command {
   registerSimCommand(program);
   registerDemoCommand(program);
   registerPlanCommand(program);
+  registerProbeCommand(program);
   registerDigestCommand(program);
   registerValidateCommand(program);
   registerSchemaCommand(program);
