@@ -67,7 +67,7 @@ function pathFor(endpoint: ProbedEndpoint, c: CompiledContract, asin: string, no
   const q = (entries: [string, string][]) => `?${new URLSearchParams(entries).toString()}`;
   const limit = (e: 'rankings' | 'reviews' | 'sales' | 'keywordSearch'): [string, string] => [
     c.pagination[e].limitParam,
-    String(Math.min(10, c.pagination[e].maxLimit)),
+    String(c.pagination[e].maxLimit),
   ];
   switch (endpoint) {
     case 'rankings':
