@@ -6,6 +6,7 @@ import { registerDigestCommand } from './digest.ts';
 import { registerDlqCommand } from './dlq.ts';
 import { CliError } from './errors.ts';
 import { terminalText } from './format.ts';
+import { registerInitCommand } from './init.ts';
 import { registerKeywordsCommand } from './keywords.ts';
 import { registerPlanCommand } from './plan.ts';
 import { registerProbeCommand } from './probe.ts';
@@ -31,6 +32,7 @@ function buildProgram(): Command {
   registerDemoCommand(program);
   registerPlanCommand(program);
   registerProbeCommand(program);
+  registerInitCommand(program);
   registerDigestCommand(program);
   registerValidateCommand(program);
   registerSchemaCommand(program);
