@@ -4,9 +4,10 @@ import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { stringify as yamlText } from 'yaml';
 import { parseContract } from '../api/contract/load.ts';
-import type { RecordedAnswer } from '../api/contract/probe-analyse.ts';
+import { type RecordedAnswer, valueAt } from '../api/contract/probe-analyse.ts';
 import { writeRecording } from '../api/contract/probe-record.ts';
 import { PROBED_ENDPOINTS, ProbeError, probeService } from '../api/contract/probe-run.ts';
+import type { ContractFile } from '../api/contract/schema.ts';
 import { suggestContract } from '../api/contract/suggest-contract.ts';
 import { type CompiledContract, defaultContract } from '../api/index.ts';
 import { formatPlanTable } from '../budget/planner.ts';
@@ -50,6 +51,31 @@ export function discoverAccount(contract: CompiledContract, answers: readonly Re
       for (const review of read.ok ? read.data : []) campaigns.add(review.campaign_id);
     }
   }
+  return { books, campaigns: [...campaigns].sort() };
+}
+
+/**
+ * When the contract cannot read the lists yet (edits probe could not decide): every ASIN-shaped
+ * string of the rankings answer (marketplaces left to the config's default), and the campaign ids
+ * at the path the suggestion found for `reviews.campaignId`.
+ */
+export function discoverLoosely(answers: readonly RecordedAnswer[], suggested: ContractFile): Account {
+  const books = new Map<string, Set<string>>();
+  const campaigns = new Set<string>();
+  const rankings = answers.find((a) => a.endpoint === 'rankings' && a.status < 400);
+  const text = JSON.stringify(rankings?.body ?? null);
+  for (const match of text.matchAll(/"(B0[0-9A-Z]{8})"/g))
+    if (match[1] !== undefined) books.set(match[1], new Set());
+  const reviews = answers.find((a) => a.endpoint === 'reviews' && a.status < 400);
+  const spec = suggested.endpoints?.reviews;
+  const field = spec?.fields?.campaignId;
+  const path = typeof field === 'string' ? field : field?.path;
+  const list = valueAt(reviews?.body, spec?.items ?? 'data');
+  if (path !== undefined && Array.isArray(list))
+    for (const item of list) {
+      const id = valueAt(item, path);
+      if (typeof id === 'string') campaigns.add(id);
+    }
   return { books, campaigns: [...campaigns].sort() };
 }
 
@@ -106,14 +132,18 @@ export function registerInitCommand(program: Command): void {
       const suggestion = suggestContract(defaultContract(), answers);
       const load = parseContract(suggestion.contract, contractFile);
       const contract = fits || !load.ok ? defaultContract() : load.contract;
-      const account = discoverAccount(contract, answers);
+      let account = discoverAccount(contract, answers);
+      if (account.books.size === 0 && account.campaigns.length === 0)
+        account = discoverLoosely(answers, suggestion.contract);
       const workspace = {
         id: 'main',
         baseUrl,
         apiKey: `\${${flags.keyEnv}}`,
         plan: flags.plan,
         ...(fits ? {} : { api: { contract: `./${relative(dir, contractFile)}` } }),
-        books: [...account.books].map(([asin, markets]) => ({ asin, marketplaces: [...markets].sort() })),
+        books: [...account.books].map(([asin, markets]) =>
+          markets.size === 0 ? { asin } : { asin, marketplaces: [...markets].sort() },
+        ),
         campaigns: account.campaigns.map((id) => ({ id })),
       };
       const header = `# Written by shelfwatch init from ${answers.length} answers of ${baseUrl} (saved in ./probe-answers).\n`;

@@ -10,6 +10,7 @@ import { parse as parseYaml } from 'yaml';
 import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
 import { SimControl } from '../api/helpers.ts';
 import { tempDir } from '../config/helpers.ts';
+import { allDialects } from '../contract/helpers.ts';
 import { CLI_TEST_TIMEOUT_MS, shelfwatch } from './helpers.ts';
 
 const KEY = 'sk_init_test_0123456789';
@@ -62,5 +63,35 @@ describe('shelfwatch init', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     });
     expect(again.code).toBe(2);
     expect(again.stderr).toBe(`shelfwatch: ${file} exists: init never overwrites a config without --force\n`);
+  });
+
+  it('on a dialect unlike ours: the contract file beside it, and the books and campaigns all the same', async () => {
+    const dialectB = allDialects().find((d) => d.name === 'dialect-b');
+    const other = await startSimulator({
+      port: 0,
+      seed: 4,
+      books: 3,
+      campaigns: 2,
+      keys: [{ key: KEY, workspace: 'main', plan: parsePlan('custom:1000:1000000') }],
+      ...(dialectB?.sim === undefined ? {} : { dialect: dialectB.sim }),
+    });
+    try {
+      const file = join(dir, 'b', 'shelfwatch.yaml');
+      const outcome = await shelfwatch(['init', '--base-url', other.url, '--out', file], {
+        PUBLISHING_API_KEY: KEY,
+      });
+      expect(outcome.stderr).toBe('');
+      expect(outcome.code).toBe(0);
+      expect(outcome.stdout).toMatch(
+        /Wrote .*: 3 books, 2 ARC campaigns, api.contract .*publishing-api\.yaml/,
+      );
+      const written = parseYaml(readFileSync(file, 'utf8')) as {
+        workspaces: { api: { contract: string } }[];
+      };
+      expect(written.workspaces[0]?.api.contract).toBe('./publishing-api.yaml');
+      expect(readFileSync(join(dir, 'b', 'publishing-api.yaml'), 'utf8')).toContain('# TODO: ');
+    } finally {
+      await other.close();
+    }
   });
 });
