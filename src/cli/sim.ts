@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Command } from 'commander';
+import { RecordingError, readRecording } from '../api/contract/probe-record.ts';
 import { createSimDialect, formatContractProblems, loadContractFile } from '../api/index.ts';
 import {
   DEMO_KEYS,
@@ -12,6 +13,7 @@ import {
   type SimKeySpec,
   startSimulator,
 } from '../sim/index.ts';
+import { type ReplayAnswer, startReplay } from '../sim/replay.ts';
 
 type FixedBook = NonNullable<FixedCatalogue['books']>[number];
 
@@ -36,6 +38,7 @@ interface SimFlags {
   malformedRate?: string;
   config?: string;
   contract?: string;
+  replay?: string;
 }
 
 /** `--contract FILE`: serve the world in that dialect; a broken file is a usage error (exit 2). */
@@ -172,7 +175,32 @@ function waitForSignal(): Promise<string> {
   });
 }
 
+/** `--replay DIR`: recorded answers served as they are; a malformed file is named (exit 2). */
+async function runReplay(flags: SimFlags, dir: string): Promise<void> {
+  let answers: ReplayAnswer[];
+  try {
+    answers = readRecording(dir);
+  } catch (error) {
+    if (error instanceof RecordingError) throw usageError(`--replay: ${error.message}`);
+    throw error;
+  }
+  const port = parseIntegerFlag('--port', flags.port, 0, 65_535);
+  const replay = await startReplay(answers, { host: flags.host, port }).catch((error: unknown) => {
+    throw new CliError(
+      `the replay could not start: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  });
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  out(`shelfwatch replay listening on ${replay.url}: ${answers.length} recorded answers from ${dir}`);
+  for (const a of answers) out(`  ${a.method} ${a.path} -> ${a.status}`);
+  out('Any key is accepted. Ctrl+C stops it.');
+  const signal = await waitForSignal();
+  await replay.close();
+  out(`replay stopped (${signal})`);
+}
+
 async function runSim(flags: SimFlags): Promise<void> {
+  if (flags.replay !== undefined) return runReplay(flags, flags.replay);
   const userKeys = (flags.key ?? []).map(parseKeyFlag);
   const config =
     flags.config === undefined
@@ -268,6 +296,10 @@ export function registerSimCommand(program: Command): void {
     .option(
       '--contract <file>',
       "serve the world through this contract file (a dialect; docs/real-api.md); default with --config: its workspaces' api.contract",
+    )
+    .option(
+      '--replay <dir>',
+      'serve the answers recorded in this folder (shelfwatch probe writes one) instead of a world',
     )
     .addHelpText('after', EXAMPLES)
     .action(async (_options: unknown, command: Command) => {

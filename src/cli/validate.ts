@@ -1,9 +1,39 @@
 import type { Command } from 'commander';
+import { Runtime } from '../app/runtime.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
 import { insecureSettings } from '../config/transport-security.ts';
-import { usageError } from './errors.ts';
+import { silentLogger } from '../ops/logger.ts';
+import { CliError, usageError } from './errors.ts';
 import { printJson } from './format.ts';
 import { CONFIG_OPTION_HELP, loadConfigFrom, loadConfigOrThrow } from './load-config.ts';
+import { connectRuntime } from './run.ts';
+import { checkOnline, onlineRequests } from './validate-online.ts';
+import { VERSION } from './version.ts';
+
+/** `--online`: every book and campaign asked of the API once; unknown ones are problems (exit 2). */
+async function validateOnline(config: ShelfwatchConfig): Promise<void> {
+  process.stdout.write(
+    `validate --online: ${plural(onlineRequests(config), 'request')} from the workspaces' budgets\n`,
+  );
+  const runtime = new Runtime({ config, logger: silentLogger(), version: VERSION, notifiers: new Map() });
+  await connectRuntime(runtime);
+  try {
+    const problems = await checkOnline(config, (ws) => runtime.interactiveClient(ws)).catch(
+      (error: unknown) => {
+        throw new CliError(`validate --online: ${error instanceof Error ? error.message : String(error)}`, {
+          cause: error,
+        });
+      },
+    );
+    if (problems.length > 0) {
+      for (const p of problems) process.stderr.write(`shelfwatch: ${p.path}: ${p.message}\n`);
+      throw usageError(`${plural(problems.length, 'problem')} found online`);
+    }
+    process.stdout.write('online: every book and campaign exists\n');
+  } finally {
+    await runtime.close();
+  }
+}
 
 function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
@@ -37,6 +67,10 @@ export function registerValidateCommand(program: Command): void {
     .description('check the config and print every problem (exit 2), or a summary (exit 0)')
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
     .option('--json', 'print {ok, source, summary | problems} as JSON')
+    .option(
+      '--online',
+      "also ask the API for each book and campaign (one request each, from the workspace's budget)",
+    )
     .addHelpText(
       'after',
       `
@@ -50,7 +84,7 @@ Each problem is one line: path: what was expected, what was found (what to do).
 With --json: {"ok": true, "source", "summary": {workspaces, targets, channels}} or
 {"ok": false, "source", "problems": [{path, message, hint?}]} (exit 2).`,
     )
-    .action((options: { config?: string; json?: boolean }) => {
+    .action(async (options: { config?: string; json?: boolean; online?: boolean }) => {
       const flags = {
         env: process.env,
         ...(options.config === undefined ? {} : { configPath: options.config }),
@@ -72,6 +106,7 @@ With --json: {"ok": true, "source", "summary": {workspaces, targets, channels}} 
       }
       if (options.json !== true) {
         process.stdout.write(`config OK: ${summarize(config)}\n`);
+        if (options.online === true) await validateOnline(config);
         return;
       }
       const summary = {

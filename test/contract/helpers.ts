@@ -1,5 +1,11 @@
 /** The dialects the tests serve and read: contract files unlike the assumed contract in every category. */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse as parseYaml, stringify as yamlText } from 'yaml';
+import { mergeContract } from '../../src/api/contract/merge.ts';
+import type { ContractFile } from '../../src/api/contract/schema.ts';
 import {
   type CompiledContract,
   createSimDialect,
@@ -56,7 +62,37 @@ export const DEFAULT_DIALECT: Dialect = {
   searchVolume: searchVolumeOf(defaultContract()),
 };
 
-/** The default contract and the two shipped dialects, for tests parameterised over all three. */
+const dialectFile = (name: string) => fileURLToPath(new URL(`./dialects/${name}.yaml`, import.meta.url));
+const yamlFile = (name: string) => parseYaml(readFileSync(dialectFile(name), 'utf8')) as ContractFile;
+
+/** What `probe` suggested for dialect A with the edits it could not decide made: one file, as a user would keep it. */
+export function probedContractFile(): string {
+  const merged = mergeContract(yamlFile('dialect-a.probed'), yamlFile('dialect-a.probe-edits'));
+  const file = join(mkdtempSync(join(tmpdir(), 'shelfwatch-probed-')), 'dialect-a.probed.yaml');
+  writeFileSync(file, yamlText(merged));
+  return file;
+}
+
+/** Dialect A's simulator read through the contract probe suggested (plus the undecided edits). */
+function probedDialect(): Dialect {
+  const served = dialect('dialect-a');
+  const file = probedContractFile();
+  const load = loadContractFile(file);
+  if (!load.ok) throw new Error(`${file}: ${JSON.stringify(load.problems)}`);
+  return {
+    ...served,
+    name: 'dialect-a-probed',
+    file,
+    contract: load.contract,
+    keywordsEnvelope: envelopeOf(load.contract),
+    searchVolume: searchVolumeOf(load.contract),
+  };
+}
+
+/**
+ * The default contract, the two shipped dialects and dialect A read through what `probe` suggested,
+ * for tests parameterised over all of them.
+ */
 export function allDialects(): Dialect[] {
-  return [DEFAULT_DIALECT, dialect('dialect-a'), dialect('dialect-b')];
+  return [DEFAULT_DIALECT, dialect('dialect-a'), dialect('dialect-b'), probedDialect()];
 }

@@ -1,0 +1,332 @@
+/**
+ * The contract file `probe` proposes: from the recorded answers, where each logical field most
+ * likely is (the analysis's best candidate), in which format (from the value found), where the
+ * object or list is, the pagination style and the rate-limit headers. What one answer cannot tell
+ * (which value means "no rank", our name for an unknown marketplace id, query parameter names) is
+ * said, not guessed. Pure.
+ */
+import { MARKETPLACES, PLATFORMS } from '../schemas.ts';
+import { CATALOG, type EndpointName, isListEndpoint } from './catalog.ts';
+import type { CompiledContract } from './compile.ts';
+import type { ObjectNode } from './fields.ts';
+import {
+  analyseAnswer,
+  candidatesFor,
+  expanded,
+  fieldFits,
+  type RecordedAnswer,
+  valueAt,
+  words,
+} from './probe-analyse.ts';
+import type { ContractFile, FieldSpec, FieldSpecObject } from './schema.ts';
+import { headersOf, paginationOf } from './suggest-wire.ts';
+
+export interface Suggestion {
+  /** What differs from the probed contract, as a contract file (merged over the probed one). */
+  contract: ContractFile;
+  /** Edits a person has to decide, one line each. */
+  undecided: string[];
+}
+
+interface Ctx {
+  undecided: string[];
+  marketplaces: Set<string>;
+  platforms: Set<string>;
+}
+
+const asObject = (spec: FieldSpec | undefined): FieldSpecObject =>
+  spec === undefined ? { path: '' } : typeof spec === 'string' ? { path: spec } : spec;
+
+/** The first items of a list merged key by key, so a field absent from the first item is still seen. */
+function sample(list: readonly unknown[]): unknown {
+  const first = list[0];
+  if (Array.isArray(first) || typeof first !== 'object' || first === null) return first;
+  const out: Record<string, unknown> = {};
+  for (const item of list.slice(0, 50)) {
+    if (typeof item !== 'object' || item === null) continue;
+    for (const [k, v] of Object.entries(item)) if (out[k] === undefined || out[k] === null) out[k] = v;
+  }
+  return out;
+}
+
+function timeFormat(value: unknown, date: boolean): string {
+  if (typeof value === 'number') return value < 1e11 ? 'epoch_s' : 'epoch_ms';
+  return date && typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) ? 'date' : 'iso';
+}
+
+function moneySpec(path: string, container: unknown, name: string): FieldSpecObject {
+  const value = valueAt(container, path);
+  const keys = (o: unknown) => (typeof o === 'object' && o !== null ? Object.keys(o) : []);
+  if (typeof value === 'object' && value !== null) {
+    const amount = keys(value).find((k) => !/currency/i.test(k)) ?? 'amount';
+    const currency = keys(value).find((k) => /currency/i.test(k)) ?? 'currency';
+    const raw = (value as Record<string, unknown>)[amount];
+    const format =
+      typeof raw === 'string'
+        ? 'decimal_string'
+        : /minor|cents/i.test(amount)
+          ? 'minor_units'
+          : 'major_number';
+    return { path, format, amount, currency };
+  }
+  // A flat row: the amount beside a currency code.
+  const currency = keys(container).find((k) => /currency/i.test(k)) ?? 'currency';
+  const format =
+    typeof value === 'string'
+      ? 'decimal_string'
+      : words(path).some((w) => w === 'minor' || w === 'cents')
+        ? 'minor_units'
+        : 'major_number';
+  void name;
+  return { path: '', format, amount: path, currency };
+}
+
+/**
+ * What the items of a list say "no rank" with: a null, a 0 or a negative sentinel among numbers, or
+ * the field absent from some items. Empty when nothing shows it (one object, all ranked).
+ */
+function unrankedSeen(path: string, siblings: readonly unknown[]): (null | number | 'missing')[] {
+  const values = siblings.map((item) => valueAt(item, path));
+  const out: (null | number | 'missing')[] = [];
+  if (values.some((v) => v === null)) out.push(null);
+  const numbers = values
+    .map((v) => (typeof v === 'string' ? Number(v) : v))
+    .filter((v): v is number => typeof v === 'number');
+  for (const sentinel of [0, -1]) if (numbers.includes(sentinel)) out.push(sentinel);
+  if (values.length > 1 && values.some((v) => v === undefined) && values.some((v) => v !== undefined))
+    out.push('missing');
+  return out;
+}
+
+/** A spec for `field` at `path` in `container`, its format read from the value there. */
+function specAt(
+  node: ObjectNode['fields'][number],
+  path: string,
+  container: unknown,
+  siblings: readonly unknown[],
+  old: FieldSpecObject,
+  where: string,
+  ctx: Ctx,
+): FieldSpec {
+  const value = valueAt(container, path);
+  const out: FieldSpecObject = { path };
+  switch (node.kind) {
+    case 'time':
+    case 'date': {
+      const format = timeFormat(value, node.kind === 'date');
+      if (format !== (node.kind === 'date' ? 'date' : 'iso')) out.format = format;
+      break;
+    }
+    case 'money':
+      return moneySpec(path, container, node.name);
+    case 'int':
+    case 'number':
+    case 'rank':
+    case 'rating':
+      if (typeof value === 'string') out.format = 'string';
+      if (node.kind === 'rank' || node.kind === 'rating') {
+        const seen = unrankedSeen(path, siblings);
+        if (seen.length > 0) {
+          out.unranked = seen;
+          break;
+        }
+        if (old.unranked !== undefined) out.unranked = old.unranked;
+        ctx.undecided.push(
+          `${where}: which value means "no rank" (null, 0, a sentinel such as -1, or missing) cannot be told from one answer; kept ${JSON.stringify(old.unranked ?? [null])}`,
+        );
+      }
+      break;
+    case 'marketplace':
+      if (typeof value === 'string') ctx.marketplaces.add(value);
+      break;
+    case 'platform':
+      if (typeof value === 'string') ctx.platforms.add(value);
+      break;
+    default:
+      break;
+  }
+  return Object.keys(out).length === 1 ? path : out;
+}
+
+/** Suggested specs for an object's fields; `changed` says whether any differs from `specs`. */
+function suggestObject(
+  node: ObjectNode,
+  container: unknown,
+  siblings: readonly unknown[],
+  specs: Readonly<Record<string, FieldSpec>>,
+  where: string,
+  ctx: Ctx,
+): { specs: Record<string, FieldSpec>; changed: boolean } {
+  const out: Record<string, FieldSpec> = {};
+  let changed = false;
+  const taken = new Set<string>();
+  for (const field of node.fields) {
+    const old = asObject(specs[field.name]);
+    const here = `${where}.${field.name}`;
+    const value = valueAt(container, field.rawPath);
+    const fine = fieldFits(field, container);
+    let path = field.rawPath;
+    if (!fine || field.items !== undefined) {
+      if (!fine && value === undefined) {
+        const found = candidatesFor(field.name, field.kind, container, taken);
+        const best = found[0];
+        const named = best !== undefined && words(best).some((w) => expanded(field.name).has(w));
+        if (best !== undefined && !named && found.length > 1 && !Array.isArray(container)) {
+          out[field.name] = specs[field.name] ?? field.rawPath;
+          ctx.undecided.push(
+            `${here}: not found; by type it could be ${found
+              .slice(0, 4)
+              .map((p) => `"${p}"`)
+              .join(', ')} (kept "${field.rawPath}")`,
+          );
+          continue;
+        }
+        if (best === undefined) {
+          out[field.name] = specs[field.name] ?? field.rawPath;
+          ctx.undecided.push(
+            `${here}: not found in the answer and nothing there looks like it (kept "${field.rawPath}")`,
+          );
+          continue;
+        }
+        path = best;
+      }
+    }
+    taken.add(path);
+    if (field.items !== undefined) {
+      const list = valueAt(container, path);
+      const item = Array.isArray(list) && list.length > 0 ? sample(list) : undefined;
+      if (item === undefined) {
+        out[field.name] = specs[field.name] ?? path;
+        if (path !== field.rawPath) out[field.name] = { ...old, path };
+        if (!fine) ctx.undecided.push(`${here}: an empty list: its items' fields could not be checked`);
+        changed ||= path !== field.rawPath;
+        continue;
+      }
+      const inner = suggestObject(field.items, item, list as unknown[], old.items ?? {}, `${here}[]`, ctx);
+      changed ||= path !== field.rawPath || inner.changed;
+      out[field.name] = { path, items: inner.specs };
+      continue;
+    }
+    if (fine) {
+      out[field.name] = specs[field.name] ?? path;
+      if (field.kind === 'marketplace' && typeof value === 'string') ctx.marketplaces.add(value);
+      if (field.kind === 'platform' && typeof value === 'string') ctx.platforms.add(value);
+      continue;
+    }
+    out[field.name] = specAt(field, path, container, siblings, old, here, ctx);
+    changed = true;
+  }
+  return { specs: out, changed };
+}
+
+/** Paths in the body that could hold the endpoint's object (or list): the contract's first. */
+function rootChoices(body: unknown, current: string, list: boolean): string[] {
+  const out = [current];
+  const visit = (value: unknown, prefix: string, depth: number) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || depth === 0) return;
+    for (const [key, child] of Object.entries(value)) {
+      const path = prefix === '' ? key : `${prefix}.${key}`;
+      const fits = list
+        ? Array.isArray(child) && typeof child[0] === 'object' && child[0] !== null
+        : typeof child === 'object' && child !== null && !Array.isArray(child);
+      if (fits && !out.includes(path)) out.push(path);
+      visit(child, path, depth - 1);
+    }
+  };
+  if (!list && !out.includes('')) out.push('');
+  visit(body, '', 3);
+  return out;
+}
+
+function suggestEndpoint(
+  contract: CompiledContract,
+  answer: RecordedAnswer,
+  ctx: Ctx,
+): Record<string, unknown> | undefined {
+  const name = answer.endpoint;
+  const list = isListEndpoint(name);
+  const current = contract.roots[name];
+  // The root where most fields are found or have a candidate; among equals, the one whose
+  // candidates are nearest (`result` rather than '' with every path starting `result.`).
+  let best = { root: current, score: Number.NEGATIVE_INFINITY };
+  for (const root of rootChoices(answer.body, current, list)) {
+    const rows = analyseAnswer(contract, answer, list, root).rows;
+    let score = 0;
+    for (const r of rows) {
+      if (r.status === 'found') score += 2;
+      else if (r.candidates[0] !== undefined) score += 1 - 0.01 * r.candidates[0].split('.').length;
+    }
+    if (score > best.score) best = { root, score };
+  }
+  const at = valueAt(answer.body, best.root);
+  const container = list ? (Array.isArray(at) && at.length > 0 ? sample(at) : undefined) : at;
+  const siblings = list && Array.isArray(at) ? at : [at];
+  if (container === undefined) {
+    ctx.undecided.push(`${name}: the list was empty or not found: its fields could not be checked`);
+    return undefined;
+  }
+  const specs = (contract.source.endpoints?.[name]?.fields ?? {}) as Record<string, FieldSpec>;
+  const fields = suggestObject(contract.nodes[name], container, siblings, specs, name, ctx);
+  if (!fields.changed && best.root === current) return undefined;
+  return { [list ? 'items' : 'root']: best.root, fields: fields.specs };
+}
+
+/** The contract file that would fit the recorded answers, and what a person must still decide. */
+export function suggestContract(contract: CompiledContract, answers: readonly RecordedAnswer[]): Suggestion {
+  const ctx: Ctx = { undecided: [], marketplaces: new Set(), platforms: new Set() };
+  const endpoints: Record<string, unknown> = {};
+  let pagination: ContractFile['pagination'] | undefined;
+  const ok = answers.filter((a) => a.status < 400);
+  for (const answer of ok) {
+    const spec = suggestEndpoint(contract, answer, ctx);
+    if (spec !== undefined) endpoints[answer.endpoint] = spec;
+    if (isListEndpoint(answer.endpoint) && pagination === undefined) {
+      const seen = paginationOf(contract, answer, ctx.undecided);
+      const now = contract.source.pagination ?? {};
+      const same =
+        (seen?.linkHeader !== undefined && now.linkHeader !== undefined) ||
+        (seen?.nextUrl !== undefined && seen.nextUrl.next === now.nextUrl?.next) ||
+        (seen?.cursor !== undefined && seen.cursor.next === now.cursor?.next);
+      pagination = same ? {} : seen;
+    }
+  }
+  const error = answers.find((a) => a.status >= 400 && typeof a.body === 'object' && a.body !== null);
+  if (error !== undefined) {
+    const spec = suggestEndpoint(contract, { ...error, endpoint: 'error' }, ctx);
+    if (spec !== undefined) endpoints.error = spec;
+  } else
+    ctx.undecided.push('error: no error answer was recorded: the error body is kept as the contract says');
+  for (const name of Object.keys(CATALOG) as EndpointName[]) {
+    if (name !== 'error' && !answers.some((a) => a.endpoint === name))
+      ctx.undecided.push(`${name}: not probed (no answer recorded): kept as the contract says`);
+  }
+  const suggestion: ContractFile = { version: 1 };
+  const enums: Record<string, Record<string, string>> = {};
+  // Values seen in another case than ours: every value of ours is mapped the same way, since one
+  // answer shows only some of them (a page of reviews may all be from one platform).
+  const recased = (seen: Set<string>, ours: readonly string[]) => {
+    const upper = [...seen].some((v) => v !== v.toLowerCase() && ours.includes(v.toLowerCase()));
+    const lower = [...seen].some((v) => v !== v.toUpperCase() && ours.includes(v.toUpperCase()));
+    const map = (f: (v: string) => string) =>
+      Object.fromEntries(ours.map((v) => [f(v), v]).filter(([k, v]) => k !== v));
+    return upper ? map((v) => v.toUpperCase()) : lower ? map((v) => v.toLowerCase()) : {};
+  };
+  const platforms = recased(ctx.platforms, PLATFORMS);
+  if (Object.keys(platforms).length > 0) enums.platform = platforms;
+  const marketplaces = recased(ctx.marketplaces, MARKETPLACES);
+  if (Object.keys(marketplaces).length > 0) enums.marketplace = marketplaces;
+  const ours = (m: string) => (MARKETPLACES as readonly string[]).includes(m);
+  const unknown = [...ctx.marketplaces].filter((m) => !ours(m) && !ours(m.toUpperCase()));
+  if (unknown.length > 0)
+    ctx.undecided.push(
+      `enums.marketplace: the API says ${unknown.map((m) => `"${m}"`).join(', ')}: map each to ours (${MARKETPLACES.join(', ')})`,
+    );
+  if (Object.keys(enums).length > 0) suggestion.enums = enums;
+  if (pagination !== undefined && Object.keys(pagination).length > 0) suggestion.pagination = pagination;
+  ctx.undecided.push(
+    'params: query parameter names cannot be seen in answers: check them in the API document (kept as the contract says)',
+  );
+  if (Object.keys(endpoints).length > 0) suggestion.endpoints = endpoints as ContractFile['endpoints'];
+  Object.assign(suggestion, headersOf(contract, answers, ctx.undecided));
+  return { contract: suggestion, undecided: ctx.undecided };
+}

@@ -1,0 +1,84 @@
+/**
+ * What probe's suggestion reads from the wire around the fields: the pagination style (a Link
+ * header, a next URL or a cursor in the body) and the rate-limit and request-id headers. Pure.
+ */
+import type { CompiledContract } from './compile.ts';
+import { linkNext } from './paging.ts';
+import type { RecordedAnswer } from './probe-analyse.ts';
+import type { ContractFile } from './schema.ts';
+
+/** Pagination seen in a list answer: a Link header, a next URL or a cursor in the body. */
+export function paginationOf(
+  contract: CompiledContract,
+  answer: RecordedAnswer,
+  undecided: string[],
+): ContractFile['pagination'] | undefined {
+  const link = answer.headers.link;
+  if (link !== undefined && linkNext(link) !== undefined) return { linkHeader: {} };
+  const found: { path: string; value: string }[] = [];
+  const visit = (value: unknown, prefix: string, depth: number) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || depth === 0) return;
+    for (const [key, child] of Object.entries(value)) {
+      const path = prefix === '' ? key : `${prefix}.${key}`;
+      if (typeof child === 'string' && /next|cursor/i.test(key)) found.push({ path, value: child });
+      visit(child, path, depth - 1);
+    }
+  };
+  visit(answer.body, '', 3);
+  const next = found[0];
+  if (next === undefined) return undefined;
+  if (/^(https?:\/\/|\/)/.test(next.value)) return { nextUrl: { next: next.path } };
+  if (next.path === contract.source.pagination?.cursor?.next) return {};
+  undecided.push(
+    `pagination: a cursor at "${next.path}"; the query parameter that sends it back cannot be seen in an answer (kept "cursor")`,
+  );
+  return { cursor: { param: 'cursor', next: next.path } };
+}
+
+const HEADER_PATTERNS: readonly [keyof NonNullable<ContractFile['rateLimit']> | 'requestId', RegExp][] = [
+  ['quotaLimit', /quota.*limit/],
+  ['quotaRemaining', /quota.*remaining/],
+  ['limit', /rate.?limit.?limit|^ratelimit-limit$/],
+  ['remaining', /rate.?limit.?remaining/],
+  ['reset', /rate.?limit.?reset/],
+  ['requestId', /(request|trace|correlation).?id/],
+];
+
+export function headersOf(
+  contract: CompiledContract,
+  answers: readonly RecordedAnswer[],
+  undecided: string[],
+): Partial<ContractFile> {
+  const seen = new Map<string, string>();
+  for (const a of answers) for (const [k, v] of Object.entries(a.headers)) seen.set(k.toLowerCase(), v);
+  const rl = contract.source.rateLimit ?? {};
+  const rateLimit: Record<string, unknown> = {};
+  const out: Partial<ContractFile> = {};
+  for (const [key, pattern] of HEADER_PATTERNS) {
+    const current =
+      key === 'requestId'
+        ? contract.source.requestIdHeader
+        : key === 'reset'
+          ? rl.reset?.header
+          : (rl[key] as string | null | undefined);
+    if (current != null && seen.has(current.toLowerCase())) continue;
+    const name = [...seen.keys()].find(
+      (h) =>
+        pattern.test(h) && !(key === 'limit' && /quota/.test(h)) && !(key === 'remaining' && /quota/.test(h)),
+    );
+    if (name === undefined) {
+      if (current != null)
+        undecided.push(
+          `headers: "${current}" (${key}) was in no answer; keep it, rename it, or set it to null`,
+        );
+      continue;
+    }
+    if (key === 'requestId') out.requestIdHeader = name;
+    else if (key === 'reset') {
+      const v = Number(seen.get(name));
+      rateLimit.reset = { header: name, format: v > 1e11 ? 'epoch_ms' : v > 1e8 ? 'epoch_s' : 'delta_s' };
+    } else rateLimit[key] = name;
+  }
+  if (Object.keys(rateLimit).length > 0) out.rateLimit = rateLimit as NonNullable<ContractFile['rateLimit']>;
+  return out;
+}
