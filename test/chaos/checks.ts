@@ -1,7 +1,7 @@
 import type { ParsedMail } from 'mailparser';
 import type { RequestLogEntry } from '../../src/sim/index.ts';
 import type { ReceivedRequest } from '../helpers/slack-receiver.ts';
-import { type CapturedEmail, type ChannelReport, forgedTextLines } from './deliveries.ts';
+import { type CapturedEmail, type ChannelReport, forgedTextLines, withoutBookName } from './deliveries.ts';
 import { emailInjections, slackControlTokens } from './hostile.ts';
 import {
   busiestWindow,
@@ -89,7 +89,8 @@ export function judgeRun(e: RunEvidence): Figures {
     deadLetters: deliver.deadLetters,
     deadChannel: {
       expected: e.expected.length,
-      expectedHeld: e.expected.filter((x) => deadHeld.some((a) => x.matches(a.title))).length,
+      expectedHeld: e.expected.filter((x) => deadHeld.some((a) => x.matches(withoutBookName(a.title))))
+        .length,
     },
     budget: {
       maxPerMinute: busiestWindow(e.requests),
