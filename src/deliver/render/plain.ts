@@ -75,16 +75,21 @@ const REVIEW_TITLE_CHARS = 250;
 const REVIEWER_CHARS = 80;
 const URL_CHARS = 1_000;
 
-/** An http(s) URL as the URL parser writes it (spaces and brackets encoded), or nothing. */
-export function safeUrl(raw: string | undefined): string | undefined {
-  if (raw === undefined) return undefined;
+/** `raw` parsed as an http(s) URL, or nothing (not a URL, or another scheme such as javascript:). */
+export function httpUrl(raw: string): URL | undefined {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     return undefined;
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  return url.protocol === 'https:' || url.protocol === 'http:' ? url : undefined;
+}
+
+/** An http(s) URL as the URL parser writes it (spaces and brackets encoded), or nothing. */
+export function safeUrl(raw: string | undefined): string | undefined {
+  const url = raw === undefined ? undefined : httpUrl(raw);
+  if (url === undefined) return undefined;
   return url.href.length <= URL_CHARS ? url.href : undefined;
 }
 

@@ -9,7 +9,7 @@ import type { Alert } from '../../model/alert.ts';
 import { groupDigits } from '../../rules/format.ts';
 import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
-import { alertCount, messageHeading, stripBidi } from './plain.ts';
+import { alertCount, httpUrl, messageHeading, stripBidi } from './plain.ts';
 import {
   alertLine,
   alertMark,
@@ -95,13 +95,8 @@ function quoteLines(text: string, max: number): string {
  * Too long or not a URL: no link at all — a cut URL would lead somewhere else.
  */
 export function slackLinkUrl(raw: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return undefined;
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  const url = httpUrl(raw);
+  if (url === undefined) return undefined;
   const safe = escapeMrkdwn(url.href.replace(/\|/g, '%7C').replace(/</g, '%3C').replace(/>/g, '%3E'));
   return safe.length <= URL_CHARS ? safe : undefined;
 }
