@@ -22,6 +22,7 @@ import { inlineImagesAsDataUris } from '../src/digest/send.ts';
 import { renderDigest } from '../src/digest/template.ts';
 import { silentLogger } from '../src/ops/logger.ts';
 import { systemClock } from '../src/util/clock.ts';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../test/helpers/chromium.ts';
 import { chatPage, slackPage } from './screenshots-pages.ts';
 import { digestInputs, sampleAlerts } from './screenshots-samples.ts';
 
@@ -88,18 +89,9 @@ async function main(): Promise<void> {
     ['digest-email', digestHtml, 760],
   ];
   const browser = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
+    executablePath: CHROMIUM_PATH,
     headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: [...CHROMIUM_ARGS],
   });
   try {
     for (const [name, html, width] of pages) {

@@ -16,10 +16,11 @@ import type { Observation } from '../../src/model/observation.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { Shutdown } from '../../src/ops/shutdown.ts';
 import { CapturingNotifier, settings } from '../deliver/pipeline-harness.ts';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/chromium.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 import { ASIN, alertOf, consoleConfig, HOSTILE, SECRETS, TOKEN } from './harness.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = CHROMIUM_PATH;
 const HOUR = 3_600_000;
 
 let browser: Browser;
@@ -125,16 +126,7 @@ beforeAll(async () => {
   // playwright gives each launch a fresh temporary profile (--user-data-dir) and removes it on close.
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: [...CHROMIUM_ARGS],
   });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.on('dialog', (dialog) => {
