@@ -1,7 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Runtime } from '../app/runtime.ts';
 import { listDeadLetters, purgeDeadLetters, retryDeadLetters } from '../deliver/dead-letters.ts';
+import { createRouter } from '../deliver/routing.ts';
 import { gatherStatus } from '../ops/status.ts';
+import type { RuleConfig } from '../rules/config.ts';
+import { appliesTo } from '../rules/scope.ts';
 import { SilenceInputError } from '../silence/silence.ts';
 import { silenceViews } from '../silence/view.ts';
 import {
@@ -14,9 +17,11 @@ import {
 import type { PageContext } from './layout.ts';
 import { alertPage, alertsPage, parseAlertFilter, queryAlerts } from './pages/alerts.ts';
 import { bookPage } from './pages/book.ts';
+import { DEFAULT_COMP_MARGIN } from './pages/book-sections.ts';
 import { deadLettersPage } from './pages/dead-letters.ts';
 import { overviewPage } from './pages/overview.ts';
 import { parseSilenceForm, silencesPage } from './pages/silences.ts';
+import { reviewTextHider } from './review-text.ts';
 import { notFound } from './server.ts';
 
 type Query = Record<string, unknown>;
@@ -149,6 +154,8 @@ export function registerPages(
   const history =
     kept === undefined ? new SnapshotBookHistory(runtime.store) : new StoredBookHistory(kept, runtime.store);
   const retentionMs = config.alertLog.retentionDays * 86_400_000;
+  // The same routing delivery uses, so the page hides review text exactly where alerts do.
+  const router = createRouter(config);
   app.get<{ Params: { ws: string; asin: string; mp: string } }>(
     '/books/:ws/:asin/:mp',
     async (request, reply) => {
@@ -191,6 +198,8 @@ export function registerPages(
           keywordHistory,
           alerts: logged.entries,
           reviews,
+          reviewTextHidden: reviewTextHider(ws, runtime.registry.rules(ws), router),
+          compMargin: compMarginFor(runtime.registry.rules(ws), asin, mp),
           // The chart spans what is known, not the whole retention, so a new book's points are not a sliver.
           fromMs: Math.min(firstPoint ?? toMs - 86_400_000, ...logged.entries.map((e) => e.observedAt)),
           toMs,
@@ -198,4 +207,11 @@ export function registerPages(
       );
     },
   );
+}
+
+/** The margin of the first comp_overtook rule covering the book: comps stand as its alerts say. */
+function compMarginFor(rules: readonly RuleConfig[], asin: string, marketplace: string): number {
+  for (const rule of rules)
+    if (rule.kind === 'comp_overtook' && appliesTo(rule, asin, marketplace)) return rule.margin;
+  return DEFAULT_COMP_MARGIN;
 }

@@ -149,6 +149,12 @@ td.text {
   max-width: 520px;
   overflow-wrap: anywhere;
 }
+caption {
+  text-align: left;
+  padding: 7px 10px;
+  font-size: 13px;
+  color: var(--mute);
+}
 .pill {
   display: inline-block;
   padding: 1px 8px;

@@ -41,10 +41,14 @@ export function consoleConfig(prefix: string, extra: Record<string, unknown> = {
   });
 }
 
-export async function startConsoleRuntime(name: string) {
+export async function startConsoleRuntime(name: string, extra: Record<string, unknown> = {}) {
   const prefix = testPrefix(name);
   const redis = testRedis(prefix);
-  const runtime = new Runtime({ config: consoleConfig(prefix), logger: silentLogger(), version: 'test' });
+  const runtime = new Runtime({
+    config: consoleConfig(prefix, extra),
+    logger: silentLogger(),
+    version: 'test',
+  });
   await runtime.connect();
   const app = await buildConsole({ runtime, token: TOKEN, host: '127.0.0.1', port: 8466 });
   return {

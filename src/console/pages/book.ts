@@ -7,9 +7,10 @@ import type {
 } from '../../model/observation.ts';
 import type { BookKey } from '../book-history.ts';
 import { rankChart } from '../chart.ts';
-import { html, numberText, timeText } from '../html.ts';
+import { html, numberText } from '../html.ts';
 import { type PageContext, page } from '../layout.ts';
 import { alertRows } from './alerts.ts';
+import { compsSection, reviewsSection } from './book-sections.ts';
 
 /** Keyword charts drawn on the page; the table lists every keyword. */
 const KEYWORD_CHARTS = 6;
@@ -23,6 +24,10 @@ export interface BookPageData {
   keywordHistory: Map<string, RankPoint[]>;
   alerts: AlertLogEntry[];
   reviews: ReviewDetail[];
+  /** Whether the routes hide this review's text in alerts (review-text.ts): then the page hides it too. */
+  reviewTextHidden: (review: ReviewDetail) => boolean;
+  /** The comp_overtook margin that applies to the book: what "ahead" and "behind" mean. */
+  compMargin: number;
   fromMs: number;
   toMs: number;
 }
@@ -62,6 +67,8 @@ export function bookPage(ctx: PageContext, data: BookPageData): string {
 </div>
 <h2>Best-seller rank</h2>
 ${rankChart({ title: `BSR of ${book.asin} ${book.marketplace}`, points: data.bsr, markers: markers(), fromMs: data.fromMs, toMs: data.toMs })}
+<h2>Comps</h2>
+${compsSection(snapshot, data.compMargin)}
 <h2>Keywords</h2>
 ${
   ranks.length === 0
@@ -83,17 +90,6 @@ ${ranks.slice(0, KEYWORD_CHARTS).map((k) =>
 <h2>Alerts</h2>
 ${alerts.length === 0 ? html`<p class="mute">No alerts for this book in the log.</p>` : alertRows(alerts.slice(0, 50))}
 <h2>Reviews</h2>
-${
-  data.reviews.length === 0
-    ? html`<p class="mute">No reviews stored for this book.</p>`
-    : html`<table><thead><tr><th scope="col">Published</th><th scope="col">Platform</th><th scope="col">Rating</th></tr></thead><tbody>${data.reviews
-        .slice(0, 100)
-        .map(
-          (r) =>
-            html`<tr><td>${timeText(r.publishedAt)}</td><td>${r.platform}</td><td>${'★'.repeat(Math.max(0, Math.min(5, r.rating)))} <span class="mute">(${r.rating})</span></td></tr>`,
-        )}</tbody></table><p class="mute">Review text is not kept by shelfwatch (snapshots keep summaries only), so no text is shown here.</p>`
-}
-<h2>Comps</h2>
-<p class="mute">No comparable titles known for this book.</p>`;
+${reviewsSection(data.reviews, data.reviewTextHidden)}`;
   return page(snapshot?.title ?? `${book.asin} ${book.marketplace}`, ctx, body);
 }
