@@ -1,4 +1,9 @@
+import type { Runtime } from '../app/runtime.ts';
+import { isLoopback } from '../config/console.ts';
 import { generateToken } from '../console/auth.ts';
+import type { RunningConsole } from '../console/start.ts';
+import type { Shutdown } from '../ops/shutdown.ts';
+import { usageError } from './errors.ts';
 
 /** Where the console's token comes from when the config has none: the environment, else a new one. */
 export function consoleToken(
@@ -9,4 +14,34 @@ export function consoleToken(
   if (configured !== undefined) return { token: configured, generated: false };
   if (fromEnv !== undefined && fromEnv !== '') return { token: fromEnv, generated: false };
   return { token: generateToken(), generated: true };
+}
+
+/**
+ * Serves the console for `console` and `run` alike: the token from the config, else
+ * SHELFWATCH_CONSOLE_TOKEN, else a generated one that the caller prints once with
+ * `generatedTokenLine` (stdout, never the logger: log lines are kept and shipped, and this line is
+ * the key to the console). A generated token is only for loopback; the config already refuses
+ * another host without a token, this is the second fence.
+ */
+export async function serveConsole(
+  runtime: Runtime,
+  shutdown: Shutdown,
+  options: { host: string; port: number; env: NodeJS.ProcessEnv },
+): Promise<RunningConsole & { generatedToken?: string }> {
+  const { token, generated } = consoleToken(runtime.config.console.token?.reveal(), options.env);
+  if (generated && !isLoopback(options.host)) {
+    throw usageError(
+      `console.host "${options.host}" is beyond loopback and no token is set: set console.token (e.g. \${SHELFWATCH_CONSOLE_TOKEN})`,
+    );
+  }
+  // Loaded only when served: fastify and Bull Board stay out of a plain worker's start.
+  const { startConsole } = await import('../console/start.ts');
+  const running = await startConsole({ runtime, token, host: options.host, port: options.port });
+  shutdown.add('console', () => running.close());
+  return generated ? { ...running, generatedToken: token } : running;
+}
+
+/** The one line that hands a generated token over: for stdout only, never the logger. */
+export function generatedTokenLine(token: string): string {
+  return `console token (generated, valid until this process stops): ${token}\n`;
 }

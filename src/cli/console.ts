@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { Runtime } from '../app/runtime.ts';
 import { createLogger } from '../ops/logger.ts';
 import { Shutdown } from '../ops/shutdown.ts';
-import { consoleToken } from './console-token.ts';
+import { generatedTokenLine, serveConsole } from './console-token.ts';
 import { parseIntegerFlag } from './errors.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
@@ -38,13 +38,17 @@ Without console.token or SHELFWATCH_CONSOLE_TOKEN it generates a token and print
       await connectRuntime(runtime);
       const shutdown = new Shutdown(logger);
       shutdown.add('runtime', () => runtime.close());
-      const { token, generated } = consoleToken(config.console.token?.reveal(), process.env);
-      const { startConsole } = await import('../console/start.ts');
-      const running = await startConsole({ runtime, token, host: config.console.host, port });
-      shutdown.add('console', () => running.close());
+      const running = await serveConsole(runtime, shutdown, {
+        host: config.console.host,
+        port,
+        env: process.env,
+      }).catch(async (error: unknown) => {
+        await shutdown.run(5_000);
+        throw error;
+      });
       shutdown.onSignals();
       process.stdout.write(`shelfwatch console: ${running.url}\n`);
-      // Printed once, to the terminal only (never to the logger): it is the key to the console.
-      if (generated) process.stdout.write(`token (generated, valid until this process stops): ${token}\n`);
+      if (running.generatedToken !== undefined)
+        process.stdout.write(generatedTokenLine(running.generatedToken));
     });
 }

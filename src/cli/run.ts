@@ -7,7 +7,7 @@ import { createLogger, type Logger } from '../ops/logger.ts';
 import { logPlans, RunReporter } from '../ops/run-report.ts';
 import { Shutdown } from '../ops/shutdown.ts';
 import { checkRedis } from '../ops/startup-checks.ts';
-import { consoleToken } from './console-token.ts';
+import { generatedTokenLine, serveConsole } from './console-token.ts';
 import { CliError } from './errors.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { describeRedisError, RedisConnectTimeout } from './redis-errors.ts';
@@ -159,21 +159,27 @@ at a time reconciles the poll schedulers.`,
     });
 }
 
-/** `console.enabled`: `run` serves the console too; it needs a token (config or environment) there. */
+/**
+ * `console.enabled`: `run` serves the console too, with the token `console` would use (a generated
+ * one printed once on stdout, never logged). A console that cannot listen (the port taken by another
+ * `run` on this host) is logged and the worker runs on, as with the health server.
+ */
 async function serveConsoleIfEnabled(runtime: Runtime, shutdown: Shutdown, logger: Logger): Promise<void> {
   const settings = runtime.config.console;
   if (!settings.enabled) return;
-  const { token, generated } = consoleToken(settings.token?.reveal(), process.env);
-  if (generated) {
-    // A generated token would have to be logged to be usable: a log line is no place for it.
+  const running = await serveConsole(runtime, shutdown, {
+    host: settings.host,
+    port: settings.port,
+    env: process.env,
+  }).catch((cause: unknown) => {
+    if (cause instanceof CliError) throw cause;
     logger.error(
-      'console not started: set console.token or SHELFWATCH_CONSOLE_TOKEN (or run `shelfwatch console`)',
+      { host: settings.host, port: settings.port, err: cause },
+      'console not started; set console.port (0: any free port)',
     );
-    return;
-  }
-  // Loaded only when enabled: fastify and Bull Board stay out of a plain worker's start.
-  const { startConsole } = await import('../console/start.ts');
-  const running = await startConsole({ runtime, token, host: settings.host, port: settings.port });
-  shutdown.add('console', () => running.close());
+    return undefined;
+  });
+  if (running === undefined) return;
   logger.info({ url: running.url }, 'console listening');
+  if (running.generatedToken !== undefined) process.stdout.write(generatedTokenLine(running.generatedToken));
 }

@@ -1,0 +1,132 @@
+/**
+ * `run` with a `console:` section serves the console with the token `console` would use: without
+ * one configured it generates one and prints it once on stdout (never in a log line); with
+ * SHELFWATCH_CONSOLE_TOKEN it prints none; beyond loopback without a token the config refuses.
+ * Real CLI processes, a real Redis and the simulator.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../config/helpers.ts';
+import { processMarks } from '../helpers/leftover-processes.ts';
+import { type OneBookSim, startOneBookSim } from '../helpers/one-book-sim.ts';
+import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, waitUntil, writeConfig } from './helpers.ts';
+
+const KEY = 'sk_console_token_0123456789';
+const ENV_TOKEN = 'console-env-token-0123456789abcdef';
+const prefix = testPrefix('console-token');
+testRedis(prefix);
+let one: OneBookSim;
+
+beforeAll(async () => {
+  one = await startOneBookSim(KEY, 9);
+});
+afterAll(async () => one?.sim.close());
+
+function configWith(consoleSection: Record<string, unknown>): string {
+  return writeConfig(tempDir(), 'console.yaml', {
+    redis: { url: redisUrl(), prefix },
+    server: { port: 0 },
+    console: consoleSection,
+    workspaces: [one.workspace({ sales: false })],
+  });
+}
+
+/** Starts the CLI and collects stdout and stderr apart until it is stopped. */
+function start(args: string[], env: Record<string, string> = {}) {
+  const child: ChildProcess = spawn(process.execPath, ['bin/shelfwatch.mjs', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '', ...processMarks(), ...env },
+  });
+  const out = { stdout: '', stderr: '' };
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out.stdout += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    out.stderr += chunk.toString();
+  });
+  const stop = async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  };
+  return { child, out, stop };
+}
+
+async function logIn(url: string, token: string): Promise<number> {
+  const res = await fetch(new URL('/login', url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token }).toString(),
+    redirect: 'manual',
+    signal: AbortSignal.timeout(10_000),
+  });
+  return res.status;
+}
+
+describe('the console token of run and console', () => {
+  it('run with console.enabled and no token generates one and prints it once, outside the log', {
+    timeout: CLI_TEST_TIMEOUT_MS,
+  }, async () => {
+    const run = start(['run', '--config', configWith({ enabled: true, port: 0 })]);
+    try {
+      await waitUntil(
+        async () => /console token \(generated/.test(run.out.stdout) || run.child.exitCode !== null,
+        60_000,
+        'the generated token line',
+      ).catch((error: unknown) => {
+        throw new Error(`${String(error)} in:\n${run.out.stdout}\n${run.out.stderr}`);
+      });
+      const token = /console token \(generated, valid until this process stops\): (\S+)\n/.exec(
+        run.out.stdout,
+      )?.[1];
+      const url = /"url":"(http:\/\/127\.0\.0\.1:\d+\/)".*console listening/.exec(run.out.stdout)?.[1];
+      expect(token).toMatch(/^\S{20,}$/);
+      expect(url).toBeDefined();
+      expect(await logIn(url ?? '', token ?? '')).toBe(303);
+      expect(await logIn(url ?? '', 'wrong')).toBe(401);
+      const output = run.out.stdout + run.out.stderr;
+      expect(output.split(token ?? '').length - 1).toBe(1);
+      // Every other line is a JSON log line, and none of them carries it.
+      for (const line of run.out.stdout.split('\n').filter((l) => l.startsWith('{')))
+        expect(line).not.toContain(token);
+    } finally {
+      await run.stop();
+    }
+  });
+
+  it('console with SHELFWATCH_CONSOLE_TOKEN prints its address and no token', {
+    timeout: CLI_TEST_TIMEOUT_MS,
+  }, async () => {
+    const served = start(['console', '--config', configWith({ port: 0 })], {
+      SHELFWATCH_CONSOLE_TOKEN: ENV_TOKEN,
+    });
+    try {
+      await waitUntil(
+        async () => served.out.stdout.includes('shelfwatch console: ') || served.child.exitCode !== null,
+        60_000,
+        'the console address',
+      ).catch((error: unknown) => {
+        throw new Error(`${String(error)} in:\n${served.out.stdout}\n${served.out.stderr}`);
+      });
+      const url = /shelfwatch console: (\S+)\n/.exec(served.out.stdout)?.[1] ?? '';
+      expect(await logIn(url, ENV_TOKEN)).toBe(303);
+      expect(served.out.stdout).not.toContain('console token');
+      expect(served.out.stdout + served.out.stderr).not.toContain(ENV_TOKEN);
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('run refuses a console beyond loopback without a token, naming the setting', {
+    timeout: CLI_TEST_TIMEOUT_MS,
+  }, async () => {
+    const config = configWith({ enabled: true, host: '0.0.0.0', allowRemote: true });
+    const outcome = await shelfwatch(['run', '--config', config], { SHELFWATCH_CONSOLE_TOKEN: ENV_TOKEN });
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toContain('console.token');
+    expect(outcome.stderr).toContain('needs a token');
+  });
+});
