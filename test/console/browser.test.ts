@@ -12,13 +12,13 @@ import { Runtime } from '../../src/app/runtime.ts';
 import { startWorkers } from '../../src/app/start.ts';
 import { type RunningConsole, startConsole } from '../../src/console/start.ts';
 import { DeliveryError } from '../../src/deliver/notifier.ts';
-import type { Observation } from '../../src/model/observation.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { Shutdown } from '../../src/ops/shutdown.ts';
 import { CapturingNotifier, settings } from '../deliver/pipeline-harness.ts';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/chromium.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
-import { ASIN, alertOf, consoleConfig, HOSTILE, SECRETS, TOKEN } from './harness.ts';
+import { type LiveSim, seedBook, startLiveSim, until } from './browser-seed.ts';
+import { ASIN, alertOf, consoleConfig, HOSTILE, mainWorkspace, SECRETS, TOKEN } from './harness.ts';
 
 const CHROMIUM = CHROMIUM_PATH;
 const HOUR = 3_600_000;
@@ -28,68 +28,10 @@ let page: Page;
 let runtime: Runtime;
 let running: RunningConsole;
 let shutdown: Shutdown;
+let live: LiveSim;
 const slack = new CapturingNotifier('slack-main');
 const mail = new CapturingNotifier('mail');
 const dialogs: string[] = [];
-
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string, ms = 15_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-function commitObservation(kind: 'book' | 'keywords', observation: Observation, now: number) {
-  const id = `${kind}/${ASIN}/US`;
-  return runtime.store.commit(
-    { workspace: 'main', kind, id },
-    { observation, ruleState: undefined, committedAt: now },
-    0,
-  );
-}
-
-async function seedBook(now: number): Promise<void> {
-  // Two weeks of hourly BSR around #1,200, then a fall to #9,800 over the last six hours.
-  const bsrHistory = Array.from({ length: 14 * 24 }, (_, i) => {
-    const at = now - (14 * 24 - i) * HOUR;
-    const late = i >= 14 * 24 - 6;
-    return { at, rank: late ? 9_800 - (14 * 24 - i) * 150 : 1_200 + Math.round(200 * Math.sin(i / 9)) };
-  });
-  await commitObservation(
-    'book',
-    {
-      kind: 'book',
-      observedAt: now,
-      asin: ASIN,
-      marketplace: 'US',
-      title: 'The Quiet Orbit <b>bold?</b>',
-      author: 'Ada Quill',
-      bsr: 9_800,
-      bsrCategory: 'Kindle Store > Space Opera',
-      bsrHistory,
-      reviewCount: 214,
-      averageRating: 4.4,
-    },
-    now,
-  );
-  await commitObservation(
-    'keywords',
-    {
-      kind: 'keywords',
-      observedAt: now,
-      asin: ASIN,
-      marketplace: 'US',
-      ranks: [
-        { keyword: 'space opera', rank: 41 },
-        { keyword: HOSTILE[1] ?? '', rank: 7 },
-      ],
-    },
-    now,
-  );
-}
 
 const haveChromium = existsSync(CHROMIUM);
 // CI (.ci/run) installs chromium and sets this: there a missing browser fails instead of skipping.
@@ -101,7 +43,12 @@ beforeAll(async () => {
   if (!haveChromium) return;
   const prefix = testPrefix('console-browser');
   testRedis(prefix);
-  const config = consoleConfig(prefix);
+  live = await startLiveSim();
+  const config = consoleConfig(prefix, {
+    workspaces: [mainWorkspace(), live.workspace],
+    // Polls of `live` judge keyword drops at once; `main` is seeded and never polled.
+    rules: [{ id: 'keyword-drop', kind: 'keyword_rank_drop', positionsLost: 5 }],
+  });
   runtime = new Runtime({
     config,
     logger: silentLogger(),
@@ -122,7 +69,10 @@ beforeAll(async () => {
   await startWorkers(runtime, shutdown, { reconcile: false });
   running = await startConsole({ runtime, token: TOKEN, host: '127.0.0.1', port: 0 });
   shutdown.add('console', () => running.close());
-  await seedBook(Date.now());
+  await seedBook(runtime, Date.now());
+  // The silent baseline of the live keyword, at a rank the drop is measured from.
+  await live.setRank(3);
+  await live.poll(runtime);
   // playwright gives each launch a fresh temporary profile (--user-data-dir) and removes it on close.
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -138,6 +88,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await shutdown?.run(5_000);
+  await live?.close();
 });
 
 const url = (path: string) => new URL(path, running.url).toString();
@@ -155,7 +106,34 @@ describe.skipIf(!haveChromium)('console in chromium', () => {
     expect(await page.locator('text=Workspace main').count()).toBeGreaterThan(0);
   });
 
-  it('shows a scripted rank drop on the book chart and in the alert list', async () => {
+  it('shows a keyword drop scripted in the simulator and polled by the workers on its chart and in the alerts', async () => {
+    await live.setRank(60);
+    await live.poll(runtime);
+    const logged = await until(
+      () => runtime.alertLog.query({ keep: (e) => e.workspace === 'live', limit: 10 }),
+      (r) =>
+        r.entries.some((e) => e.kind === 'keyword_rank_drop' && e.deliveries['slack-main'] === 'delivered'),
+      'the drop alerted and delivered',
+    );
+    const drop = logged.entries.find((e) => e.kind === 'keyword_rank_drop');
+    expect(drop).toMatchObject({ keyword: live.keyword, asin: live.asin, status: 'firing' });
+    const title = drop?.title ?? '';
+    await page.goto(url(`/books/live/${live.asin}/US`));
+    const chart = page.locator('figure', {
+      has: page.locator('figcaption', { hasText: `Rank for “${live.keyword}”` }),
+    });
+    expect(await chart.count()).toBe(1);
+    // The alert as a marker on the keyword's timeline, and the polled rank as a point.
+    expect(await chart.locator('g.marker title').allTextContents()).toEqual([expect.stringContaining(title)]);
+    expect(await chart.locator('svg > circle > title', { hasText: /: #60$/ }).count()).toBe(1);
+    expect(await page.locator('tr', { hasText: live.keyword }).locator('text=dropped').count()).toBe(1);
+    await page.goto(url('/alerts?workspace=live&kind=keyword_rank_drop'));
+    const row = page.locator('tr', { hasText: title });
+    expect(await row.count()).toBe(1);
+    expect(await row.locator('text=slack-main: delivered').count()).toBe(1);
+  });
+
+  it('draws a BSR drop on the book chart; screenshot of a book page with comps', async () => {
     const drop = alertOf(0, {
       fingerprint: 'fp-browser-drop',
       kind: 'bsr_worsened',
@@ -181,7 +159,16 @@ describe.skipIf(!haveChromium)('console in chromium', () => {
     const marker = page.locator('svg.chart g.marker title', { hasText: 'fell from #1,200 to #9,800' });
     expect(await marker.count()).toBe(1);
     expect(await page.locator('svg.chart polyline').count()).toBeGreaterThan(0);
+    const comps = page.locator('table.comps tbody tr');
+    expect(await comps.allTextContents()).toEqual([
+      expect.stringMatching(/^Starward Drift.*#2,300.*ahead/),
+      expect.stringMatching(/^Hollow Suns <i>vol\. 2<\/i>.*#10,400.*level/),
+      expect.stringMatching(/^The Long Burn.*#41,000.*behind/),
+    ]);
+    // Tall enough for the chart and every comp (the README shows both).
+    await page.setViewportSize({ width: 1280, height: 1020 });
     await page.screenshot({ path: 'docs/img/console-book.png', fullPage: false });
+    await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(url('/alerts'));
     const row = page.locator('tr', { hasText: 'fell from #1,200 to #9,800' });
     expect(await row.locator('text=slack-main: delivered').count()).toBe(1);

@@ -15,18 +15,21 @@ export const SECRETS = {
 };
 export const ASIN = 'B0CJ4XQ2ZK';
 
+/** The workspace the console tests seed by hand (its API is never asked: the port answers nothing). */
+export function mainWorkspace(): Record<string, unknown> {
+  return {
+    id: 'main',
+    baseUrl: 'http://127.0.0.1:9',
+    apiKey: SECRETS.apiKey,
+    books: [{ asin: ASIN, marketplaces: ['US'], keywords: ['space opera'], author: 'Ada Quill' }],
+    campaigns: [{ id: 'camp-1' }],
+  };
+}
+
 export function consoleConfig(prefix: string, extra: Record<string, unknown> = {}) {
   return parseOrThrow({
     redis: { url: redisUrl(), prefix },
-    workspaces: [
-      {
-        id: 'main',
-        baseUrl: 'http://127.0.0.1:9',
-        apiKey: SECRETS.apiKey,
-        books: [{ asin: ASIN, marketplaces: ['US'], keywords: ['space opera'], author: 'Ada Quill' }],
-        campaigns: [{ id: 'camp-1' }],
-      },
-    ],
+    workspaces: [mainWorkspace()],
     channels: [
       { id: 'slack-main', type: 'slack', webhookUrl: SECRETS.webhook },
       {
