@@ -14,7 +14,13 @@ export async function startConsole(options: {
   port: number;
 }): Promise<RunningConsole> {
   const app = await buildConsole(options);
-  await app.listen({ host: options.host, port: options.port });
+  try {
+    await app.listen({ host: options.host, port: options.port });
+  } catch (error) {
+    // A port already taken: nothing of this console may stay open behind the error.
+    await app.close();
+    throw error;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;

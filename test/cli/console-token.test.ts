@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../config/helpers.ts';
 import { processMarks } from '../helpers/leftover-processes.ts';
@@ -117,6 +118,33 @@ describe('the console token of run and console', () => {
       expect(served.out.stdout + served.out.stderr).not.toContain(ENV_TOKEN);
     } finally {
       await served.stop();
+    }
+  });
+
+  it('run whose console port is taken says so and keeps polling', {
+    timeout: CLI_TEST_TIMEOUT_MS,
+  }, async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const address = taken.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    const run = start(['run', '--config', configWith({ enabled: true, port })], {
+      SHELFWATCH_CONSOLE_TOKEN: ENV_TOKEN,
+    });
+    try {
+      await waitUntil(
+        async () => run.out.stdout.includes('shelfwatch running') || run.child.exitCode !== null,
+        60_000,
+        'run to start its workers',
+      ).catch((error: unknown) => {
+        throw new Error(`${String(error)} in:\n${run.out.stdout}\n${run.out.stderr}`);
+      });
+      expect(run.child.exitCode).toBeNull();
+      expect(run.out.stdout).toMatch(/"msg":"console not started; set console\.port/);
+      expect(run.out.stdout).not.toContain('console listening');
+    } finally {
+      await run.stop();
+      await new Promise((resolve) => taken.close(resolve));
     }
   });
 
