@@ -26,9 +26,10 @@ export function consoleToken(
 export async function serveConsole(
   runtime: Runtime,
   shutdown: Shutdown,
-  options: { host: string; port: number; env: NodeJS.ProcessEnv },
+  options: { host: string; port: number; env: NodeJS.ProcessEnv; mayGenerate?: boolean },
 ): Promise<RunningConsole & { generatedToken?: string }> {
   const { token, generated } = consoleToken(runtime.config.console.token?.reveal(), options.env);
+  if (generated && options.mayGenerate === false) throw new ConsoleTokenMissing();
   if (generated && !isLoopback(options.host)) {
     throw usageError(
       `console.host "${options.host}" is beyond loopback and no token is set: set console.token (e.g. \${SHELFWATCH_CONSOLE_TOKEN})`,
@@ -39,6 +40,19 @@ export async function serveConsole(
   const running = await startConsole({ runtime, token, host: options.host, port: options.port });
   shutdown.add('console', () => running.close());
   return generated ? { ...running, generatedToken: token } : running;
+}
+
+/**
+ * `run` without a terminal: its stdout is a log stream (Docker, systemd) that is kept and shipped,
+ * so a generated token printed there would be a secret in the logs. It serves no console instead.
+ */
+export class ConsoleTokenMissing extends Error {
+  constructor() {
+    super(
+      'console not started: no token is set and stdout is not a terminal, where a generated one would be printed; set console.token or SHELFWATCH_CONSOLE_TOKEN',
+    );
+    this.name = 'ConsoleTokenMissing';
+  }
 }
 
 /** The one line that hands a generated token over: for stdout only, never the logger. */

@@ -7,7 +7,7 @@ import { createLogger, type Logger } from '../ops/logger.ts';
 import { logPlans, RunReporter } from '../ops/run-report.ts';
 import { Shutdown } from '../ops/shutdown.ts';
 import { checkRedis } from '../ops/startup-checks.ts';
-import { generatedTokenLine, serveConsole } from './console-token.ts';
+import { ConsoleTokenMissing, generatedTokenLine, serveConsole } from './console-token.ts';
 import { CliError } from './errors.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { describeRedisError, RedisConnectTimeout } from './redis-errors.ts';
@@ -161,7 +161,7 @@ at a time reconciles the poll schedulers.`,
 
 /**
  * `console.enabled`: `run` serves the console too, with the token `console` would use (a generated
- * one printed once on stdout, never logged). A console that cannot listen (the port taken by another
+ * one printed once on stdout, never logged, and only when stdout is a terminal). A console that cannot listen (the port taken by another
  * `run` on this host) is logged and the worker runs on, as with the health server.
  */
 async function serveConsoleIfEnabled(runtime: Runtime, shutdown: Shutdown, logger: Logger): Promise<void> {
@@ -171,8 +171,13 @@ async function serveConsoleIfEnabled(runtime: Runtime, shutdown: Shutdown, logge
     host: settings.host,
     port: settings.port,
     env: process.env,
+    mayGenerate: process.stdout.isTTY === true,
   }).catch((cause: unknown) => {
     if (cause instanceof CliError) throw cause;
+    if (cause instanceof ConsoleTokenMissing) {
+      logger.error(cause.message);
+      return undefined;
+    }
     logger.error(
       { host: settings.host, port: settings.port, err: cause },
       'console not started; set console.port (0: any free port)',

@@ -1,6 +1,7 @@
 /**
  * `run` with a `console:` section serves the console with the token `console` would use: without
- * one configured it generates one and prints it once on stdout (never in a log line); with
+ * one configured it generates one and prints it once on stdout (never in a log line) when stdout
+ * is a terminal, and serves no console when it is not (a log stream would keep the token); with
  * SHELFWATCH_CONSOLE_TOKEN it prints none; beyond loopback without a token the config refuses.
  * Real CLI processes, a real Redis and the simulator.
  */
@@ -35,8 +36,10 @@ function configWith(consoleSection: Record<string, unknown>): string {
 }
 
 /** Starts the CLI and collects stdout and stderr apart until it is stopped. */
-function start(args: string[], env: Record<string, string> = {}) {
-  const child: ChildProcess = spawn(process.execPath, ['bin/shelfwatch.mjs', ...args], {
+function start(args: string[], env: Record<string, string> = {}, program?: string) {
+  const [command, argv] =
+    program === undefined ? [process.execPath, ['bin/shelfwatch.mjs', ...args]] : [program, args];
+  const child: ChildProcess = spawn(command, argv, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH ?? '', ...processMarks(), ...env },
   });
@@ -56,6 +59,14 @@ function start(args: string[], env: Record<string, string> = {}) {
   return { child, out, stop };
 }
 
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return typeof address === 'object' && address !== null ? address.port : 0;
+}
+
 async function logIn(url: string, token: string): Promise<number> {
   const res = await fetch(new URL('/login', url), {
     method: 'POST',
@@ -68,10 +79,37 @@ async function logIn(url: string, token: string): Promise<number> {
 }
 
 describe('the console token of run and console', () => {
-  it('run with console.enabled and no token generates one and prints it once, outside the log', {
+  it('run with console.enabled, no token and no terminal serves no console and keeps polling', {
     timeout: CLI_TEST_TIMEOUT_MS,
   }, async () => {
+    // A pipe, as under Docker or systemd: a generated token printed there would land in the logs.
     const run = start(['run', '--config', configWith({ enabled: true, port: 0 })]);
+    try {
+      await waitUntil(
+        async () => run.out.stdout.includes('shelfwatch running') || run.child.exitCode !== null,
+        60_000,
+        'run to start its workers',
+      ).catch((error: unknown) => {
+        throw new Error(`${String(error)} in:\n${run.out.stdout}\n${run.out.stderr}`);
+      });
+      expect(run.child.exitCode).toBeNull();
+      expect(run.out.stdout).toMatch(
+        /"msg":"console not started: no token is set and stdout is not a terminal/,
+      );
+      expect(run.out.stdout + run.out.stderr).not.toContain('console token (generated');
+      expect(run.out.stdout).not.toContain('console listening');
+    } finally {
+      await run.stop();
+    }
+  });
+
+  it('run with console.enabled and no token in a terminal generates one and prints it once', {
+    timeout: CLI_TEST_TIMEOUT_MS,
+  }, async () => {
+    const port = await freePort();
+    const command = `exec ${JSON.stringify(process.execPath)} bin/shelfwatch.mjs run --config ${configWith({ enabled: true, port })}`;
+    // util-linux `script` gives the CLI a pseudo-terminal for stdout, as a person running it has.
+    const run = start(['-qefc', command, '/dev/null'], {}, 'script');
     try {
       await waitUntil(
         async () => /console token \(generated/.test(run.out.stdout) || run.child.exitCode !== null,
@@ -80,19 +118,14 @@ describe('the console token of run and console', () => {
       ).catch((error: unknown) => {
         throw new Error(`${String(error)} in:\n${run.out.stdout}\n${run.out.stderr}`);
       });
-      const token = /console token \(generated, valid until this process stops\): (\S+)\n/.exec(
+      const token = /console token \(generated, valid until this process stops\): (\S+)/.exec(
         run.out.stdout,
       )?.[1];
-      const url = /"url":"(http:\/\/127\.0\.0\.1:\d+\/)".*console listening/.exec(run.out.stdout)?.[1];
       expect(token).toMatch(/^\S{20,}$/);
-      expect(url).toBeDefined();
-      expect(await logIn(url ?? '', token ?? '')).toBe(303);
-      expect(await logIn(url ?? '', 'wrong')).toBe(401);
-      const output = run.out.stdout + run.out.stderr;
-      expect(output.split(token ?? '').length - 1).toBe(1);
-      // Every other line is a JSON log line, and none of them carries it.
-      for (const line of run.out.stdout.split('\n').filter((l) => l.startsWith('{')))
-        expect(line).not.toContain(token);
+      const url = `http://127.0.0.1:${port}/`;
+      expect(await logIn(url, token ?? '')).toBe(303);
+      expect(await logIn(url, 'wrong')).toBe(401);
+      expect((run.out.stdout + run.out.stderr).split(token ?? '').length - 1).toBe(1);
     } finally {
       await run.stop();
     }
