@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { Command } from 'commander';
-import { RecordingError, readRecording } from '../api/contract/probe-record.ts';
 import { createSimDialect, formatContractProblems, loadContractFile } from '../api/index.ts';
 import {
   DEMO_KEYS,
@@ -13,13 +12,13 @@ import {
   type SimKeySpec,
   startSimulator,
 } from '../sim/index.ts';
-import { type ReplayAnswer, startReplay } from '../sim/replay.ts';
 
 type FixedBook = NonNullable<FixedCatalogue['books']>[number];
 
 import type { ShelfwatchConfig } from '../config/schema.ts';
 import { CliError, parseIntegerFlag, parseNumberFlag, usageError } from './errors.ts';
 import { loadConfigOrThrow } from './load-config.ts';
+import { runRecordedReplay } from './sim-replay.ts';
 
 interface SimFlags {
   port: string;
@@ -175,32 +174,11 @@ function waitForSignal(): Promise<string> {
   });
 }
 
-/** `--replay DIR`: recorded answers served as they are; a malformed file is named (exit 2). */
-async function runReplay(flags: SimFlags, dir: string): Promise<void> {
-  let answers: ReplayAnswer[];
-  try {
-    answers = readRecording(dir);
-  } catch (error) {
-    if (error instanceof RecordingError) throw usageError(`--replay: ${error.message}`);
-    throw error;
-  }
-  const port = parseIntegerFlag('--port', flags.port, 0, 65_535);
-  const replay = await startReplay(answers, { host: flags.host, port }).catch((error: unknown) => {
-    throw new CliError(
-      `the replay could not start: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  });
-  const out = (line: string) => process.stdout.write(`${line}\n`);
-  out(`shelfwatch replay listening on ${replay.url}: ${answers.length} recorded answers from ${dir}`);
-  for (const a of answers) out(`  ${a.method} ${a.path} -> ${a.status}`);
-  out('Any key is accepted. Ctrl+C stops it.');
-  const signal = await waitForSignal();
-  await replay.close();
-  out(`replay stopped (${signal})`);
-}
-
 async function runSim(flags: SimFlags): Promise<void> {
-  if (flags.replay !== undefined) return runReplay(flags, flags.replay);
+  if (flags.replay !== undefined) {
+    const port = parseIntegerFlag('--port', flags.port, 0, 65_535);
+    return runRecordedReplay(flags.replay, { host: flags.host, port }, waitForSignal);
+  }
   const userKeys = (flags.key ?? []).map(parseKeyFlag);
   const config =
     flags.config === undefined
