@@ -81,6 +81,7 @@ export function payloadClient(
     inviteArcReaders: () => unused('inviteArcReaders'),
     listArcReviews: () => unused('listArcReviews'),
     listSales: () => unused('listSales'),
+    readList: () => unused('readList'),
     close: async () => {},
   };
 }

@@ -89,6 +89,17 @@ export interface AnalyticsClient {
     params: { asin?: string; marketplace?: Marketplace; from: string; to: string } & ListParams,
     opts?: CallOptions,
   ): AsyncIterable<Page<SalesRecord>>;
+  /**
+   * A whole list with no filter, each page's items read by `reader` instead of the contract's,
+   * walked by the contract's pagination: `init` discovers the account's ASINs and campaign ids this
+   * way before the contract can read every field of an item.
+   */
+  readList<T>(
+    list: 'rankings' | 'reviews',
+    reader: BodyReader<T[]>,
+    params: ListParams,
+    opts?: CallOptions,
+  ): AsyncIterable<Page<T>>;
   /** Closes the client's own Agent (not a dispatcher passed in). */
   close(): Promise<void>;
 }
@@ -346,6 +357,11 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
         ]),
       );
       return list('sales', 'GET /v1/sales', '/v1/sales', query, contract.sales, params, opts, asins, about);
+    },
+
+    readList(name, reader, params, opts) {
+      const path = name === 'rankings' ? '/v1/rankings' : '/v1/arc/reviews';
+      return list(name, `GET ${path}`, path, {}, reader, params, opts);
     },
 
     close() {

@@ -4,20 +4,21 @@ import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { stringify as yamlText } from 'yaml';
 import { parseContract } from '../api/contract/load.ts';
-import { type RecordedAnswer, valueAt } from '../api/contract/probe-analyse.ts';
+import type { RecordedAnswer } from '../api/contract/probe-analyse.ts';
 import { writeRecording } from '../api/contract/probe-record.ts';
 import { PROBED_ENDPOINTS, ProbeError, probeService } from '../api/contract/probe-run.ts';
-import type { ContractFile } from '../api/contract/schema.ts';
 import { suggestContract } from '../api/contract/suggest-contract.ts';
-import { type CompiledContract, defaultContract } from '../api/index.ts';
+import { defaultContract } from '../api/index.ts';
 import { formatPlanTable } from '../budget/planner.ts';
 import { targetsOfWorkspace } from '../poll/registry.ts';
 import { planWorkspace } from '../poll/schedule.ts';
 import { CliError, usageError } from './errors.ts';
 import { plural } from './format.ts';
+import { readAccount, reportLists } from './init-account.ts';
 import { loadConfigOrThrow } from './load-config.ts';
 import { reportProbe } from './probe.ts';
 import { summarize } from './validate.ts';
+import { VERSION } from './version.ts';
 
 interface InitFlags {
   baseUrl?: string;
@@ -25,58 +26,6 @@ interface InitFlags {
   out: string;
   plan: string;
   force?: boolean;
-}
-
-export interface Account {
-  /** ASIN → the marketplaces it is ranked in. */
-  books: Map<string, Set<string>>;
-  campaigns: string[];
-}
-
-/** The account's books (from the rankings, which list the caller's ASINs) and ARC campaigns (from the reviews). */
-export function discoverAccount(contract: CompiledContract, answers: readonly RecordedAnswer[]): Account {
-  const books = new Map<string, Set<string>>();
-  const campaigns = new Set<string>();
-  for (const answer of answers.filter((a) => a.status < 400)) {
-    if (answer.endpoint === 'rankings') {
-      const read = contract.rankings(answer.body);
-      for (const series of read.ok ? read.data : []) {
-        const markets = books.get(series.asin) ?? new Set<string>();
-        markets.add(series.marketplace);
-        books.set(series.asin, markets);
-      }
-    }
-    if (answer.endpoint === 'reviews') {
-      const read = contract.reviews(answer.body);
-      for (const review of read.ok ? read.data : []) campaigns.add(review.campaign_id);
-    }
-  }
-  return { books, campaigns: [...campaigns].sort() };
-}
-
-/**
- * When the contract cannot read the lists yet (edits probe could not decide): every ASIN-shaped
- * string of the rankings answer (marketplaces left to the config's default), and the campaign ids
- * at the path the suggestion found for `reviews.campaignId`.
- */
-export function discoverLoosely(answers: readonly RecordedAnswer[], suggested: ContractFile): Account {
-  const books = new Map<string, Set<string>>();
-  const campaigns = new Set<string>();
-  const rankings = answers.find((a) => a.endpoint === 'rankings' && a.status < 400);
-  const text = JSON.stringify(rankings?.body ?? null);
-  for (const match of text.matchAll(/"(B0[0-9A-Z]{8})"/g))
-    if (match[1] !== undefined) books.set(match[1], new Set());
-  const reviews = answers.find((a) => a.endpoint === 'reviews' && a.status < 400);
-  const spec = suggested.endpoints?.reviews;
-  const field = spec?.fields?.campaignId;
-  const path = typeof field === 'string' ? field : field?.path;
-  const list = valueAt(reviews?.body, spec?.items ?? 'data');
-  if (path !== undefined && Array.isArray(list))
-    for (const item of list) {
-      const id = valueAt(item, path);
-      if (typeof id === 'string') campaigns.add(id);
-    }
-  return { books, campaigns: [...campaigns].sort() };
 }
 
 async function askBaseUrl(): Promise<string> {
@@ -109,8 +58,11 @@ export function registerInitCommand(program: Command): void {
       if (!/^https?:\/\//.test(baseUrl))
         throw usageError(`the base URL must start with https:// (got "${baseUrl}")`);
       const dir = dirname(file);
-      // No config yet, so no budget in Redis to take from: the count is said first, and it is all.
-      process.stdout.write(`init: at most ${plural(PROBED_ENDPOINTS.length, 'request')} to ${baseUrl}\n`);
+      // No config yet, so no budget in Redis to take from: the probe's count is said first, and
+      // every request the lists take after it is counted and said.
+      process.stdout.write(
+        `init: at most ${plural(PROBED_ENDPOINTS.length, 'request')} to probe ${baseUrl}, then the account's rankings and ARC reviews page by page where one page does not hold them (each request counted below)\n`,
+      );
       let answers: RecordedAnswer[];
       try {
         answers = await probeService({
@@ -132,9 +84,18 @@ export function registerInitCommand(program: Command): void {
       const suggestion = suggestContract(defaultContract(), answers);
       const load = parseContract(suggestion.contract, contractFile);
       const contract = fits || !load.ok ? defaultContract() : load.contract;
-      let account = discoverAccount(contract, answers);
-      if (account.books.size === 0 && account.campaigns.length === 0)
-        account = discoverLoosely(answers, suggestion.contract);
+      const { account, lists } = await readAccount({
+        baseUrl,
+        apiKey,
+        version: VERSION,
+        contract,
+        suggested: suggestion.contract,
+        answers,
+      });
+      const listed = reportLists(lists);
+      process.stdout.write(
+        `\n${listed.text}init: ${plural(answers.length + listed.requests, 'request')} in all (${answers.length} to probe, ${listed.requests} for the lists)\n`,
+      );
       const workspace = {
         id: 'main',
         baseUrl,
@@ -146,7 +107,7 @@ export function registerInitCommand(program: Command): void {
         ),
         campaigns: account.campaigns.map((id) => ({ id })),
       };
-      const header = `# Written by shelfwatch init from ${answers.length} answers of ${baseUrl} (saved in ./probe-answers).\n`;
+      const header = `# Written by shelfwatch init from ${answers.length} answers of ${baseUrl} (saved in ./probe-answers) and ${plural(listed.requests, 'more request')} for the rest of its lists.\n`;
       writeFileSync(file, `${header}${yamlText({ workspaces: [workspace] })}`);
       process.stdout.write(
         `\nWrote ${file}: ${plural(workspace.books.length, 'book')}, ${plural(workspace.campaigns.length, 'ARC campaign')}${fits ? '' : `, api.contract ${contractFile} (edit what it could not decide)`}\n`,

@@ -1,0 +1,88 @@
+/**
+ * `shelfwatch init` reads the account's lists whole: a world with more books than one page of
+ * `/v1/rankings` holds (100 series at most, 10 tracked keywords a book) and more ARC reviews than
+ * one page of `/v1/arc/reviews`, in the default dialect (cursors) and in dialect A (Link headers,
+ * read loosely until the contract's edits are made). Every ASIN and campaign is in the written
+ * config, `validate` accepts it and init's offline plan covers it, and the requests init says it spent are those the
+ * simulator answered.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { parsePlan, startSimulator } from '../../src/sim/index.ts';
+import { SimControl } from '../api/helpers.ts';
+import { tempDir } from '../config/helpers.ts';
+import { allDialects, type Dialect } from '../contract/helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch } from './helpers.ts';
+
+const KEY = 'sk_init_pages_0123456789';
+/** 12 books of 10 tracked keywords: 120 ranking series, two pages of 100. */
+const BOOKS = 12;
+/** Enough reviews, within days of the campaigns' start, for more than one page of 100. */
+const CAMPAIGNS = 6;
+
+interface Written {
+  workspaces: { books: { asin: string }[]; campaigns: { id: string }[] }[];
+}
+
+async function initAgainst(dialect: Dialect | undefined) {
+  const sim = await startSimulator({
+    port: 0,
+    seed: 9,
+    books: BOOKS,
+    campaigns: CAMPAIGNS,
+    keys: [{ key: KEY, workspace: 'main', plan: parsePlan('custom:1000:1000000') }],
+    ...(dialect?.sim === undefined ? {} : { dialect: dialect.sim }),
+  });
+  const control = new SimControl(sim);
+  try {
+    const dir = tempDir();
+    const file = join(dir, 'shelfwatch.yaml');
+    const outcome = await shelfwatch(['init', '--base-url', sim.url, '--out', file], {
+      PUBLISHING_API_KEY: KEY,
+    });
+    const requests = await control.requestsSince(0);
+    const world = await control.world();
+    return { file, outcome, requests, world };
+  } finally {
+    await control.close();
+    await sim.close();
+  }
+}
+
+describe('shelfwatch init on an account longer than a page', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it.each([
+    ['default', undefined],
+    ['dialect-a', allDialects().find((d) => d.name === 'dialect-a')],
+  ])('%s: every book and campaign, every request counted', async (_name, dialect) => {
+    const { file, outcome, requests, world } = await initAgainst(dialect);
+    expect(outcome.stderr).toBe('');
+    expect(outcome.code).toBe(0);
+    // The world is longer than one page of each list, so one page could not have named it all.
+    const pagesOf = (path: string) => requests.filter((r) => r.path.startsWith(path)).length;
+    expect(pagesOf('/v1/rankings')).toBeGreaterThanOrEqual(2);
+    expect(pagesOf('/v1/arc/reviews')).toBeGreaterThanOrEqual(2);
+    expect(requests.every((r) => r.status === 200)).toBe(true);
+    // What it says it spent is what the service answered.
+    const spent = /init: (\d+) requests in all \(6 to probe, (\d+) for the lists\)/.exec(outcome.stdout);
+    expect(spent?.[1]).toBe(String(requests.length));
+    expect(Number(spent?.[2])).toBe(requests.length - 6);
+    expect(outcome.stdout).toMatch(/^books: \d+ pages of GET \/v1\/rankings \(\d+ more requests?\)$/m);
+
+    const written = parseYaml(readFileSync(file, 'utf8')) as Written;
+    const ws = written.workspaces[0];
+    expect(ws?.books.map((b) => b.asin).sort()).toEqual(world.books.map((b) => b.asin).sort());
+    expect(world.campaigns).toHaveLength(CAMPAIGNS);
+    expect(ws?.campaigns.map((c) => c.id).sort()).toEqual(world.campaigns.map((c) => c.campaign_id).sort());
+    expect(outcome.stdout).toContain(`Wrote ${file}: ${BOOKS} books, ${CAMPAIGNS} ARC campaigns`);
+
+    // The written config as the user gets it: validate accepts it, and the offline plan init
+    // printed (plan --offline's own computation) has a target for the books of the last page.
+    const validate = await shelfwatch(['validate', '--config', file], { PUBLISHING_API_KEY: KEY });
+    expect(validate.stderr).toBe('');
+    expect(validate.code).toBe(0);
+    expect(outcome.stdout).toContain('plan (offline) for workspace main');
+    for (const book of world.books.slice(-2)) expect(outcome.stdout).toContain(`book/${book.asin}/`);
+  });
+});
