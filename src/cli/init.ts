@@ -8,7 +8,12 @@ import type { RecordedAnswer } from '../api/contract/probe-analyse.ts';
 import { writeRecording } from '../api/contract/probe-record.ts';
 import { PROBED_ENDPOINTS, ProbeError, probeService } from '../api/contract/probe-run.ts';
 import { suggestContract } from '../api/contract/suggest-contract.ts';
-import { defaultContract } from '../api/index.ts';
+import {
+  type CompiledContract,
+  defaultContract,
+  formatContractProblems,
+  loadContractFile,
+} from '../api/index.ts';
 import { formatPlanTable } from '../budget/planner.ts';
 import { targetsOfWorkspace } from '../poll/registry.ts';
 import { planWorkspace } from '../poll/schedule.ts';
@@ -26,6 +31,21 @@ interface InitFlags {
   out: string;
   plan: string;
   force?: boolean;
+  contract?: string;
+}
+
+/** `--contract FILE`: a contract the user already has (edited from a suggestion); broken: exit 2. */
+function givenContract(file: string | undefined): { file: string; contract: CompiledContract } | undefined {
+  if (file === undefined) return undefined;
+  const load = loadContractFile(file);
+  if (!load.ok) throw usageError(`--contract: ${formatContractProblems(load)}`);
+  return { file: resolve(file), contract: load.contract };
+}
+
+/** The config's `api.contract`: relative to the config's folder, as the config loader reads it. */
+function relativeTo(dir: string, file: string): string {
+  const path = relative(dir, file);
+  return path.startsWith('..') ? path : `./${path}`;
 }
 
 async function askBaseUrl(): Promise<string> {
@@ -48,6 +68,10 @@ export function registerInitCommand(program: Command): void {
     .option('--out <file>', 'the config to write', 'shelfwatch.yaml')
     .option('--plan <plan>', 'the API plan: studio, publisher or custom:PER_MINUTE:PER_MONTH', 'studio')
     .option('--force', 'overwrite an existing config')
+    .option(
+      '--contract <file>',
+      'probe and read the lists through this contract file (one edited from a suggestion) and point the config at it, instead of suggesting one',
+    )
     .action(async (flags: InitFlags) => {
       const file = resolve(flags.out);
       if (existsSync(file) && flags.force !== true)
@@ -58,6 +82,8 @@ export function registerInitCommand(program: Command): void {
       if (!/^https?:\/\//.test(baseUrl))
         throw usageError(`the base URL must start with https:// (got "${baseUrl}")`);
       const dir = dirname(file);
+      const given = givenContract(flags.contract);
+      const checked = given?.contract ?? defaultContract();
       // No config yet, so no budget in Redis to take from: the probe's count is said first, and
       // every request the lists take after it is counted and said.
       process.stdout.write(
@@ -68,7 +94,7 @@ export function registerInitCommand(program: Command): void {
         answers = await probeService({
           baseUrl,
           apiKey,
-          contract: defaultContract(),
+          contract: checked,
           endpoints: PROBED_ENDPOINTS,
           now: Date.now(),
           beforeRequest: async () => {},
@@ -79,11 +105,14 @@ export function registerInitCommand(program: Command): void {
       }
       const answersDir = join(dir, 'probe-answers');
       writeRecording(answersDir, answers, [apiKey]);
-      const contractFile = join(dir, 'publishing-api.yaml');
-      const fits = reportProbe(defaultContract(), answers, contractFile);
-      const suggestion = suggestContract(defaultContract(), answers);
-      const load = parseContract(suggestion.contract, contractFile);
-      const contract = fits || !load.ok ? defaultContract() : load.contract;
+      // With a contract of the user's, the suggestion goes beside the answers: their file is theirs.
+      const suggestFile =
+        given === undefined ? join(dir, 'publishing-api.yaml') : join(answersDir, 'contract.suggested.yaml');
+      const fits = reportProbe(checked, answers, suggestFile);
+      const suggestion = suggestContract(checked, answers);
+      const load = parseContract(suggestion.contract, suggestFile);
+      const contract = given?.contract ?? (fits || !load.ok ? defaultContract() : load.contract);
+      const contractFile = given?.file ?? (fits ? undefined : suggestFile);
       const { account, lists } = await readAccount({
         baseUrl,
         apiKey,
@@ -101,7 +130,7 @@ export function registerInitCommand(program: Command): void {
         baseUrl,
         apiKey: `\${${flags.keyEnv}}`,
         plan: flags.plan,
-        ...(fits ? {} : { api: { contract: `./${relative(dir, contractFile)}` } }),
+        ...(contractFile === undefined ? {} : { api: { contract: relativeTo(dir, contractFile) } }),
         books: [...account.books].map(([asin, markets]) =>
           markets.size === 0 ? { asin } : { asin, marketplaces: [...markets].sort() },
         ),
@@ -110,7 +139,7 @@ export function registerInitCommand(program: Command): void {
       const header = `# Written by shelfwatch init from ${answers.length} answers of ${baseUrl} (saved in ./probe-answers) and ${plural(listed.requests, 'more request')} for the rest of its lists.\n`;
       writeFileSync(file, `${header}${yamlText({ workspaces: [workspace] })}`);
       process.stdout.write(
-        `\nWrote ${file}: ${plural(workspace.books.length, 'book')}, ${plural(workspace.campaigns.length, 'ARC campaign')}${fits ? '' : `, api.contract ${contractFile} (edit what it could not decide)`}\n`,
+        `\nWrote ${file}: ${plural(workspace.books.length, 'book')}, ${plural(workspace.campaigns.length, 'ARC campaign')}${contractFile === undefined ? '' : `, api.contract ${contractFile}${given === undefined ? ' (edit what it could not decide)' : ''}`}\n`,
       );
       const config = loadConfigOrThrow({ env: process.env, configPath: file });
       process.stdout.write(`validate: config OK: ${summarize(config)}\n`);

@@ -1,13 +1,14 @@
 /**
  * `shelfwatch init` reads the account's lists whole: a world with more books than one page of
  * `/v1/rankings` holds (100 series at most, 10 tracked keywords a book) and more ARC reviews than
- * one page of `/v1/arc/reviews`, in the default dialect (cursors) and in dialect A (Link headers,
- * read loosely until the contract's edits are made). Every ASIN and campaign is in the written
+ * one page of `/v1/arc/reviews`, in the default dialect (cursors), in dialect A (Link headers, read
+ * loosely until the contract's edits are made) and in dialect B through its contract file given with
+ * `--contract` (page numbers, which probe cannot tell from one answer). Every ASIN and campaign is in the written
  * config, `validate` accepts it and init's offline plan covers it, and the requests init says it spent are those the
  * simulator answered.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { parsePlan, startSimulator } from '../../src/sim/index.ts';
@@ -23,10 +24,10 @@ const BOOKS = 12;
 const CAMPAIGNS = 6;
 
 interface Written {
-  workspaces: { books: { asin: string }[]; campaigns: { id: string }[] }[];
+  workspaces: { api?: { contract: string }; books: { asin: string }[]; campaigns: { id: string }[] }[];
 }
 
-async function initAgainst(dialect: Dialect | undefined) {
+async function initAgainst(dialect: Dialect | undefined, extraArgs: readonly string[]) {
   const sim = await startSimulator({
     port: 0,
     seed: 9,
@@ -39,7 +40,7 @@ async function initAgainst(dialect: Dialect | undefined) {
   try {
     const dir = tempDir();
     const file = join(dir, 'shelfwatch.yaml');
-    const outcome = await shelfwatch(['init', '--base-url', sim.url, '--out', file], {
+    const outcome = await shelfwatch(['init', '--base-url', sim.url, '--out', file, ...extraArgs], {
       PUBLISHING_API_KEY: KEY,
     });
     const requests = await control.requestsSince(0);
@@ -52,11 +53,14 @@ async function initAgainst(dialect: Dialect | undefined) {
 }
 
 describe('shelfwatch init on an account longer than a page', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  const dialectB = allDialects().find((d) => d.name === 'dialect-b');
   it.each([
-    ['default', undefined],
-    ['dialect-a', allDialects().find((d) => d.name === 'dialect-a')],
-  ])('%s: every book and campaign, every request counted', async (_name, dialect) => {
-    const { file, outcome, requests, world } = await initAgainst(dialect);
+    ['default', undefined, []],
+    ['dialect-a', allDialects().find((d) => d.name === 'dialect-a'), []],
+    // Page numbers, which one answer cannot reveal: read through the contract file the user wrote.
+    ['dialect-b with --contract', dialectB, ['--contract', dialectB?.file ?? '']],
+  ] as const)('%s: every book and campaign, every request counted', async (_name, dialect, extraArgs) => {
+    const { file, outcome, requests, world } = await initAgainst(dialect, extraArgs);
     expect(outcome.stderr).toBe('');
     expect(outcome.code).toBe(0);
     // The world is longer than one page of each list, so one page could not have named it all.
@@ -72,6 +76,8 @@ describe('shelfwatch init on an account longer than a page', { timeout: CLI_TEST
 
     const written = parseYaml(readFileSync(file, 'utf8')) as Written;
     const ws = written.workspaces[0];
+    if (extraArgs.length > 0)
+      expect(resolve(dirname(file), ws?.api?.contract ?? '')).toBe(resolve(dialectB?.file ?? '-'));
     expect(ws?.books.map((b) => b.asin).sort()).toEqual(world.books.map((b) => b.asin).sort());
     expect(world.campaigns).toHaveLength(CAMPAIGNS);
     expect(ws?.campaigns.map((c) => c.id).sort()).toEqual(world.campaigns.map((c) => c.campaign_id).sort());
