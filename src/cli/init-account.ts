@@ -29,8 +29,8 @@ export interface ListReport {
   pages: number;
   /** Requests spent on this list after the probe (0 when the probe's page was the whole list). */
   requests: number;
-  /** Why the items are not the whole list, or how they were read; undefined when all is well. */
-  note?: string;
+  /** Why the items may not be the whole list, or how they were read; empty when all is well. */
+  notes: string[];
 }
 
 export interface AccountRead {
@@ -133,16 +133,24 @@ async function readWhole<T>(
   const positional = paging.style === 'cursor' || paging.positionIsUrl;
   if (first?.ok && positional && first.data.next_cursor === null) {
     const { total } = first.data;
-    if (total === undefined || total <= first.data.data.length)
-      return { items: first.data.data, report: { list, pages: 1, requests: 0 } };
+    if (total === undefined || total <= first.data.data.length) {
+      const report: ListReport = { list, pages: 1, requests: 0, notes: [] };
+      // A full page with no next page in sight may be page numbers or offsets, which one answer
+      // cannot show: said, so a large account is not cut short in silence.
+      if (total === undefined && first.data.data.length >= paging.maxLimit)
+        report.notes.push(
+          `a full page (${first.data.data.length} items) and no next page the contract sees: if the list goes on by page numbers or offsets, set its pagination in the contract and run init --force --contract FILE`,
+        );
+      return { items: first.data.data, report };
+    }
   }
   const before = spent();
   try {
     const walked = await collectAll(client.readList(list, reader, { limit: paging.maxLimit }), {
       maxPages: MAX_PAGES,
     });
-    const report: ListReport = { list, pages: walked.pages, requests: spent() - before };
-    if (walked.truncated) report.note = `stopped after ${MAX_PAGES} pages: the list may go on`;
+    const report: ListReport = { list, pages: walked.pages, requests: spent() - before, notes: [] };
+    if (walked.truncated) report.notes.push(`stopped after ${MAX_PAGES} pages: the list may go on`);
     return { items: walked.items, report };
   } catch (error) {
     // The probe's page still names some of the account: kept, and the failure said.
@@ -154,7 +162,7 @@ async function readWhole<T>(
         list,
         pages: 1,
         requests: spent() - before,
-        note: `only its first page: reading the rest failed: ${why}`,
+        notes: [`only its first page: reading the rest failed: ${why}`],
       },
     };
   }
@@ -207,8 +215,8 @@ export async function readAccount(options: {
       byAsin.set(book.asin, markets);
     }
     const loosely = (loose: boolean, report: ListReport, what: string): ListReport =>
-      loose && report.note === undefined
-        ? { ...report, note: `the contract cannot read its items yet: ${what}` }
+      loose
+        ? { ...report, notes: [`the contract cannot read its items yet: ${what}`, ...report.notes] }
         : report;
     return {
       account: { books: byAsin, campaigns: [...new Set(campaigns.items)].sort() },
@@ -231,7 +239,7 @@ const LIST_LABEL = {
   reviews: { what: 'ARC campaigns', endpoint: 'GET /v1/arc/reviews' },
 } as const;
 
-/** What reading the lists cost, one line a list (and its note), for init's output. */
+/** What reading the lists cost, one line a list (and its notes), for init's output. */
 export function reportLists(lists: readonly ListReport[]): { text: string; requests: number } {
   const lines: string[] = [];
   let requests = 0;
@@ -243,7 +251,7 @@ export function reportLists(lists: readonly ListReport[]): { text: string; reque
         ? "the probe's answer, no more request"
         : `${report.requests} more ${report.requests === 1 ? 'request' : 'requests'}`;
     lines.push(`${what}: ${report.pages} ${report.pages === 1 ? 'page' : 'pages'} of ${endpoint} (${cost})`);
-    if (report.note !== undefined) lines.push(`  ${report.note}`);
+    for (const note of report.notes) lines.push(`  ${note}`);
   }
   return { text: `${lines.join('\n')}\n`, requests };
 }

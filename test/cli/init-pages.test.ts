@@ -91,4 +91,16 @@ describe('shelfwatch init on an account longer than a page', { timeout: CLI_TEST
     expect(outcome.stdout).toContain('plan (offline) for workspace main');
     for (const book of world.books.slice(-2)) expect(outcome.stdout).toContain(`book/${book.asin}/`);
   });
+
+  it('dialect-b without its contract: a full page with no next page in sight is said, not passed over', async () => {
+    const { outcome, world } = await initAgainst(dialectB, []);
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toContain(
+      "books: 1 page of GET /v1/rankings (the probe's answer, no more request)\n" +
+        '  the contract cannot read its items yet: the ASINs are the ASIN-shaped values of each item\n' +
+        '  a full page (100 items) and no next page the contract sees: if the list goes on by page numbers or offsets, set its pagination in the contract and run init --force --contract FILE\n',
+    );
+    expect(outcome.stdout).toMatch(new RegExp(`: ${BOOKS - 2} books,`));
+    expect(world.books).toHaveLength(BOOKS);
+  });
 });
