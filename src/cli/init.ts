@@ -76,6 +76,12 @@ export function registerInitCommand(program: Command): void {
       const file = resolve(flags.out);
       if (existsSync(file) && flags.force !== true)
         throw usageError(`${file} exists: init never overwrites a config without --force`);
+      // The suggested contract is a file the user edits: a second init must not put it back.
+      const suggestedContract = join(dirname(file), 'publishing-api.yaml');
+      if (flags.contract === undefined && existsSync(suggestedContract) && flags.force !== true)
+        throw usageError(
+          `${suggestedContract} exists: init never overwrites a contract without --force (or pass it with --contract)`,
+        );
       const apiKey = process.env[flags.keyEnv];
       if (apiKey === undefined || apiKey === '') throw usageError(`set ${flags.keyEnv} to the API key first`);
       const baseUrl = flags.baseUrl ?? process.env.PUBLISHING_API_BASE_URL ?? (await askBaseUrl());

@@ -3,7 +3,7 @@
  * book of the account (the rankings list them) and every ARC campaign with reviews; never over an
  * existing config without --force.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -90,6 +90,19 @@ describe('shelfwatch init', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
       };
       expect(written.workspaces[0]?.api.contract).toBe('./publishing-api.yaml');
       expect(readFileSync(join(dir, 'b', 'publishing-api.yaml'), 'utf8')).toContain('# TODO: ');
+
+      // The contract is the user's to edit: with the config gone, init still leaves it alone.
+      const edited = `${readFileSync(join(dir, 'b', 'publishing-api.yaml'), 'utf8')}# edited by hand\n`;
+      writeFileSync(join(dir, 'b', 'publishing-api.yaml'), edited);
+      rmSync(file);
+      const again = await shelfwatch(['init', '--base-url', other.url, '--out', file], {
+        PUBLISHING_API_KEY: KEY,
+      });
+      expect(again.code).toBe(2);
+      expect(again.stderr).toContain(
+        'publishing-api.yaml exists: init never overwrites a contract without --force',
+      );
+      expect(readFileSync(join(dir, 'b', 'publishing-api.yaml'), 'utf8')).toBe(edited);
     } finally {
       await other.close();
     }
