@@ -1,5 +1,6 @@
 import type { AlertSubject } from '../model/alert.ts';
 import type { BookObservation } from '../model/observation.ts';
+import { spokenDuration } from '../util/duration.ts';
 import {
   type ConditionState,
   initialCondition,
@@ -9,6 +10,7 @@ import {
 } from './condition.ts';
 import type { BsrRemovedRule, BsrWorsenedRule, RuleConfig } from './config.ts';
 import { quote, rank as showRank, where } from './format.ts';
+import { lowPoint, lowPointFacts } from './low-point.ts';
 import { appliesTo, emit, type Scope } from './scope.ts';
 
 const HOUR_MS = 3_600_000;
@@ -91,7 +93,7 @@ export function evaluateBsrWorsened(
   if (current !== null) {
     if (state.phase === 'firing') {
       const recovered = state.baseline === null || current <= state.baseline * (1 + rule.rearmFactor);
-      judgement = { breached: true, recovered, baseline: rolling, baselineAt: at };
+      judgement = { breached: true, recovered, baseline: rolling, baselineAt: at, reading: current };
     } else {
       const reference = state.phase === 'clear' ? rolling : state.baseline;
       judgement = {
@@ -99,6 +101,7 @@ export function evaluateBsrWorsened(
         recovered: false,
         baseline: rolling,
         baselineAt: at,
+        reading: current,
       };
     }
   }
@@ -135,8 +138,8 @@ export function evaluateBsrWorsened(
       ...common,
       kind: 'bsr_recovered',
       status: 'resolved',
-      title: `Best-seller rank of ${book} recovered to ${showRank(current)} (${hours} before: ${showRank(before)}) ${place}`,
-      facts,
+      title: `Best-seller rank of ${book} recovered to ${showRank(current)} (${hours} before: ${showRank(before)}) ${place} — ${lowPoint(transition.firing, at)}`,
+      facts: { ...facts, ...lowPointFacts(transition.firing, at) },
     });
     return;
   }
@@ -207,8 +210,8 @@ export function evaluateBsrRemoved(
       ...common,
       kind: 'bsr_restored',
       status: 'resolved',
-      title: `Best-seller rank of ${book} is back: ${showRank(current)} (before removal: ${showRank(lastRank)}) ${place}`,
-      facts: { ...facts, removedAt: transition.firing.firedAt },
+      title: `Best-seller rank of ${book} is back: ${showRank(current)} (before removal: ${showRank(lastRank)}) ${place} — removed for ${spokenDuration(at - transition.firing.firedAt)}`,
+      facts: { ...facts, removedAt: transition.firing.firedAt, downForMs: at - transition.firing.firedAt },
     });
     return;
   }

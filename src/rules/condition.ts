@@ -33,6 +33,12 @@ export interface FiringCondition extends PhaseBase {
   lastNotifiedAt: number;
   /** Repeat notifications sent so far in this episode. */
   repeatCount: number;
+  /**
+   * The worst reading since it fired (the highest rank; Infinity for unranked), for the recovered
+   * message's "was down to #31". Absent in state stored before it was tracked: a low point seen
+   * only from the upgrade on would be a guess, so such an episode never gets one.
+   */
+  worst?: number;
 }
 
 export type ConditionState = ClearCondition | PendingCondition | FiringCondition;
@@ -46,6 +52,8 @@ export interface Judgement {
   /** The baseline to keep if this poll leaves the condition clear, or to freeze if it starts pending. */
   baseline: number | null;
   baselineAt: number;
+  /** This poll's reading where higher is worse (a rank; Infinity for unranked), tracked while firing. */
+  reading?: number;
 }
 
 export interface ConditionOptions {
@@ -93,16 +101,17 @@ export function stepCondition(
         episode: state.clearAt,
       };
     }
+    const worse = worsened(state, judgement.reading);
     const every = opts.repeatEveryMs;
     if (every !== undefined && every > 0 && at - state.lastNotifiedAt >= every) {
       const repeatCount = state.repeatCount + 1;
       return {
-        state: { ...state, lastNotifiedAt: at, repeatCount },
+        state: { ...worse, lastNotifiedAt: at, repeatCount },
         transition: { type: 'repeat', index: repeatCount },
         episode: state.clearAt,
       };
     }
-    return { state, transition: null, episode: state.clearAt };
+    return { state: worse, transition: null, episode: state.clearAt };
   }
   if (!judgement.breached) {
     return {
@@ -126,6 +135,7 @@ export function stepCondition(
         firedAt: at,
         lastNotifiedAt: at,
         repeatCount: 0,
+        ...(judgement.reading === undefined ? {} : { worst: judgement.reading }),
       },
       transition: { type: 'fire' },
       episode: state.clearAt,
@@ -136,6 +146,12 @@ export function stepCondition(
     transition: null,
     episode: state.clearAt,
   };
+}
+
+/** The firing state with `reading` taken into its low point (the same object when nothing changes). */
+function worsened(state: FiringCondition, reading: number | undefined): FiringCondition {
+  if (reading === undefined || state.worst === undefined || reading <= state.worst) return state;
+  return { ...state, worst: reading };
 }
 
 /** The fingerprint observation of a transition: the episode, plus what happened in it. */

@@ -16,6 +16,7 @@ import {
   PHASE_MASK,
   put,
 } from './keyword-state.ts';
+import { lowPoint, lowPointFacts } from './low-point.ts';
 import { appliesTo, bookFacts, bookOf, emit, type Scope } from './scope.ts';
 
 /**
@@ -97,6 +98,8 @@ const stepped = {
   firedAt: 0,
   lastNotifiedAt: 0,
   repeatCount: 0,
+  /** The worst rank of the firing a resolve ended (Infinity: unranked; 0: not known). */
+  worst: 0,
 };
 
 /**
@@ -127,6 +130,7 @@ function step(
     const firedAt = from.firedAt[s]!;
     const lastNotifiedAt = from.lastNotifiedAt[s]!;
     const repeatCount = from.repeatCount[s]!;
+    const known = from.worst[s]!;
     if (rank !== null && (baseline === null || rank <= baseline + rule.rearmBand)) {
       // Recovered: the baseline restarts at the recovered rank.
       put(to, i, CLEAR, rank, at, at, 0, 0, 0, 0);
@@ -135,16 +139,20 @@ function step(
       stepped.firedAt = firedAt;
       stepped.lastNotifiedAt = lastNotifiedAt;
       stepped.repeatCount = repeatCount;
+      stepped.worst = known;
       return RESOLVE;
     }
+    // Not known (state stored before the low point was tracked) stays not known: see FiringCondition.
+    const worst = known === 0 ? 0 : Math.max(known, rank ?? Number.POSITIVE_INFINITY);
     const every = rule.repeatEvery;
     stepped.baseline = baseline;
     if (every !== undefined && every > 0 && at - lastNotifiedAt >= every) {
-      put(to, i, FIRING, baseline, baselineAt, clearAt, 0, firedAt, at, repeatCount + 1);
+      put(to, i, FIRING, baseline, baselineAt, clearAt, 0, firedAt, at, repeatCount + 1, worst);
       stepped.repeatCount = repeatCount + 1;
       return REPEAT;
     }
     if (from !== to || s !== i) copyEntry(from, s, to, i);
+    to.worst[i] = worst;
     return NO_TRANSITION;
   }
   let best = baseline;
@@ -164,7 +172,7 @@ function step(
   const frozenAt = phase === CLEAR ? bestAt : baselineAt;
   const count = phase === PENDING ? from.count[s]! + 1 : 1;
   if (count >= rule.for) {
-    put(to, i, FIRING, frozen, frozenAt, clearAt, 0, at, at, 0);
+    put(to, i, FIRING, frozen, frozenAt, clearAt, 0, at, at, 0, rank ?? Number.POSITIVE_INFINITY);
     stepped.baseline = frozen;
     return FIRE;
   }
@@ -182,6 +190,7 @@ function announce(
   code: number,
 ): void {
   const { baseline, episode } = stepped;
+  const at = scope.ctx.nowMs;
   const transition: Transition =
     code === FIRE
       ? { type: 'fire' }
@@ -197,13 +206,14 @@ function announce(
               firedAt: stepped.firedAt,
               lastNotifiedAt: stepped.lastNotifiedAt,
               repeatCount: stepped.repeatCount,
+              ...(stepped.worst === 0 ? {} : { worst: stepped.worst }),
             },
           };
   const resolved = transition.type === 'resolve';
   const lost = rank !== null && baseline !== null ? rank - baseline : null;
   const kw = quote(keyword);
   let what: string;
-  if (resolved) what = `${kw} is back at ${showRank(rank)} (had fallen from ${showRank(baseline)})`;
+  if (resolved) what = `${kw} is back at ${showRank(rank)}`;
   else if (rank === null) what = `${kw} lost its rank (was ${showRank(baseline)})`;
   else if (transition.type === 'fire') what = `${kw} fell from ${showRank(baseline)} to ${showRank(rank)}`;
   else what = `${kw} is still down: ${showRank(rank)} (from ${showRank(baseline)})`;
@@ -215,7 +225,9 @@ function announce(
     subject,
     observation: transitionObservation(transition, episode),
     episode,
-    title: `${what}${book === undefined ? '' : ` for “${book.title}”`} ${where(next.asin, next.marketplace)}`,
+    title: `${what}${book === undefined ? '' : ` for “${book.title}”`} ${where(next.asin, next.marketplace)}${
+      transition.type === 'resolve' ? ` — ${lowPoint(transition.firing, at)}` : ''
+    }`,
     facts: {
       keyword,
       asin: next.asin,
@@ -231,6 +243,7 @@ function announce(
       topN: rule.leaveTopN ?? null,
       repeat: transition.type === 'repeat' ? transition.index : 0,
       firedAt: transition.type === 'resolve' ? transition.firing.firedAt : null,
+      ...(transition.type === 'resolve' ? lowPointFacts(transition.firing, at) : {}),
     },
     observedAt: next.observedAt,
   });

@@ -35,6 +35,8 @@ export interface KeywordColumns {
   firedAt: Float64Array;
   lastNotifiedAt: Float64Array;
   repeatCount: Float64Array;
+  /** Firing only: the worst rank since it fired (Infinity: unranked); 0 = not known (older state). */
+  worst: Float64Array;
 }
 
 /** The keyword conditions of one keywords target. */
@@ -53,9 +55,9 @@ export interface KeywordState {
   rules: Map<string, KeywordColumns>;
 }
 
-const FLOAT_COLUMNS = 7;
+const FLOAT_COLUMNS = 8;
 
-/** Zeroed columns for n keywords: one backing buffer for the seven number columns. */
+/** Zeroed columns for n keywords: one backing buffer for the eight number columns. */
 export function allocColumns(n: number): KeywordColumns {
   const buffer = new ArrayBuffer(n * FLOAT_COLUMNS * 8);
   const column = (k: number) => new Float64Array(buffer, k * n * 8, n);
@@ -68,6 +70,7 @@ export function allocColumns(n: number): KeywordColumns {
     firedAt: column(4),
     lastNotifiedAt: column(5),
     repeatCount: column(6),
+    worst: column(7),
   };
 }
 
@@ -83,6 +86,7 @@ export function put(
   firedAt: number,
   lastNotifiedAt: number,
   repeatCount: number,
+  worst = 0,
 ): void {
   c.head[i] = baseline === null ? phase | NULL_BASELINE : phase;
   c.baseline[i] = baseline ?? 0;
@@ -92,6 +96,7 @@ export function put(
   c.firedAt[i] = firedAt;
   c.lastNotifiedAt[i] = lastNotifiedAt;
   c.repeatCount[i] = repeatCount;
+  c.worst[i] = worst;
 }
 
 export function copyEntry(from: KeywordColumns, s: number, to: KeywordColumns, i: number): void {
@@ -103,6 +108,7 @@ export function copyEntry(from: KeywordColumns, s: number, to: KeywordColumns, i
   to.firedAt[i] = from.firedAt[s]!;
   to.lastNotifiedAt[i] = from.lastNotifiedAt[s]!;
   to.repeatCount[i] = from.repeatCount[s]!;
+  to.worst[i] = from.worst[s]!;
 }
 
 /** For each index, the first index of the same keyword when it repeats one, else -1; null: none repeat. */
@@ -134,12 +140,14 @@ export function readEntry(c: KeywordColumns, i: number): ConditionState | undefi
   };
   if (phase === CLEAR) return { phase: 'clear', ...base };
   if (phase === PENDING) return { phase: 'pending', ...base, count: c.count[i]! };
+  const worst = c.worst[i]!;
   return {
     phase: 'firing',
     ...base,
     firedAt: c.firedAt[i]!,
     lastNotifiedAt: c.lastNotifiedAt[i]!,
     repeatCount: c.repeatCount[i]!,
+    ...(worst === 0 ? {} : { worst }),
   };
 }
 
@@ -147,7 +155,20 @@ export function writeEntry(c: KeywordColumns, i: number, s: ConditionState): voi
   if (s.phase === 'clear') put(c, i, CLEAR, s.baseline, s.baselineAt, s.clearAt, 0, 0, 0, 0);
   else if (s.phase === 'pending') put(c, i, PENDING, s.baseline, s.baselineAt, s.clearAt, s.count, 0, 0, 0);
   else {
-    put(c, i, FIRING, s.baseline, s.baselineAt, s.clearAt, 0, s.firedAt, s.lastNotifiedAt, s.repeatCount);
+    const { firedAt, lastNotifiedAt, repeatCount } = s;
+    put(
+      c,
+      i,
+      FIRING,
+      s.baseline,
+      s.baselineAt,
+      s.clearAt,
+      0,
+      firedAt,
+      lastNotifiedAt,
+      repeatCount,
+      s.worst ?? 0,
+    );
   }
 }
 

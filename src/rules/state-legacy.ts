@@ -108,5 +108,10 @@ function legacyCondition(raw: unknown): ConditionState | undefined {
   if (phase !== 'firing') return undefined;
   const { firedAt, lastNotifiedAt, repeatCount } = raw;
   if (!num(firedAt) || !num(lastNotifiedAt) || !num(repeatCount)) return undefined;
-  return { phase, baseline, baselineAt, clearAt, firedAt, lastNotifiedAt, repeatCount };
+  const firing = { phase, baseline, baselineAt, clearAt, firedAt, lastNotifiedAt, repeatCount } as const;
+  // The JSON form predates the low point, but a condition that has one keeps it: JSON writes an
+  // unranked low point (Infinity) as null.
+  const { worst } = raw;
+  if (num(worst)) return { ...firing, worst };
+  return worst === null ? { ...firing, worst: Number.POSITIVE_INFINITY } : firing;
 }

@@ -33,3 +33,18 @@ export function formatDuration(ms: number): string {
   }
   return parts.slice(0, 2).join(' ');
 }
+
+/**
+ * `19200000` → `5 h 20 min`: for messages people read, where `5h 20m` looks like config. The two
+ * largest units, rounded down to the minute past an hour ("under a minute" below one).
+ */
+export function spokenDuration(ms: number): string {
+  const minutes = Math.floor(Math.max(0, ms) / 60_000);
+  if (minutes < 1) return 'under a minute';
+  const days = Math.floor(minutes / 1_440);
+  const hours = Math.floor((minutes % 1_440) / 60);
+  const mins = minutes % 60;
+  if (days > 0) return hours > 0 ? `${days} d ${hours} h` : `${days} d`;
+  if (hours > 0) return mins > 0 ? `${hours} h ${mins} min` : `${hours} h`;
+  return `${mins} min`;
+}

@@ -85,7 +85,18 @@ describe('bsr_worsened', () => {
       ],
     );
     expect(perPoll.map(kinds)).toEqual([[], ['bsr_worsened'], [], [], ['bsr_recovered']]);
-    expect(perPoll[4]?.[0]).toMatchObject({ status: 'resolved', facts: { before: 1000, after: 1400 } });
+    expect(perPoll[4]?.[0]).toMatchObject({
+      status: 'resolved',
+      facts: { before: 1000, after: 1400, lowPoint: 2500, downForMs: 3 * HOUR },
+    });
+    expect(perPoll[4]?.[0]?.title).toMatch(/\(B0CJ4XQ2ZK, US\) — was down to #2,500 for 3 h$/);
+  });
+
+  it('keeps the low point through the stored bytes', () => {
+    const hours = [1000, 2500, 1600, 4100, 2400, 1400];
+    const seq = hours.map((rank, h) => book(T0 + h * HOUR, rank, flat(1000)));
+    const { perPoll } = run([worse({ sendResolved: true })], seq, undefined, { stored: true });
+    expect(perPoll[5]?.[0]?.title).toMatch(/— was down to #4,100 for 4 h$/);
   });
 
   it('waits `for` polls and repeats at the interval', () => {
@@ -112,7 +123,11 @@ describe('bsr_removed / bsr_restored', () => {
     expect(perPoll[1]?.[0]?.title).toBe(
       'Amazon removed the best-seller rank of “The Teapot Murders” (was #1,834) (B0CJ4XQ2ZK, US)',
     );
-    expect(perPoll[3]?.[0]).toMatchObject({ status: 'resolved', facts: { before: 1834, after: 2010 } });
+    expect(perPoll[3]?.[0]).toMatchObject({
+      status: 'resolved',
+      facts: { before: 1834, after: 2010, downForMs: 2 * HOUR },
+    });
+    expect(perPoll[3]?.[0]?.title).toMatch(/\(B0CJ4XQ2ZK, US\) — removed for 2 h$/);
   });
 
   it('says nothing about a book that never had a rank, nor on a first poll without one', () => {

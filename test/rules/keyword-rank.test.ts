@@ -89,7 +89,38 @@ describe('keyword_rank_drop', () => {
     const { perPoll } = run([drop({ sendResolved: true })], polls([4, 12, 7, 6]));
     expect(perPoll.map(kinds)).toEqual([[], ['keyword_rank_drop'], [], ['keyword_rank_recovered']]);
     expect(perPoll[3]?.[0]).toMatchObject({ status: 'resolved', facts: { before: 4, after: 6 } });
-    expect(perPoll[3]?.[0]?.title).toBe('“cozy mystery” is back at #6 (had fallen from #4) (B0CJ4XQ2ZK, US)');
+    expect(perPoll[3]?.[0]?.title).toBe(
+      '“cozy mystery” is back at #6 (B0CJ4XQ2ZK, US) — was down to #12 for 2 h',
+    );
+  });
+
+  it('names the low point of the episode and how long it lasted, through the stored bytes', () => {
+    const ranks = [4, 12, 31, 20, ...Array<number>(17).fill(20), 5];
+    const { perPoll } = run([drop({ sendResolved: true })], polls(ranks), undefined, { stored: true });
+    const recovered = perPoll.at(-1)?.[0];
+    expect(recovered?.kind).toBe('keyword_rank_recovered');
+    expect(recovered?.title).toBe('“cozy mystery” is back at #5 (B0CJ4XQ2ZK, US) — was down to #31 for 20 h');
+    expect(recovered?.facts).toMatchObject({ lowPoint: 31, lowPointUnranked: false, downForMs: 20 * HOUR });
+    const unranked = run([drop({ sendResolved: true, unranked: true })], polls([4, 12, null, 4])).perPoll[3];
+    expect(unranked?.[0]?.title).toMatch(/was down to unranked for 2 h$/);
+    expect(unranked?.[0]?.facts).toMatchObject({ lowPoint: null, lowPointUnranked: true });
+  });
+
+  it('says only how long for an episode stored before the low point was tracked', () => {
+    const r = drop({ sendResolved: true });
+    const [p0, p1, p2, p3] = polls([4, 12, 40, 5]);
+    if (p0 === undefined || p1 === undefined || p2 === undefined || p3 === undefined)
+      throw new Error('polls');
+    const ctx = (at: number) => ({ workspace: 'ws', targetId: 't1', nowMs: at });
+    let state = evaluate(ctx(p0.observedAt), [r], undefined, p0, undefined).state;
+    state = evaluate(ctx(p1.observedAt), [r], p0, p1, state).state;
+    const columns = state.keywords?.rules.get('kw');
+    if (columns === undefined) throw new Error('no keyword columns');
+    columns.worst.fill(0); // what a state written by the previous version reads back as
+    state = evaluate(ctx(p2.observedAt), [r], p1, p2, state).state;
+    const perPoll = [[], evaluate(ctx(p3.observedAt), [r], p2, p3, state).alerts];
+    expect(perPoll[1]?.[0]?.title).toBe('“cozy mystery” is back at #5 (B0CJ4XQ2ZK, US) — was down for 2 h');
+    expect(perPoll[1]?.[0]?.facts).toMatchObject({ lowPoint: null, lowPointUnranked: false });
   });
 
   it('treats becoming unranked as its own trigger, never as a drop to infinity', () => {

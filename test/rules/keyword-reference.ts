@@ -97,7 +97,7 @@ function judge(
   if (rank === null && !rule.unranked) return null;
   if (state.phase === 'firing') {
     const recovered = rank !== null && (state.baseline === null || rank <= state.baseline + rule.rearmBand);
-    return { breached: true, recovered, baseline: rank, baselineAt: at };
+    return { breached: true, recovered, baseline: rank, baselineAt: at, reading: rank ?? Infinity };
   }
   let baseline = state.baseline;
   let baselineAt = state.baselineAt;
@@ -106,7 +106,13 @@ function judge(
     baseline = rank;
     baselineAt = at;
   }
-  return { breached: triggers(rule, baseline, rank) !== '', recovered: false, baseline, baselineAt };
+  return {
+    breached: triggers(rule, baseline, rank) !== '',
+    recovered: false,
+    baseline,
+    baselineAt,
+    reading: rank ?? Infinity,
+  };
 }
 
 function triggers(rule: KeywordRankDropRule, baseline: number | null, rank: number | null): string {

@@ -44,7 +44,19 @@ function randomCondition(rand: () => number, at: number, odd: number): Condition
     firedAt: pick(rand, at, odd),
     lastNotifiedAt: pick(rand, at, odd),
     repeatCount: rand() < odd ? -1 : Math.floor(rand() * 9),
+    ...randomWorst(rand, odd),
   };
+}
+
+/**
+ * A firing's low point: absent as in state written before it was tracked (those bytes are what
+ * the previous version wrote), unranked, a rank, or one the compact form cannot hold.
+ */
+function randomWorst(rand: () => number, odd: number): { worst?: number } {
+  const u = rand();
+  if (u < 0.3) return {};
+  if (u < 0.45) return { worst: Number.POSITIVE_INFINITY };
+  return { worst: rand() < odd ? 2.5 : 1 + Math.floor(rand() * 500) };
 }
 
 function randomState(seed: number, o: KeywordsObservation, odd: number): RuleState {

@@ -5,7 +5,7 @@
 import type { AlertKind } from '../../model/alert.ts';
 import { formatMinor } from '../../util/money.ts';
 import { localTime } from './local-time.ts';
-import { triggerText } from './text.ts';
+import { downSpanText, lowPointText, triggerText } from './text.ts';
 
 export const MAX = { body: 2_000, reviewTitle: 300, title: 500, value: 300 } as const;
 
@@ -65,6 +65,21 @@ const KEYWORD: RowSpec[] = [
       }) ?? '—',
   ],
 ];
+/** A recovered rank's episode: how low it went, from when and for how long (in the message's zone). */
+const low: RowSpec = ['Low point', (f) => lowPointText(facts(f)) ?? '—'];
+const down = (label: string, startKey: string): RowSpec => [
+  label,
+  (f, zone) => downSpanText(facts(f), startKey, zone) ?? '—',
+];
+/** The facts `lowPointText` and `downSpanText` read, from the row's accessor. */
+function facts(f: Facts): Record<string, string | number | boolean | null> {
+  const out: Record<string, string | number | boolean | null> = {};
+  for (const key of ['lowPoint', 'lowPointUnranked', 'downForMs', 'firedAt', 'removedAt']) {
+    const v = f(key);
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[key] = v;
+  }
+  return out;
+}
 /** Provisional figures in words: "yes" under "Provisional" read like a setting. */
 const PROVISIONAL: RowSpec = [
   'Figures',
@@ -93,11 +108,11 @@ const SENTIMENT: RowSpec[] = [
 /** What each kind shows besides the book; which facts each kind carries is in docs/alerts.md. */
 const KIND_ROWS: Readonly<Record<AlertKind, readonly RowSpec[]>> = {
   keyword_rank_drop: KEYWORD,
-  keyword_rank_recovered: KEYWORD,
+  keyword_rank_recovered: [plain('Keyword', 'keyword'), ranks('Rank'), low, down('Down', 'firedAt')],
   bsr_worsened: BSR,
-  bsr_recovered: BSR,
+  bsr_recovered: [...BSR, low, down('Down', 'firedAt')],
   bsr_removed: BSR,
-  bsr_restored: BSR,
+  bsr_restored: [...BSR, down('Removed', 'removedAt')],
   review_new: REVIEW,
   review_removed: REVIEW,
   review_restored: [...REVIEW, ['Removed', (f, zone) => time(f('removedAt'), zone)]],

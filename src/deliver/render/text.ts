@@ -6,7 +6,7 @@
 import type { Alert, AlertKind, Severity } from '../../model/alert.ts';
 // Formatting only (digits, money, ranks): shared so a message reads like the alert's title.
 import { groupDigits, money, rank } from '../../rules/format.ts';
-import { formatDuration } from '../../util/duration.ts';
+import { formatDuration, spokenDuration } from '../../util/duration.ts';
 import { oneLine } from '../../util/one-line.ts';
 import { localTime } from './local-time.ts';
 
@@ -196,6 +196,24 @@ export function triggerText(facts: Alert['facts']): string | undefined {
   return known.length === 0 ? undefined : known.join(', ');
 }
 
+/**
+ * How low a recovered rank went (`lowPoint` facts; see rules/low-point.ts): undefined when the
+ * episode was stored before the low point was tracked.
+ */
+export function lowPointText(facts: Alert['facts']): string | undefined {
+  if (facts.lowPointUnranked === true) return 'unranked';
+  const low = num(facts.lowPoint);
+  return low === undefined ? undefined : rank(low);
+}
+
+/** When a recovered condition started and how long it lasted, in `timeZone`: `from 25 Nov 2026, 09:00 CET for 5 h 20 min`. */
+export function downSpanText(facts: Alert['facts'], startKey: string, timeZone: string): string | undefined {
+  const lasted = num(facts.downForMs);
+  if (lasted === undefined) return undefined;
+  const since = localTime(facts[startKey], timeZone);
+  return `${since === undefined ? '' : `from ${since} `}for ${spokenDuration(lasted)}`;
+}
+
 /** Details beyond the title, per kind, times in `timeZone`. Review text is not here: see `reviewOf`. */
 export function factRows(alert: Alert, timeZone = 'UTC'): FactRow[] {
   const f = alert.facts;
@@ -218,8 +236,13 @@ export function factRows(alert: Alert, timeZone = 'UTC'): FactRow[] {
     case 'keyword_rank_drop':
     case 'keyword_rank_recovered':
       add('Keyword', text(f.keyword));
-      add('Rank', `${rank(rankOrNull(f.before))} → ${rank(rankOrNull(f.after))}`);
+      // "#4 → #4" would read as no change: a recovery names the rank it came back to and the one before the drop.
+      if (alert.status === 'resolved') {
+        add('Rank', `${rank(rankOrNull(f.after))} (before the drop: ${rank(rankOrNull(f.before))})`);
+      } else add('Rank', `${rank(rankOrNull(f.before))} → ${rank(rankOrNull(f.after))}`);
       add('Why', triggerText(f));
+      add('Low point', lowPointText(f));
+      add('Down', downSpanText(f, 'firedAt', timeZone));
       break;
     case 'bsr_worsened':
     case 'bsr_recovered':
@@ -228,6 +251,9 @@ export function factRows(alert: Alert, timeZone = 'UTC'): FactRow[] {
       add('Book', text(f.bookTitle));
       add('Category', text(f.category));
       add('Rank', `${rank(rankOrNull(f.before))} → ${rank(rankOrNull(f.after))}`);
+      add('Low point', lowPointText(f));
+      if (alert.kind === 'bsr_restored') add('Removed', downSpanText(f, 'removedAt', timeZone));
+      else add('Down', downSpanText(f, 'firedAt', timeZone));
       break;
     case 'review_count_down':
       add('Book', text(f.bookTitle));
