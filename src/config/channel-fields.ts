@@ -4,6 +4,7 @@
  * src/deliver/channels/ and is built from these; the registry composes them into the config.
  */
 import { z } from 'zod';
+import { ALERT_KINDS, type AlertKind } from '../model/alert.ts';
 import { duration } from '../rules/config.ts';
 import { boolField, clockTimeField, hostOf, idField, timeZoneField } from './fields.ts';
 import { isLoopbackHost } from './transport-security.ts';
@@ -22,6 +23,34 @@ const quietHoursSchema = z
   })
   .meta({ description: 'Non-critical alerts are held and sent together when the quiet hours end.' });
 
+const groupWindowSchema = z
+  .strictObject({
+    groupWait: duration.optional().meta({ description: "This kind's groupWait (default: the channel's)." }),
+    groupInterval: duration
+      .optional()
+      .meta({ description: "This kind's groupInterval (default: the channel's)." }),
+  })
+  .meta({ description: "How this alert kind's group batches on this channel." });
+
+export type GroupWindow = z.output<typeof groupWindowSchema>;
+
+/**
+ * Per alert kind, a group window other than the channel's: reviews within seconds on a launch day
+ * while rank drops still group for minutes. A strict object with one optional key per kind (not a
+ * record), so an unknown kind is an "unknown key" with a did-you-mean like any other.
+ */
+const groupWindowsSchema = z
+  .strictObject(
+    Object.fromEntries(ALERT_KINDS.map((kind) => [kind, groupWindowSchema.optional()])) as Record<
+      AlertKind,
+      z.ZodOptional<typeof groupWindowSchema>
+    >,
+  )
+  .meta({
+    description:
+      'Per alert kind (review_new, keyword_rank_drop, …): groupWait and/or groupInterval for that kind on this channel.',
+  });
+
 export const deliveryFields = {
   id: channelId,
   groupWait: duration
@@ -30,6 +59,7 @@ export const deliveryFields = {
   groupInterval: duration
     .prefault('5m')
     .meta({ description: 'How long after a message the next one for the same group may follow.' }),
+  groupWindows: groupWindowsSchema.optional(),
   quietHours: quietHoursSchema.optional(),
   timeZone: timeZoneField.optional().meta({
     description:

@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
+import type { GroupWindow } from '../config/channel-fields.ts';
 import type { ChannelConfig } from '../config/schema.ts';
-import type { Alert } from '../model/alert.ts';
+import { ALERT_KINDS, type Alert, type AlertKind } from '../model/alert.ts';
 import { fingerprint } from '../rules/fingerprint.ts';
 import { channelPace } from './channels/registry.ts';
 import type { DeliveryError } from './notifier.ts';
@@ -78,10 +79,28 @@ export function channelSettings(
     settings.set(channel.id, {
       groupWaitMs: channel.groupWait,
       groupIntervalMs: channel.groupInterval,
+      ...(channel.groupWindows === undefined ? {} : { groupWindows: groupWindowsMs(channel.groupWindows) }),
       ...(channel.quietHours === undefined ? {} : { quietHours: channel.quietHours }),
       ...channelPace(channel),
       timeZone: channel.timeZone ?? defaultTimeZone,
     });
   }
   return settings;
+}
+
+/** The config's per-kind windows in the settings' names; kinds that set neither are left out. */
+function groupWindowsMs(
+  windows: Partial<Record<AlertKind, GroupWindow | undefined>>,
+): NonNullable<ChannelSettings['groupWindows']> {
+  const out: NonNullable<ChannelSettings['groupWindows']> = {};
+  for (const kind of ALERT_KINDS) {
+    const window = windows[kind];
+    if (window === undefined || (window.groupWait === undefined && window.groupInterval === undefined))
+      continue;
+    out[kind] = {
+      ...(window.groupWait === undefined ? {} : { groupWaitMs: window.groupWait }),
+      ...(window.groupInterval === undefined ? {} : { groupIntervalMs: window.groupInterval }),
+    };
+  }
+  return out;
 }

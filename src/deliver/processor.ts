@@ -1,5 +1,5 @@
 import type { AlertOutcomeLog } from '../history/alert-log.ts';
-import type { Alert } from '../model/alert.ts';
+import type { Alert, AlertKind } from '../model/alert.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { SilenceGate } from '../silence/gate.ts';
 import type { Clock } from '../util/clock.ts';
@@ -14,6 +14,8 @@ import { type QuietHours, quietHoursEnd } from './quiet-hours.ts';
 export interface ChannelSettings {
   groupWaitMs: number;
   groupIntervalMs: number;
+  /** Per alert kind, windows other than the channel's (`groupWindows` in the config). */
+  groupWindows?: Partial<Record<AlertKind, { groupWaitMs?: number; groupIntervalMs?: number }>>;
   quietHours?: QuietHours;
   /** Least time between two messages; channels sharing an endpoint share `paceKey`. */
   minIntervalMs: number;
@@ -143,10 +145,12 @@ export async function processAdmit(deps: DeliveryDeps, data: DeliveryJobData): P
   const critical = alert.severity === 'critical';
   const quietEnd = critical ? null : quietHoursEnd(now, settings.quietHours);
   const flush: FlushJobData = { channelId, groupHash: hash, groupKey, hideLowStarText: hide, critical };
+  // The group key holds the kind, so every alert of a group gets the same window.
+  const window = settings.groupWindows?.[alert.kind];
   const timing = {
     nowMs: now,
-    groupWaitMs: settings.groupWaitMs,
-    groupIntervalMs: settings.groupIntervalMs,
+    groupWaitMs: window?.groupWaitMs ?? settings.groupWaitMs,
+    groupIntervalMs: window?.groupIntervalMs ?? settings.groupIntervalMs,
     notBeforeMs: quietEnd ?? 0,
   };
   const flushAt = await deps.groups.admit(hash, alert, timing, flush);

@@ -105,6 +105,19 @@ const cases: Case[] = [
     hint: 'known keys: redis, workspaces, rules, channels, routes, digest, server, workers, muteWindows, history, console, alertLog',
   },
   {
+    name: 'a group window for an unknown alert kind',
+    change: (raw) => Object.assign(channel(raw, 0), { groupWindows: { review_neww: { groupWait: '5s' } } }),
+    path: 'channels[0].groupWindows.review_neww',
+    message: 'unknown key "review_neww"',
+    hint: 'did you mean "review_new"?',
+  },
+  {
+    name: 'a group window that is no duration',
+    change: (raw) => Object.assign(channel(raw, 0), { groupWindows: { review_new: { groupWait: 'soon' } } }),
+    path: 'channels[0].groupWindows.review_new.groupWait',
+    message: 'expected a duration such as "90s", "5m", "6h", got "soon"',
+  },
+  {
     name: 'a route to an unknown channel',
     change: (raw) => Object.assign(raw, { routes: [{ channels: ['log', 'team-slak'] }] }),
     path: 'routes[0].channels[1]',

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.ts';
+import { channelSettings } from '../../src/deliver/channel-health.ts';
 import { createSlackNotifier } from '../../src/deliver/channels/slack.ts';
 import { listDeadLetters } from '../../src/deliver/dead-letters.ts';
 import { GroupBuffer, groupHash, orphanedGroups } from '../../src/deliver/groups.ts';
@@ -9,6 +10,7 @@ import type { AlertKind } from '../../src/model/alert.ts';
 import { waitUntil } from '../cli/helpers.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 import { type Reply, startSlackReceiver } from '../helpers/slack-receiver.ts';
+import { parseOrThrow } from '../poll/engine-harness.ts';
 import { CapturingNotifier, makeAlert, settings, startPipeline } from './pipeline-harness.ts';
 
 const stops: (() => Promise<void>)[] = [];
@@ -36,6 +38,38 @@ describe('grouping and pacing', () => {
     await slack.waitForAlerts(40, 10_000);
     expect(slack.messages).toHaveLength(1);
     expect(slack.messages[0]?.message.totalCount).toBe(40);
+  });
+
+  it("a kind's own group window from the config: reviews go out at once while rank drops still wait", async () => {
+    const config = parseOrThrow({
+      workspaces: [
+        { id: 'ws', baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_unused', campaigns: [{ id: 'c' }] },
+      ],
+      channels: [
+        { id: 'slack', type: 'log', groupWait: '3s', groupWindows: { review_new: { groupWait: '100ms' } } },
+      ],
+    });
+    const configured = channelSettings(config.channels).get('slack');
+    expect(configured?.groupWindows).toEqual({ review_new: { groupWaitMs: 100 } });
+    const slack = new CapturingNotifier('slack');
+    const { send } = await pipeline('group-windows', {
+      prefix: '',
+      channels: [slack],
+      settings: new Map([['slack', { ...configured!, paceKey: 'slack', minIntervalMs: 0 }]]),
+    });
+    const sentAt = Date.now();
+    await send([
+      makeAlert(1),
+      makeAlert(2, { kind: 'review_new' }),
+      makeAlert(3),
+      makeAlert(4, { kind: 'review_new' }),
+    ]);
+    await slack.waitForAlerts(4, 10_000);
+    const [first, second] = slack.messages;
+    expect(first?.message.alerts.map((a) => a.kind)).toEqual(['review_new', 'review_new']);
+    expect(second?.message.alerts.map((a) => a.kind)).toEqual(['keyword_rank_drop', 'keyword_rank_drop']);
+    expect((first?.at ?? 0) - sentAt).toBeLessThan(2_000);
+    expect((second?.at ?? 0) - sentAt).toBeGreaterThanOrEqual(2_900);
   });
 
   it('a storm of 1,000 alerts to one webhook: one message a second at most, every alert once', async () => {
