@@ -6,6 +6,7 @@
 import { Resvg } from '@resvg/resvg-js';
 import { median } from '../rules/bsr.ts';
 import { amount } from '../rules/format.ts';
+import { AXIS_CHART_HEIGHT, AXIS_CHART_WIDTH, axisChartSvg, renderChartPng } from './axis-chart.ts';
 import type { BsrLine, DigestFigures } from './types.ts';
 
 export const CHART_WIDTH = 240;
@@ -30,6 +31,8 @@ export interface DigestChart {
   /** Unicode fallback for the text part. */
   text: string;
   png: Buffer;
+  width: number;
+  height: number;
 }
 
 /** Each value's height in 0..1 (1 = top of the chart), or null for a gap. */
@@ -115,17 +118,57 @@ function rankText(rank: number | null): string {
   return rank === null ? 'no rank' : `#${Math.round(rank).toLocaleString('en-US')}`;
 }
 
-function bsrChart(line: BsrLine): DigestChart {
+/** `24 Nov 06:00` in the digest's zone: where a BSR chart's hours start, turn and end. */
+function hourLabel(ms: number, timeZone: string): string {
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    day: 'numeric',
+    month: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(ms);
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${get('day')} ${get('month')} ${get('hour')}:${get('minute')}`;
+}
+
+/** `2026-11-21` → `21 Nov` (a calendar date: no zone to convert). */
+function dayLabel(date: string): string {
+  const ms = Date.parse(`${date}T12:00:00Z`);
+  if (!Number.isFinite(ms)) return date;
+  return new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short' }).format(ms);
+}
+
+/** First, middle and last index, each once. */
+function tickIndexes(length: number): number[] {
+  if (length === 0) return [];
+  return [...new Set([0, Math.floor(length / 2), length - 1])];
+}
+
+function bsrChart(line: BsrLine, timeZone: string): DigestChart {
   const ranks = line.history.map((p) => p.rank);
   const spark = { log: true, invert: true };
   const known = ranks.filter((r): r is number => r !== null);
   const name = line.title === null ? line.asin : `${line.title} (${line.asin})`;
+  const svg = axisChartSvg({
+    values: ranks,
+    xLabels: tickIndexes(ranks.length).map((i) => ({
+      index: i,
+      label: hourLabel(line.history[i]?.at ?? 0, timeZone),
+    })),
+    formatValue: (v) => rankText(v),
+    caption: `${line.title ?? line.asin} · ${line.marketplace} · best-seller rank`,
+    color: '#7c3aed',
+    ...spark,
+  });
   return {
     cid: `bsr-${line.asin}-${line.marketplace}@shelfwatch`,
     filename: `bsr-${line.asin}-${line.marketplace}.png`,
     alt: `Best-seller rank of ${name} in ${line.marketplace}, hourly over two days, higher is better: ${rankText(known[0] ?? null)} to ${rankText(known.at(-1) ?? null)}`,
     text: unicodeSparkline(downsample(ranks, 24), spark),
-    png: renderPng(sparklineSvg(ranks, { ...spark, color: '#7c3aed' })),
+    png: renderChartPng(svg),
+    width: AXIS_CHART_WIDTH,
+    height: AXIS_CHART_HEIGHT,
   };
 }
 
@@ -147,7 +190,17 @@ export function digestCharts(figures: DigestFigures): DigestCharts {
         filename: `royalties-${total.currency}.png`,
         alt: `Daily royalties in ${total.currency}, ${dates[0]} to ${dates.at(-1)} (${days} of ${dates.length} days with data): ${total.daily.map((v) => (v === null ? 'no data' : amount(v, total.currency))).join(', ')}`,
         text: unicodeSparkline(total.daily),
-        png: renderPng(sparklineSvg(total.daily, { color: '#059669' })),
+        png: renderChartPng(
+          axisChartSvg({
+            values: total.daily,
+            xLabels: tickIndexes(dates.length).map((i) => ({ index: i, label: dayLabel(dates[i] ?? '') })),
+            formatValue: (v) => `${amount(v, total.currency)} ${total.currency}`,
+            caption: `Royalties per day · ${total.currency}`,
+            color: '#059669',
+          }),
+        ),
+        width: AXIS_CHART_WIDTH,
+        height: AXIS_CHART_HEIGHT,
       });
     }
   }
@@ -158,7 +211,7 @@ export function digestCharts(figures: DigestFigures): DigestCharts {
   for (const line of chosen) {
     const key = `${line.asin}|${line.marketplace}`;
     if (bsr.size >= MAX_BSR_CHARTS) break;
-    if (!bsr.has(key)) bsr.set(key, bsrChart(line));
+    if (!bsr.has(key)) bsr.set(key, bsrChart(line, figures.timeZone));
   }
   return { bsr, royalties };
 }

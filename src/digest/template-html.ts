@@ -56,7 +56,7 @@ const esc = escapeHtml;
 
 function img(chart: DigestChart | undefined): string {
   if (chart === undefined) return '';
-  return `<img src="cid:${esc(chart.cid)}" alt="${esc(chart.alt)}" width="240" height="48" style="display:block;border:0">`;
+  return `<img src="cid:${esc(chart.cid)}" alt="${esc(chart.alt)}" width="${chart.width}" height="${chart.height}" style="display:block;border:0">`;
 }
 
 function list<T>(items: readonly T[], text: (item: T) => string, limit = LIST_LIMIT): string {

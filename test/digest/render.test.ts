@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AXIS_CHART_WIDTH, axisChartSvg, renderChartPng } from '../../src/digest/axis-chart.ts';
 import {
   digestCharts,
   downsample,
@@ -17,6 +18,50 @@ const NOW = Date.UTC(2026, 10, 22, 7);
 function pngSize(png: Buffer): { width: number; height: number } {
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
 }
+
+describe('digest charts with labelled axes', () => {
+  const chart = (caption: string, labels = true) =>
+    axisChartSvg({
+      values: [2940, 1800, null, 958, 1200, 2100],
+      xLabels: labels
+        ? [
+            { index: 0, label: '20 Nov 00:00' },
+            { index: 3, label: '21 Nov 00:00' },
+            { index: 5, label: '21 Nov 23:00' },
+          ]
+        : [],
+      formatValue: (v) => `#${v.toLocaleString('en-US')}`,
+      caption,
+      color: '#7c3aed',
+      log: true,
+      invert: true,
+    });
+  const texts = (svg: string) => [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+
+  it('names the value range, the dates and the last value, with the caption escaped', () => {
+    const svg = chart('“<script>alert(1)</script>” & Co · US');
+    // Ranks: the best (#958) is at the top of the axis, the worst (#2,940) at the bottom.
+    expect(texts(svg)).toEqual([
+      '“&lt;script&gt;alert(1)&lt;/script&gt;” &amp; Co · US',
+      '#958',
+      '#2,940',
+      '20 Nov 00:00',
+      '21 Nov 00:00',
+      '21 Nov 23:00',
+      '#2,100',
+    ]);
+    expect(svg).not.toContain('<script');
+  });
+
+  it('draws the text with the bundled font: the same PNG every time, and the labels show', () => {
+    const png = renderChartPng(chart('The Teapot Murders · US'));
+    expect(png.readUInt32BE(16)).toBe(AXIS_CHART_WIDTH);
+    expect(renderChartPng(chart('The Teapot Murders · US')).equals(png)).toBe(true);
+    // Without a font resvg draws no text at all, and these two would come out the same.
+    expect(renderChartPng(chart('The Teapot Murders · US', false)).equals(png)).toBe(false);
+    expect(renderChartPng(chart('Another title · US')).equals(png)).toBe(false);
+  });
+});
 
 describe('digest charts', () => {
   it('draws unicode sparklines with gaps for no data, ranks inverted (up is better)', () => {
