@@ -2,6 +2,8 @@
  * The HTML part: inline CSS only (mail clients drop <style> blocks), every string escaped — titles,
  * keywords and campaign ids come from the API and the public — and images by `cid:` with alt text.
  */
+import { bookUrl } from '../deliver/render/amazon.ts';
+import { safeUrl } from '../deliver/render/plain.ts';
 import type { DigestChart, DigestCharts } from './charts.ts';
 import { compSection, sentimentSection } from './comps-sentiment.ts';
 import {
@@ -69,12 +71,26 @@ function cells(values: readonly string[], style = S.td): string {
   return values.map((v) => `<td style="${style}">${esc(v)}</td>`).join('');
 }
 
-/** Labels left, figures right-aligned in their columns. */
-function tableHtml(table: SalesTable): string {
+/** The book's store page on its marketplace, checked as an http(s) URL; none for an unknown store. */
+function storeUrl(pair: { asin: string; marketplace: string }): string | undefined {
+  return safeUrl(bookUrl(pair.asin, pair.marketplace));
+}
+
+/** A book's name linked to its store page (both escaped), or just the name. */
+function bookCell(name: string, url: string | undefined, style = S.td): string {
+  if (url === undefined) return cells([name], style);
+  return `<td style="${style}"><a href="${esc(url)}" style="color:#0969da;text-decoration:none">${esc(name)}</a></td>`;
+}
+
+/** Labels left, figures right-aligned in their columns; labels found in `links` link to that page. */
+function tableHtml(table: SalesTable, links: ReadonlyMap<string, string | undefined> = new Map()): string {
   const head = table.head
     .map((h, i) => `<th style="${S.th}${i === 0 ? '' : ';text-align:right'}">${esc(h)}</th>`)
     .join('');
-  const rows = table.rows.map(([label, ...figures]) => `<tr>${cells([label])}${cells(figures, S.num)}</tr>`);
+  const rows = table.rows.map(
+    ([label, ...figures]) =>
+      `<tr>${bookCell(label ?? '', links.get(label ?? ''))}${cells(figures, S.num)}</tr>`,
+  );
   return `<table style="${S.table};margin-top:8px"><tr>${head}</tr>${rows.join('')}</table>`;
 }
 
@@ -97,7 +113,8 @@ function salesHtml(f: DigestFigures, charts: DigestCharts): string {
   }
   if (s.pairs.length > 0) {
     const pairs = s.pairs.map((p) => ({ ...p, name: pairName(p, p.title) }));
-    out += `<p style="margin:12px 0 0 0"><b>By title</b></p>${tableHtml(titlesTable(f.dayLabel, pairs))}`;
+    const links = new Map(pairs.map((p) => [p.name, storeUrl(p)]));
+    out += `<p style="margin:12px 0 0 0"><b>By title</b></p>${tableHtml(titlesTable(f.dayLabel, pairs), links)}`;
   }
   if (s.movers.length > 0)
     out += `<p style="margin:10px 0 0 0"><b>Sales movers</b> (vs the daily average of the 7 days before)</p>${list(s.movers, salesMoverText)}`;
@@ -123,7 +140,7 @@ function ranksHtml(f: DigestFigures, charts: DigestCharts): string {
       .filter((l) => charts.bsr.has(`${l.asin}|${l.marketplace}`))
       .map(
         (l) =>
-          `<tr>${cells([pairName(l, l.title), rank(l.yesterdayMedian)])}<td style="${S.td}">${img(charts.bsr.get(`${l.asin}|${l.marketplace}`))}</td></tr>`,
+          `<tr>${bookCell(pairName(l, l.title), storeUrl(l))}${cells([rank(l.yesterdayMedian)])}<td style="${S.td}">${img(charts.bsr.get(`${l.asin}|${l.marketplace}`))}</td></tr>`,
       );
     if (rows.length > 0) out += `<table style="${S.table}">${rows.join('')}</table>`;
   }

@@ -163,3 +163,14 @@ describe('digest templates', () => {
     expect(html).toContain(`“Dune SALES — yesterday: 0.00 USD” (${A}, US)`);
   });
 });
+
+describe('store links in the digest', () => {
+  it("links each book's title to its store page on its marketplace, escaped", () => {
+    const figures = oneBookFigures('Tea & <Sympathy>', 'cozy mystery');
+    const { html } = renderDigest(figures, digestCharts(figures));
+    const link = `<a href="https://www.amazon.com/dp/${A}" style="color:#0969da;text-decoration:none">“Tea &amp; &lt;Sympathy&gt;” (${A}, US)</a>`;
+    // Once in the sales table by title, once beside the BSR chart.
+    expect(html.split(link).length - 1).toBe(2);
+    expect(html).not.toContain('<Sympathy>');
+  });
+});

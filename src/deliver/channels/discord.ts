@@ -51,6 +51,8 @@ export const discordMarkup: Markup = {
   escape: (g) => (g === '@' ? '@\u200b' : MARKDOWN.has(g) ? `\\${g}` : g),
   bold: (text) => `**${text}**`,
   quote: (line) => `> ${line}`,
+  // The URL is one `safeUrl` wrote (no spaces or brackets left raw); the label is ours.
+  link: (url, label) => `[${label}](${url.replace(/\)/g, '%29')})`,
 };
 
 const schema = z

@@ -39,6 +39,7 @@ export const telegramMarkup: Markup = {
   escape: escapeHtml,
   bold: (text) => `<b>${text}</b>`,
   quote: (line) => `│ ${line}`,
+  link: (url, label) => `<a href="${escapeHtml(url)}">${escapeHtml(label)}</a>`,
 };
 
 const schema = z

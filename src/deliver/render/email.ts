@@ -11,6 +11,7 @@ import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
 import { type Facts, MAX, rowsOf, SAMPLE_ROWS, show, time, truncateText } from './email-facts.ts';
 import { snoozeCommand, whyLines } from './email-why.ts';
+import { httpUrl } from './plain.ts';
 import { bookUrl, isSampleAlert, reviewKind } from './text.ts';
 
 export { truncateText } from './email-facts.ts';
@@ -46,13 +47,7 @@ export function amazonProductUrl(asin: unknown, marketplace: unknown): string | 
 
 /** Only http(s) URLs become links: `javascript:`, `data:` and the like stay visible text. */
 export function safeHttpUrl(value: unknown): string | undefined {
-  if (typeof value !== 'string') return;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined;
-  } catch {
-    return;
-  }
+  return typeof value === 'string' ? httpUrl(value)?.href : undefined;
 }
 
 /** A token safe in a Message-ID and a file name; ids that need changing get a hash so they stay unique. */

@@ -41,6 +41,11 @@ export interface Markup {
   bold(escaped: string): string;
   /** Quote-mark for one line of a review body (already escaped), or the line as it is. */
   quote(escaped: string): string;
+  /**
+   * A link inside the details (a checked http(s) URL, a trusted label), for the book's store page
+   * when the message's own link goes to the review. Channels whose text cannot hold one leave it out.
+   */
+  link?(url: string, label: string): string;
 }
 
 /** Escapes and cuts `text` to `max` characters of output; bidi overrides removed. */
@@ -127,6 +132,13 @@ export function renderPlainAlert(alert: Alert, markup: Markup, options: PlainOpt
     const label = alert.kind === 'royalty_change' ? 'Royalties by day' : 'Rank (taller = better)';
     push(`${label}: ${spark}`);
   }
+  const { asin, marketplace } = alert.subject;
+  const store = asin === undefined ? undefined : safeUrl(bookUrl(asin, marketplace));
+  const reviewUrl = safeUrl(review?.url);
+  // The message's link opens the review: the book's page is then a line of its own.
+  if (reviewUrl !== undefined && store !== undefined && markup.link !== undefined) {
+    push(markup.link(store, `Book on ${amazonDomain(marketplace) ?? 'Amazon'}`));
+  }
   if (review?.body !== undefined && !(options.hideLowStar && review.lowStar)) {
     const body = review.body
       .replace(/\r\n?/g, '\n')
@@ -137,8 +149,7 @@ export function renderPlainAlert(alert: Alert, markup: Markup, options: PlainOpt
     const quoted = text.split('\n').map(markup.quote).join('\n');
     if (text !== '' && quoted.length + 1 <= room) push(quoted);
   }
-  const { asin, marketplace } = alert.subject;
-  const url = safeUrl(review?.url) ?? (asin === undefined ? undefined : safeUrl(bookUrl(asin, marketplace)));
+  const url = reviewUrl ?? store;
   return { mark: alertMark(alert), title, details: lines.join('\n'), url };
 }
 
