@@ -65,7 +65,7 @@ async function main(): Promise<void> {
   const profile = await mkdtemp(join(tmpdir(), 'shelfwatch-chromium-'));
   const message: OutgoingMessage = {
     alerts: sampleAlerts(),
-    totalCount: 3,
+    totalCount: 4,
     hideLowStarText: false,
     messageId: 'docs-screenshot',
     timeZone: ZONE,

@@ -57,11 +57,11 @@ export interface AxisChartOptions {
   invert?: boolean;
 }
 
-const LEFT = 58;
-const RIGHT = 72;
+const LEFT = 80;
+const RIGHT = 80;
 const TOP = 24;
 const BOTTOM = 22;
-const CAPTION_CHARS = 52;
+const CAPTION_CHARS = 64;
 
 export function axisChartSvg(options: AxisChartOptions): string {
   const width = AXIS_CHART_WIDTH;

@@ -5,14 +5,15 @@ import { telegramMarkup } from '../../src/deliver/channels/telegram.ts';
 import { renderPlainAlert } from '../../src/deliver/render/plain.ts';
 import type { Alert } from '../../src/model/alert.ts';
 
-const review = (url: string | null, marketplace = 'DE'): Alert => ({
+/** `marketplace` null: a campaign's review, whose alert names no marketplace. */
+const review = (url: string | null, marketplace: string | null = 'DE'): Alert => ({
   fingerprint: 'fp-review',
   workspace: 'ws',
   ruleId: 'reviews',
   kind: 'review_new',
   severity: 'info',
   status: 'firing',
-  subject: { asin: 'B0CJ4XQ2ZK', marketplace, reviewId: 'r1' },
+  subject: { asin: 'B0CJ4XQ2ZK', reviewId: 'r1', ...(marketplace === null ? {} : { marketplace }) },
   title: 'New 5★ review of “The Teapot Murders”',
   facts: { rating: 5, platform: 'amazon', reviewer: 'Ada', body: 'Loved it', url },
   observedAt: Date.UTC(2026, 10, 21, 9),
@@ -39,6 +40,8 @@ describe('store and review links', () => {
     const hostile = renderPlainAlert(review('javascript:alert(1)'), discordMarkup, options);
     expect(hostile.url).toBe('https://www.amazon.de/dp/B0CJ4XQ2ZK');
     expect(`${hostile.details}${hostile.url}`).not.toContain('javascript:');
+    const campaign = review('https://www.goodreads.com/review/show/1', null);
+    expect(renderPlainAlert(campaign, discordMarkup, options).details).not.toContain('Book on');
     const none = renderPlainAlert(review(null, 'MX'), discordMarkup, options);
     expect(none.url).toBe('https://www.amazon.com.mx/dp/B0CJ4XQ2ZK');
     expect(none.details).not.toContain('Book on');

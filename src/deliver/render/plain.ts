@@ -135,8 +135,14 @@ export function renderPlainAlert(alert: Alert, markup: Markup, options: PlainOpt
   const { asin, marketplace } = alert.subject;
   const store = asin === undefined ? undefined : safeUrl(bookUrl(asin, marketplace));
   const reviewUrl = safeUrl(review?.url);
-  // The message's link opens the review: the book's page is then a line of its own.
-  if (reviewUrl !== undefined && store !== undefined && markup.link !== undefined) {
+  // The message's link opens the review: the book's page is then a line of its own, when the
+  // alert names its marketplace (a campaign's reviews do not: the US store would be a guess).
+  if (
+    reviewUrl !== undefined &&
+    marketplace !== undefined &&
+    store !== undefined &&
+    markup.link !== undefined
+  ) {
     push(markup.link(store, `Book on ${amazonDomain(marketplace) ?? 'Amazon'}`));
   }
   if (review?.body !== undefined && !(options.hideLowStar && review.lowStar)) {
