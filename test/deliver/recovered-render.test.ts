@@ -58,6 +58,7 @@ describe('recovered messages name the low point and how long it lasted', () => {
       to: ['b@example.test'],
     });
     expect(email.text).toMatch(/Low point\s*:?\s+#31/);
+    expect(email.text).toMatch(/Rank\s*:?\s+#4 \(before the drop: #4\)/);
     expect(email.text).toContain('from 21 Nov 2026, 10:00 CET for 5 h 20 min');
     const slack = JSON.stringify(renderSlackMessage(message(alert, 'America/New_York')));
     expect(slack).toContain('from 21 Nov 2026, 04:00 GMT-5 for 5 h 20 min');

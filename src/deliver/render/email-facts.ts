@@ -108,7 +108,13 @@ const SENTIMENT: RowSpec[] = [
 /** What each kind shows besides the book; which facts each kind carries is in docs/alerts.md. */
 const KIND_ROWS: Readonly<Record<AlertKind, readonly RowSpec[]>> = {
   keyword_rank_drop: KEYWORD,
-  keyword_rank_recovered: [plain('Keyword', 'keyword'), ranks('Rank'), low, down('Down', 'firedAt')],
+  keyword_rank_recovered: [
+    plain('Keyword', 'keyword'),
+    // "#2 → #3" would read as a fall: a recovery names the rank it is back at and the one before the drop.
+    ['Rank', (f) => `${rank(f('after'))} (before the drop: ${rank(f('before'))})`],
+    low,
+    down('Down', 'firedAt'),
+  ],
   bsr_worsened: BSR,
   bsr_recovered: [...BSR, low, down('Down', 'firedAt')],
   bsr_removed: BSR,
