@@ -13,7 +13,9 @@
  */
 import type { Alert } from '../../src/model/alert.ts';
 import { bookTargetId, keywordsTargetId } from '../../src/poll/targets.ts';
-import type { SimControl, SimEvent } from './sim-control.ts';
+import type { SimEventInput } from '../../src/sim/control-schemas.ts';
+import type { SimControlClient } from '../../src/sim/index.ts';
+import type { Marketplace } from '../../src/sim/world/market.ts';
 
 export const SIGNAL_KEYWORD = 'swbench signal keyword';
 const KEYWORD_HOME = 3;
@@ -67,7 +69,7 @@ interface Machine {
 }
 
 export interface EventScriptOptions {
-  control: SimControl;
+  control: SimControlClient;
   books: { asin: string; marketplace: string }[];
   /** The target's current planned cadence (sim ms). */
   cadenceOf(targetId: string): number;
@@ -100,7 +102,7 @@ export class EventScript {
   /** Puts every signal at its home value; the first drop follows once a poll has seen it there. */
   async setUp(): Promise<void> {
     for (const m of this.machines) {
-      m.restoredAt = await this.o.control.event(this.event(m, false));
+      m.restoredAt = await this.apply(this.event(m, false));
       m.phase = 'await-observe';
       m.dueAt = Number.POSITIVE_INFINITY;
     }
@@ -133,7 +135,7 @@ export class EventScript {
         m.sample = sample;
         m.phase = 'armed';
         m.dueAt = Number.POSITIVE_INFINITY;
-        sample.appliedAt = await this.o.control.event(this.event(m, true));
+        sample.appliedAt = await this.apply(this.event(m, true));
         this.samples.push(sample);
         if (m.detection !== undefined) this.detect(m, m.detection);
         else m.dueAt = sample.appliedAt + 10 * cadenceMs + 24 * HOUR;
@@ -143,7 +145,7 @@ export class EventScript {
         m.phase = 'restore';
       }
       if (m.phase === 'restore') {
-        m.restoredAt = await this.o.control.event(this.event(m, false));
+        m.restoredAt = await this.apply(this.event(m, false));
         m.phase = 'await-observe';
         m.dueAt = Number.POSITIVE_INFINITY;
       }
@@ -202,15 +204,23 @@ export class EventScript {
     }
   }
 
-  private event(m: Machine, drop: boolean): SimEvent {
+  /** Applies an event now; returns the sim time it was applied at (it is visible from then on). */
+  private async apply(event: SimEventInput): Promise<number> {
+    const answer = await this.o.control.event(event);
+    return Date.parse(answer.applied_at ?? '');
+  }
+
+  private event(m: Machine, drop: boolean): SimEventInput {
+    // The machines' marketplaces come from the simulator's own world, so they are its marketplaces.
+    const marketplace = m.marketplace as Marketplace;
     return m.kind === 'keyword'
       ? {
           type: 'keyword_rank',
           asin: m.asin,
           keyword: SIGNAL_KEYWORD,
-          marketplace: m.marketplace,
+          marketplace,
           rank: drop ? KEYWORD_DROP : KEYWORD_HOME,
         }
-      : { type: 'bsr', asin: m.asin, marketplace: m.marketplace, rank: drop ? BSR_SPIKE : BSR_HOME };
+      : { type: 'bsr', asin: m.asin, marketplace, rank: drop ? BSR_SPIKE : BSR_HOME };
   }
 }

@@ -6,11 +6,11 @@
 import type { WorkspaceConfig } from '../../src/config/schema.ts';
 import { ConfigTargetRegistry } from '../../src/poll/registry.ts';
 import { planWorkspace } from '../../src/poll/schedule.ts';
-import { parsePlan, startSimulator } from '../../src/sim/index.ts';
+import { parsePlan, SimControlClient, startSimulator } from '../../src/sim/index.ts';
 import type { BenchContext } from './context.ts';
 import { configOrThrow, type MonthRun, runMonth } from './month.ts';
 import { SIGNAL_KEYWORD } from './month-events.ts';
-import { RequestTally, SimControl } from './sim-control.ts';
+import { RequestTally } from './request-tally.ts';
 import { startSimProcess } from './sim-process.ts';
 import { median, percentile } from './stats.ts';
 
@@ -147,7 +147,7 @@ export async function simulateMonth(
     requestLogLimit: 200_000,
   });
   ctx.defer(() => sim.close());
-  const control = new SimControl(sim.url, sim.adminToken);
+  const control = new SimControlClient(sim, { connections: 2 });
   ctx.defer(() => control.close());
   const tally = new RequestTally(MONTH_START, end);
   let pulling = Promise.resolve();
@@ -274,7 +274,7 @@ async function readWorld(seed: number, books: number) {
     speed: 0,
     startAt: new Date(MONTH_START).toISOString(),
   });
-  const control = new SimControl(sim.url, sim.adminToken);
+  const control = new SimControlClient(sim, { connections: 2 });
   try {
     return await control.world();
   } finally {

@@ -28,10 +28,10 @@ import type { ShelfwatchConfig } from '../../src/config/schema.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { PollDeferredError, type PollDeps, type PollResult, processPoll } from '../../src/poll/processor.ts';
 import { planWorkspace, schedulesFromPlan } from '../../src/poll/schedule.ts';
+import { SimControlClient } from '../../src/sim/index.ts';
 import { acceleratedClock, type Clock } from '../../src/util/clock.ts';
 import { benchAsin } from './keywords.ts';
 import { EventScript, type PollInfo } from './month-events.ts';
-import { SimControl } from './sim-control.ts';
 import { monotonicMs, type SimProcess } from './sim-process.ts';
 
 const MINUTE = 60_000;
@@ -129,7 +129,7 @@ export async function runMonth(options: {
   const ws = options.config.workspaces[0]!;
   const workspace = ws.id;
   const targets = runtime.registry.all(workspace);
-  const control = new SimControl(sim.url, sim.adminToken);
+  const control = new SimControlClient(sim, { connections: 2 });
   const slots = new Map<string, Slot>();
   const cadences = new Map<string, number>();
   const events = new EventScript({

@@ -6,8 +6,8 @@
  */
 import { parseConfig } from '../config/load.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
+import type { SimWorld } from '../sim/control-schemas.ts';
 import { DemoError } from './errors.ts';
-import type { SimWorld } from './sim-control.ts';
 
 export const DEMO_WORKSPACE = 'demo';
 /** A key the simulator accepts out of the box (src/sim/keys.ts DEMO_KEYS): the Studio plan. */

@@ -13,7 +13,7 @@ import { startWorkers } from '../app/start.ts';
 import { createSmtpPool } from '../deliver/channels/smtp-pool.ts';
 import { createLogger } from '../ops/logger.ts';
 import { Shutdown } from '../ops/shutdown.ts';
-import { startSimulator } from '../sim/index.ts';
+import { SimControlClient, startSimulator } from '../sim/index.ts';
 import { acceleratedClock } from '../util/clock.ts';
 import {
   buildDemoConfig,
@@ -36,7 +36,6 @@ import {
   type RedisChoice,
 } from './redis.ts';
 import { applyEvent, planScript } from './script.ts';
-import { SimControl } from './sim-control.ts';
 import { startSlackCapture } from './slack-capture.ts';
 import { stopSwitch } from './stop.ts';
 import { cleanupLine, formatSummary, missingPart, shownPath } from './summary.ts';
@@ -118,7 +117,7 @@ export async function runDemo(options: DemoOptions, out: DemoOutput): Promise<nu
       campaigns: CAMPAIGNS,
     });
     shutdown.add('simulator', () => sim.close());
-    const control = new SimControl(sim);
+    const control = new SimControlClient(sim);
     shutdown.add('simulator control', () => control.close());
     const world = await control.world(stop.signal);
     const clock = acceleratedClock(sim.clock.now(), options.speed);

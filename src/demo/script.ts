@@ -6,10 +6,11 @@
  */
 import type { Alert, AlertKind } from '../model/alert.ts';
 import type { Observation } from '../model/observation.ts';
+import type { SimEventInput, SimWorld } from '../sim/control-schemas.ts';
+import type { SimControlClient } from '../sim/index.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { DEMO_WORKSPACE } from './config.ts';
 import { DemoError } from './errors.ts';
-import type { SimControl, SimEvent, SimWorld } from './sim-control.ts';
 
 export interface ScriptedEvent {
   /** Short name: "keyword rank drop". */
@@ -17,7 +18,7 @@ export interface ScriptedEvent {
   /** What was scripted, in words, for the summary. */
   description: string;
   expectedKind: AlertKind;
-  body: SimEvent;
+  body: SimEventInput;
   /** Set when the simulator took the event. */
   scriptedAt?: number;
   reviewId?: string;
@@ -142,7 +143,7 @@ export async function planScript(
 
 /** Sends one event to the simulator and marks it scripted. */
 export async function applyEvent(
-  control: SimControl,
+  control: SimControlClient,
   event: ScriptedEvent,
   simNow: () => number,
   signal: AbortSignal,

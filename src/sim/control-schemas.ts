@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { FAULT_KINDS } from './faults.ts';
-import { MARKETPLACES } from './world/market.ts';
+import type { SimPlan } from './keys.ts';
+import type { RequestLogEntry } from './request-log.ts';
+import { MARKETPLACES, type Marketplace } from './world/market.ts';
 
 /** Bodies the control endpoint accepts. Kept apart from the handlers, which check them against the world. */
 
@@ -117,6 +119,43 @@ export const ClockBody = z.object({
     .min(0)
     .max(400 * 86_400_000),
 });
+
+/** What a caller may send: the bodies before defaults are applied (`marketplace` may be left out). */
+export type SimEventInput = z.input<typeof EventBody>;
+export type SimFaultInput = z.input<typeof FaultBody>;
+export type SimRatesInput = z.input<typeof RatesBody>;
+export type SimKeyInput = z.input<typeof KeyBody>;
+
+/** A book of the world as `GET /_sim/world` lists it (keywords: its first 20). */
+export interface SimWorldBook {
+  asin: string;
+  title: string;
+  author: string;
+  marketplaces: readonly Marketplace[];
+  keywords: readonly string[];
+}
+
+/** The answer of `GET /_sim/world`: what tests, the demo and benchmarks pick their targets from. */
+export interface SimWorld {
+  now: string;
+  books: SimWorldBook[];
+  campaigns: { campaign_id: string; asin: string }[];
+  workspaces: {
+    workspace: string;
+    plan: SimPlan;
+    keys: number;
+    usage: { minute_count: number; month: string; month_count: number };
+  }[];
+}
+
+/** The answer of `POST /_sim/events`: a review carries its new id, other events their sim time. */
+export interface SimEventAnswer {
+  ok: true;
+  applied_at?: string;
+  review_id?: string;
+}
+
+export type SimLoggedRequest = RequestLogEntry;
 
 /** One line naming each failing field: what a test author needs to fix the call. */
 export function describeIssues(error: z.ZodError): string {

@@ -10,6 +10,7 @@ import {
   KeyBody,
   RatesBody,
   RevokeBody,
+  type SimWorld,
 } from './control-schemas.ts';
 import { ApiError, badRequest, notFound, SimConfigError } from './errors.ts';
 import { errorBody, send } from './http.ts';
@@ -36,7 +37,7 @@ function parseBody<T extends z.ZodType>(schema: T, bodyText: string | undefined)
   return result.data;
 }
 
-function world(state: SimState) {
+function world(state: SimState): SimWorld {
   const nowMs = state.clock.now();
   const { catalogue } = state.world;
   return {

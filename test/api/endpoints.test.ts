@@ -9,28 +9,16 @@ import {
   type Page,
   type ResponseInfo,
 } from '../../src/api/index.ts';
-import {
-  clientFor,
-  KEYS,
-  rejection,
-  SimControl,
-  type Simulator,
-  startTestSimulator,
-  type World,
-} from './helpers.ts';
+import { API_SIM, clientFor, KEYS, rejection } from '../helpers/api-client.ts';
+import { useSimulator } from '../helpers/sim.ts';
 
-let sim: Simulator;
-let control: SimControl;
+const fx = useSimulator(API_SIM);
 let client: AnalyticsClient;
-let world: World;
 const outbound: OutboundRequest[] = [];
 const responses: ResponseInfo[] = [];
 
 beforeAll(async () => {
-  sim = await startTestSimulator();
-  control = new SimControl(sim);
-  world = await control.world();
-  client = clientFor(sim, KEYS.main, {
+  client = clientFor(fx.sim, KEYS.main, {
     beforeRequest: (req) => {
       outbound.push(req);
     },
@@ -42,14 +30,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client?.close();
-  await control?.close();
-  await sim?.close();
 });
 
 function firstBook() {
-  const book = world.books[0];
-  if (book === undefined) throw new Error('the simulator world has no books');
-  return book;
+  return fx.book();
 }
 
 function isoDay(ms: number): string {
@@ -99,12 +83,12 @@ describe('GET /v1/books/{asin}', () => {
 
   it('refuses a malformed ASIN before spending a request', async () => {
     const before = outbound.length;
-    const seq = await control.lastSeq();
+    const seq = await fx.control.lastSeq();
     const error = await rejection(client.getBook('b0-not-an-asin'));
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect(error).toMatchObject({ code: 'invalid_request', status: undefined, retryable: false });
     expect(outbound.length).toBe(before);
-    expect(await control.requestsSince(seq)).toEqual([]);
+    expect(await fx.control.requestsSince(seq)).toEqual([]);
   });
 });
 
@@ -183,8 +167,7 @@ describe('GET /v1/rankings', () => {
 
 describe('POST /v1/arc/invites', () => {
   it('invites readers, sends the Idempotency-Key and answers the first result on a repeat', async () => {
-    const campaign = world.campaigns[0];
-    if (campaign === undefined) throw new Error('the simulator world has no campaigns');
+    const campaign = fx.campaign();
     const body = {
       campaign_id: campaign.campaign_id,
       readers: [
@@ -221,7 +204,7 @@ describe('POST /v1/arc/invites', () => {
 
 describe('GET /v1/arc/reviews', () => {
   it('parses reviews newest first across several pages', async () => {
-    const campaign = world.campaigns[0];
+    const campaign = fx.world.campaigns[0];
     const all = await collectAll(client.listArcReviews({ campaignId: campaign?.campaign_id, limit: 100 }));
     expect(all.items.length).toBeGreaterThan(2);
     const { items, pages } = await walk(
@@ -243,7 +226,7 @@ describe('GET /v1/arc/reviews', () => {
 describe('GET /v1/sales', () => {
   it('parses daily sales with money as decimal strings across several pages', async () => {
     const book = firstBook();
-    const now = sim.clock.now();
+    const now = fx.sim.clock.now();
     const params = { asin: book.asin, from: isoDay(now - 9 * 86_400_000), to: isoDay(now - 86_400_000) };
     const all = await collectAll(client.listSales({ ...params, limit: 100 }));
     expect(all.items.length).toBeGreaterThan(3);

@@ -14,47 +14,30 @@ import {
   UnauthorizedError,
   ValidationFailedError,
 } from '../../src/api/index.ts';
-import {
-  clientFor,
-  iterationRejection,
-  KEYS,
-  rejection,
-  SimControl,
-  type Simulator,
-  startTestSimulator,
-  type World,
-} from './helpers.ts';
+import { API_SIM, clientFor, iterationRejection, KEYS, rejection } from '../helpers/api-client.ts';
+import { useSimulator } from '../helpers/sim.ts';
 
-let sim: Simulator;
-let control: SimControl;
+const fx = useSimulator(API_SIM);
 let client: AnalyticsClient;
-let world: World;
 const opened: AnalyticsClient[] = [];
 
 beforeAll(async () => {
-  sim = await startTestSimulator();
-  control = new SimControl(sim);
-  world = await control.world();
-  client = clientFor(sim);
+  client = clientFor(fx.sim);
   opened.push(client);
 });
 
 afterAll(async () => {
   await Promise.all(opened.map((c) => c.close()));
-  await control?.close();
-  await sim?.close();
 });
 
 function open(key: string): AnalyticsClient {
-  const c = clientFor(sim, key);
+  const c = clientFor(fx.sim, key);
   opened.push(c);
   return c;
 }
 
 function asin(): string {
-  const book = world.books[0];
-  if (book === undefined) throw new Error('no books');
-  return book.asin;
+  return fx.book().asin;
 }
 
 /** The key must appear nowhere: not in the message, not in any field, not in the cause chain. */
@@ -95,10 +78,10 @@ describe('4xx answers', () => {
 
   it('401 for a key revoked while in use', async () => {
     const key = 'sk_test_to_be_revoked_0123456789';
-    await control.addKey(key, 'ws-revoked', 'custom:100:1000');
+    await fx.control.addKey({ key, workspace: 'ws-revoked', plan: 'custom:100:1000' });
     const c = open(key);
     expect((await c.getBook(asin())).meta.status).toBe(200);
-    await control.revoke(key);
+    await fx.control.revoke(key);
     const error = await rejection(c.getBook(asin()));
     expect(error).toBeInstanceOf(UnauthorizedError);
     expectNoKey(error, key);
@@ -120,8 +103,7 @@ describe('4xx answers', () => {
   });
 
   it('409 when an Idempotency-Key is reused with a different body', async () => {
-    const campaign = world.campaigns[0];
-    if (campaign === undefined) throw new Error('no campaigns');
+    const campaign = fx.campaign();
     const body = { campaign_id: campaign.campaign_id, readers: [{ email: 'lin@example.com', name: 'Lin' }] };
     await client.inviteArcReaders(body, { idempotencyKey: 'conflict-key' });
     const error = await rejection(
@@ -135,7 +117,7 @@ describe('4xx answers', () => {
   });
 
   it('422 for an invite body that fails validation, with the details', async () => {
-    const campaign = world.campaigns[0];
+    const campaign = fx.world.campaigns[0];
     const error = await rejection(
       client.inviteArcReaders(
         { campaign_id: campaign?.campaign_id ?? 'x', readers: [] },
@@ -156,7 +138,7 @@ describe('429 answers', () => {
     const tiny = open(KEYS.tiny);
     await tiny.getBook(asin());
     await tiny.getBook(asin());
-    const seq = await control.lastSeq();
+    const seq = await fx.control.lastSeq();
     const error = await rejection(tiny.getBook(asin()));
     expect(error).toBeInstanceOf(RateLimitedError);
     const limited = error as RateLimitedError;
@@ -165,7 +147,7 @@ describe('429 answers', () => {
     expect(limited.retryAfterMs).toBeLessThanOrEqual(60_000);
     expect(limited.retryAfterMs % 1000).toBe(0);
     expect(limited.rateLimit?.remaining).toBe(0);
-    expect(await control.requestsSince(seq)).toHaveLength(1);
+    expect(await fx.control.requestsSince(seq)).toHaveLength(1);
   });
 
   it('monthly quota: quota_exceeded with Retry-After at the month reset, scope month', async () => {
@@ -176,14 +158,14 @@ describe('429 answers', () => {
     expect(error).toBeInstanceOf(RateLimitedError);
     const limited = error as RateLimitedError;
     expect(limited).toMatchObject({ status: 429, code: 'quota_exceeded', scope: 'month' });
-    const now = new Date(sim.clock.now());
+    const now = new Date(fx.sim.clock.now());
     const monthEnd = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
     expect(Math.abs(limited.retryAfterMs - (monthEnd - now.getTime()))).toBeLessThan(5 * 60_000);
     expect(limited.rateLimit?.quotaRemaining).toBe(0);
   });
 
   it('Retry-After as an HTTP date is read as a delay, for both scopes', async () => {
-    await control.fault({
+    await fx.control.fault({
       kind: 'status',
       status: 429,
       code: 'rate_limited',
@@ -198,7 +180,7 @@ describe('429 answers', () => {
     expect(minuteWait).toBeLessThanOrEqual(30_000);
 
     const dayAndABit = 100_000;
-    await control.fault({
+    await fx.control.fault({
       kind: 'status',
       status: 429,
       code: 'quota_exceeded',
@@ -212,7 +194,7 @@ describe('429 answers', () => {
   });
 
   it('a 429 on a list fails the walk and is not retried', async () => {
-    await control.fault({
+    await fx.control.fault({
       kind: 'status',
       status: 429,
       code: 'rate_limited',

@@ -17,42 +17,26 @@ import {
   RateLimitedError,
   SchemaMismatchError,
 } from '../../src/api/index.ts';
-import {
-  clientFor,
-  KEYS,
-  rejection,
-  SimControl,
-  type Simulator,
-  startTestSimulator,
-  type World,
-} from './helpers.ts';
+import { API_SIM, clientFor, KEYS, rejection } from '../helpers/api-client.ts';
+import { useSimulator } from '../helpers/sim.ts';
 
-let sim: Simulator;
-let control: SimControl;
+const fx = useSimulator(API_SIM);
 let client: AnalyticsClient;
-let world: World;
 
 beforeAll(async () => {
-  sim = await startTestSimulator();
-  control = new SimControl(sim);
-  world = await control.world();
-  client = clientFor(sim);
+  client = clientFor(fx.sim);
 });
 
 afterEach(async () => {
-  await control.clearFaults();
+  await fx.control.clearFaults();
 });
 
 afterAll(async () => {
   await client?.close();
-  await control?.close();
-  await sim?.close();
 });
 
 function asin(): string {
-  const book = world.books[0];
-  if (book === undefined) throw new Error('no books');
-  return book.asin;
+  return fx.book().asin;
 }
 
 function isoDay(ms: number): string {
@@ -61,27 +45,27 @@ function isoDay(ms: number): string {
 
 describe('drift in a successful body', () => {
   it('accepts an unknown extra field and leaves it out of the parsed value', async () => {
-    await control.fault({ kind: 'extra_field', count: 1, pathPrefix: '/v1/books' });
+    await fx.control.fault({ kind: 'extra_field', count: 1, pathPrefix: '/v1/books' });
     const res = await client.getBook(asin());
     expect(res.data.asin).toBe(asin());
     expect(Object.keys(res.data).sort()).toEqual(Object.keys(bookSchema.shape).sort());
   });
 
   it('reports a missing nested field with its path, and is not retried', async () => {
-    const seq = await control.lastSeq();
-    await control.fault({ kind: 'drop_field', field: 'bsr.rank', count: 1, pathPrefix: '/v1/books' });
+    const seq = await fx.control.lastSeq();
+    await fx.control.fault({ kind: 'drop_field', field: 'bsr.rank', count: 1, pathPrefix: '/v1/books' });
     const error = await rejection(client.getBook(asin()));
     expect(error).toBeInstanceOf(SchemaMismatchError);
     const mismatch = error as SchemaMismatchError;
     expect(mismatch).toMatchObject({ status: 200, code: 'schema_mismatch', retryable: false });
     expect(mismatch.issues[0]?.path).toBe('bsr.rank');
     expect(mismatch.message).toContain('bsr.rank');
-    expect(await control.requestsSince(seq)).toHaveLength(1);
+    expect(await fx.control.requestsSince(seq)).toHaveLength(1);
   });
 
   it('reports a field missing from list items as data[0].units', async () => {
-    await control.fault({ kind: 'drop_field', field: 'units', count: 1, pathPrefix: '/v1/sales' });
-    const now = sim.clock.now();
+    await fx.control.fault({ kind: 'drop_field', field: 'units', count: 1, pathPrefix: '/v1/sales' });
+    const now = fx.sim.clock.now();
     const pages = client.listSales({
       from: isoDay(now - 5 * 86_400_000),
       to: isoDay(now - 86_400_000),
@@ -98,7 +82,7 @@ describe('drift in a successful body', () => {
 
 describe('drift in a keywords answer (items checked by a loop, not zod)', () => {
   it('accepts unknown fields on the answer and its items, and leaves them out', async () => {
-    await control.fault({ kind: 'extra_field', count: 1, pathPrefix: `/v1/books/${asin()}/keywords` });
+    await fx.control.fault({ kind: 'extra_field', count: 1, pathPrefix: `/v1/books/${asin()}/keywords` });
     const res = await client.getBookKeywords(asin());
     expect(Object.keys(res.data).sort()).toEqual(['asin', 'data']);
     expect(res.data.data.length).toBeGreaterThan(0);
@@ -108,8 +92,13 @@ describe('drift in a keywords answer (items checked by a loop, not zod)', () => 
   });
 
   it('reports an item missing its rank as data[0].rank, every item listed, not retried', async () => {
-    const seq = await control.lastSeq();
-    await control.fault({ kind: 'drop_field', field: 'rank', count: 1, pathPrefix: `/v1/books/${asin()}` });
+    const seq = await fx.control.lastSeq();
+    await fx.control.fault({
+      kind: 'drop_field',
+      field: 'rank',
+      count: 1,
+      pathPrefix: `/v1/books/${asin()}`,
+    });
     const error = await rejection(client.getBookKeywords(asin()));
     expect(error).toBeInstanceOf(SchemaMismatchError);
     const mismatch = error as SchemaMismatchError;
@@ -122,7 +111,7 @@ describe('drift in a keywords answer (items checked by a loop, not zod)', () => 
     });
     expect(mismatch.issues.map((i) => i.path)).toContain('data[1].rank');
     expect(mismatch.message).toContain('at data[0].rank: Invalid input: expected number, received undefined');
-    expect(await control.requestsSince(seq)).toHaveLength(1);
+    expect(await fx.control.requestsSince(seq)).toHaveLength(1);
   });
 });
 

@@ -11,27 +11,15 @@ import {
   TransientError,
   UnauthorizedError,
 } from '../../src/api/index.ts';
-import {
-  clientFor,
-  KEYS,
-  rejection,
-  SimControl,
-  type Simulator,
-  startTestSimulator,
-  type World,
-} from './helpers.ts';
+import { API_SIM, clientFor, KEYS, rejection } from '../helpers/api-client.ts';
+import { useSimulator } from '../helpers/sim.ts';
 
-let sim: Simulator;
-let control: SimControl;
+const fx = useSimulator(API_SIM);
 let client: AnalyticsClient;
-let world: World;
 const outbound: OutboundRequest[] = [];
 
 beforeAll(async () => {
-  sim = await startTestSimulator();
-  control = new SimControl(sim);
-  world = await control.world();
-  client = clientFor(sim, KEYS.main, {
+  client = clientFor(fx.sim, KEYS.main, {
     beforeRequest: (req) => {
       outbound.push(req);
     },
@@ -39,26 +27,22 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  await control.clearFaults();
+  await fx.control.clearFaults();
 });
 
 afterAll(async () => {
   await client?.close();
-  await control?.close();
-  await sim?.close();
 });
 
 function asin(): string {
-  const book = world.books[0];
-  if (book === undefined) throw new Error('no books');
-  return book.asin;
+  return fx.book().asin;
 }
 
 describe('5xx and the one quick retry', () => {
   it('absorbs a single 503: two requests reach the server, the caller gets the book', async () => {
-    const seq = await control.lastSeq();
+    const seq = await fx.control.lastSeq();
     const before = outbound.length;
-    await control.fault({
+    await fx.control.fault({
       kind: 'status',
       status: 503,
       code: 'unavailable',
@@ -69,21 +53,27 @@ describe('5xx and the one quick retry', () => {
     expect(res.data.asin).toBe(asin());
     expect(res.meta.attempts).toBe(2);
     expect(outbound.slice(before).map((r) => r.attempt)).toEqual([1, 2]);
-    expect((await control.requestsSince(seq)).map((r) => r.status)).toEqual([503, 200]);
+    expect((await fx.control.requestsSince(seq)).map((r) => r.status)).toEqual([503, 200]);
   });
 
   it('does not absorb two: a TransientError after exactly two requests', async () => {
-    const seq = await control.lastSeq();
-    await control.fault({ kind: 'status', status: 500, code: 'internal', count: 2, pathPrefix: '/v1/books' });
+    const seq = await fx.control.lastSeq();
+    await fx.control.fault({
+      kind: 'status',
+      status: 500,
+      code: 'internal',
+      count: 2,
+      pathPrefix: '/v1/books',
+    });
     const error = await rejection(client.getBook(asin()));
     expect(error).toBeInstanceOf(TransientError);
     expect(error).toMatchObject({ status: 500, code: 'internal', reason: 'server_error', retryable: true });
-    expect((await control.requestsSince(seq)).map((r) => r.status)).toEqual([500, 500]);
+    expect((await fx.control.requestsSince(seq)).map((r) => r.status)).toEqual([500, 500]);
   });
 
   it('does not retry quickly when a 503 asks for a longer pause, and reports the pause', async () => {
-    const seq = await control.lastSeq();
-    await control.fault({
+    const seq = await fx.control.lastSeq();
+    await fx.control.fault({
       kind: 'status',
       status: 503,
       code: 'unavailable',
@@ -93,13 +83,13 @@ describe('5xx and the one quick retry', () => {
     const error = await rejection(client.getBook(asin()));
     expect(error).toBeInstanceOf(TransientError);
     expect(error).toMatchObject({ status: 503, code: 'unavailable', retryAfterMs: 7_000 });
-    expect(await control.requestsSince(seq)).toHaveLength(1);
+    expect(await fx.control.requestsSince(seq)).toHaveLength(1);
   });
 
   it('never retries the POST', async () => {
-    const campaign = world.campaigns[0];
-    const seq = await control.lastSeq();
-    await control.fault({
+    const campaign = fx.world.campaigns[0];
+    const seq = await fx.control.lastSeq();
+    await fx.control.fault({
       kind: 'status',
       status: 503,
       code: 'unavailable',
@@ -112,17 +102,17 @@ describe('5xx and the one quick retry', () => {
     };
     const error = await rejection(client.inviteArcReaders(body, { idempotencyKey: 'post-no-retry' }));
     expect(error).toBeInstanceOf(TransientError);
-    expect(await control.requestsSince(seq)).toHaveLength(1);
+    expect(await fx.control.requestsSince(seq)).toHaveLength(1);
     // the caller repeats with the same key, which is safe
     const res = await client.inviteArcReaders(body, { idempotencyKey: 'post-no-retry' });
     expect(res.data.data[0]?.email).toBe('kim@example.com');
   });
 
   it('retries a failed page once inside a walk; the retry counts as a request', async () => {
-    const q = world.books[0]?.keywords[0]?.split(' ')[0] ?? 'mystery';
+    const q = fx.world.books[0]?.keywords[0]?.split(' ')[0] ?? 'mystery';
     const clean = await collectAll(client.searchKeywords({ q, limit: 2 }));
     expect(clean.pages).toBeGreaterThan(1);
-    await control.fault({ kind: 'status', status: 502, count: 1, pathPrefix: '/v1/keywords/search' });
+    await fx.control.fault({ kind: 'status', status: 502, count: 1, pathPrefix: '/v1/keywords/search' });
     const before = outbound.length;
     const retried = await collectAll(client.searchKeywords({ q, limit: 2 }));
     expect(retried.items).toEqual(clean.items);
@@ -137,7 +127,7 @@ describe('5xx and the one quick retry', () => {
 
 describe('bodies that are not the contract', () => {
   it('an HTML 502 from a proxy is a TransientError html_body', async () => {
-    await control.fault({ kind: 'html', status: 502, count: 2 });
+    await fx.control.fault({ kind: 'html', status: 502, count: 2 });
     const error = await rejection(client.getBook(asin()));
     expect(error).toBeInstanceOf(TransientError);
     expect(error).toMatchObject({ status: 502, reason: 'html_body', code: 'html_body' });
@@ -145,7 +135,7 @@ describe('bodies that are not the contract', () => {
   });
 
   it('malformed JSON on a 200 is a TransientError malformed_json with the parser error as cause', async () => {
-    await control.fault({ kind: 'malformed_json', count: 2 });
+    await fx.control.fault({ kind: 'malformed_json', count: 2 });
     const error = await rejection(client.getBook(asin()));
     expect(error).toBeInstanceOf(TransientError);
     expect(error).toMatchObject({ status: 200, reason: 'malformed_json' });
@@ -153,7 +143,7 @@ describe('bodies that are not the contract', () => {
   });
 
   it('a connection reset is a TransientError network', async () => {
-    await control.fault({ kind: 'reset_connection', count: 2 });
+    await fx.control.fault({ kind: 'reset_connection', count: 2 });
     const error = await rejection(client.getBook(asin()));
     expect(error).toBeInstanceOf(TransientError);
     expect(error).toMatchObject({ status: undefined, reason: 'network', code: 'network' });
@@ -177,9 +167,9 @@ describe('bodies that are not the contract', () => {
 
 describe('timeouts', () => {
   it('a slow answer beyond headersMs is a TransientError timeout', async () => {
-    const impatient = clientFor(sim, KEYS.main, { timeouts: { headersMs: 200 } });
+    const impatient = clientFor(fx.sim, KEYS.main, { timeouts: { headersMs: 200 } });
     try {
-      await control.fault({ kind: 'slow', delayMs: 8_000, count: 2 });
+      await fx.control.fault({ kind: 'slow', delayMs: 8_000, count: 2 });
       const started = performance.now();
       const error = await rejection(impatient.getBook(asin()));
       expect(error).toBeInstanceOf(TransientError);
@@ -195,21 +185,21 @@ describe('timeouts', () => {
 
 describe('beforeRequest', () => {
   it('is called once per page, and its throw aborts the walk unchanged before the request', async () => {
-    const q = world.books[0]?.keywords[0]?.split(' ')[0] ?? 'mystery';
+    const q = fx.world.books[0]?.keywords[0]?.split(' ')[0] ?? 'mystery';
     class BudgetExhausted extends Error {}
     const seen: OutboundRequest[] = [];
-    const budgeted = clientFor(sim, KEYS.main, {
+    const budgeted = clientFor(fx.sim, KEYS.main, {
       beforeRequest: (req) => {
         if (seen.length === 2) throw new BudgetExhausted('no budget left');
         seen.push(req);
       },
     });
     try {
-      const seq = await control.lastSeq();
+      const seq = await fx.control.lastSeq();
       const error = await rejection(collectAll(budgeted.searchKeywords({ q, limit: 1 })));
       expect(error).toBeInstanceOf(BudgetExhausted);
       expect(seen.map((r) => r.page)).toEqual([0, 1]);
-      expect(await control.requestsSince(seq)).toHaveLength(2);
+      expect(await fx.control.requestsSince(seq)).toHaveLength(2);
     } finally {
       await budgeted.close();
     }
@@ -217,7 +207,7 @@ describe('beforeRequest', () => {
 
   it('may be async: the request waits for it', async () => {
     let released = false;
-    const gated = clientFor(sim, KEYS.main, {
+    const gated = clientFor(fx.sim, KEYS.main, {
       beforeRequest: async () => {
         await new Promise((resolve) => setImmediate(resolve));
         released = true;
@@ -235,10 +225,10 @@ describe('beforeRequest', () => {
 
 describe('cancellation', () => {
   it('an AbortSignal aborts a slow request with the abort reason, not an ApiError', async () => {
-    await control.fault({ kind: 'slow', delayMs: 3_000, count: 1 });
+    await fx.control.fault({ kind: 'slow', delayMs: 3_000, count: 1 });
     const controller = new AbortController();
     // abort shortly after the request has passed the budget hook, while the server is still waiting
-    const aborting = clientFor(sim, KEYS.main, {
+    const aborting = clientFor(fx.sim, KEYS.main, {
       beforeRequest: () => {
         setTimeout(() => controller.abort(), 50);
       },
@@ -263,12 +253,12 @@ describe('cancellation', () => {
   });
 
   it('a client error is still an error after a transient one: no retry of 401', async () => {
-    const wrong = clientFor(sim, 'sk_test_nobody_knows_me_000000');
+    const wrong = clientFor(fx.sim, 'sk_test_nobody_knows_me_000000');
     try {
-      const seq = await control.lastSeq();
+      const seq = await fx.control.lastSeq();
       const error = await rejection(wrong.getBook(asin()));
       expect(error).toBeInstanceOf(UnauthorizedError);
-      expect(await control.requestsSince(seq)).toHaveLength(1);
+      expect(await fx.control.requestsSince(seq)).toHaveLength(1);
     } finally {
       await wrong.close();
     }

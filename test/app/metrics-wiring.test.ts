@@ -1,8 +1,7 @@
 import { afterAll, expect, it } from 'vitest';
-import { parsePlan, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
 import { CapturingNotifier, startCapturedRuntime } from '../deliver/pipeline-harness.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { simForTest } from '../helpers/sim.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
 
 const prefix = testPrefix('metrics');
@@ -13,24 +12,26 @@ afterAll(async () => {
 });
 
 it('a running process counts API requests, polls, alerts and deliveries in /metrics', async () => {
-  const sim = await startSimulator({
-    port: 0,
+  const {
+    url,
+    control,
+    campaign: firstCampaign,
+  } = await simForTest({
     seed: 12,
     books: 1,
-    keys: [{ key: 'sk_metrics_0123456789', workspace: 'ws', plan: parsePlan('custom:600:100000') }],
+    key: 'sk_metrics_0123456789',
+    workspace: 'ws',
+    plan: 'custom:600:100000',
   });
-  releases.push(() => sim.close());
-  const control = new SimControl(sim);
-  releases.push(() => control.close());
-  const campaign = (await control.world()).campaigns[0];
+  const campaign = firstCampaign();
   const config = parseOrThrow({
     redis: { url: redisUrl(), prefix },
     workspaces: [
       {
         id: 'ws',
-        baseUrl: sim.url,
+        baseUrl: url,
         apiKey: 'sk_metrics_0123456789',
-        campaigns: [{ id: campaign?.campaign_id ?? '' }],
+        campaigns: [{ id: campaign.campaign_id ?? '' }],
         sales: false,
         cadence: { reviews: '1s' },
       },
@@ -47,9 +48,9 @@ it('a running process counts API requests, polls, alerts and deliveries in /metr
     if (Date.now() > deadline) throw new Error('no ok poll counted');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  await control.call('POST', '/_sim/events', {
+  await control.event({
     type: 'review',
-    campaign_id: campaign?.campaign_id,
+    campaign_id: campaign.campaign_id,
     platform: 'amazon',
     rating: 5,
     body: 'Great',

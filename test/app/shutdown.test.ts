@@ -5,33 +5,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
 import { RedisSnapshotStore } from '../../src/snapshot/store.ts';
-import { SimControl } from '../api/helpers.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { useSimulator } from '../helpers/sim.ts';
 
 const KEY = 'sk_shutdown_test_0123456789';
 const prefix = testPrefix('shutdown');
 const redis = testRedis(prefix);
-let sim: RunningSimulator;
-let control: SimControl;
 let asin = '';
 
-beforeAll(async () => {
-  sim = await startSimulator({
-    port: 0,
-    seed: 4,
-    books: 1,
-    keys: [{ key: KEY, workspace: 'ws', plan: parsePlan('custom:600:100000') }],
-  });
-  control = new SimControl(sim);
-  asin = (await control.world()).books[0]?.asin ?? '';
+const fx = useSimulator({
+  seed: 4,
+  books: 1,
+  key: KEY,
+  workspace: 'ws',
+  plan: 'custom:600:100000',
 });
 
-afterAll(async () => {
-  await control?.close();
-  await sim?.close();
+beforeAll(async () => {
+  asin = fx.world.books[0]?.asin ?? '';
 });
+
+afterAll(async () => {});
 
 it('SIGTERM with a poll in flight lets it finish, commits it, and exits 0', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'shelfwatch-shutdown-'));
@@ -42,7 +37,7 @@ it('SIGTERM with a poll in flight lets it finish, commits it, and exits 0', asyn
       `redis: { url: "${redisUrl()}", prefix: "${prefix}" }`,
       'workspaces:',
       '  - id: ws',
-      `    baseUrl: ${sim.url}`,
+      `    baseUrl: ${fx.url}`,
       `    apiKey: ${KEY}`,
       '    plan: custom:600:100000',
       '    sales: false',
@@ -52,8 +47,13 @@ it('SIGTERM with a poll in flight lets it finish, commits it, and exits 0', asyn
     ].join('\n'),
   );
   // The book's first answer takes 3 s: long enough to signal while it is in flight.
-  await control.fault({ kind: 'slow', delayMs: 3_000, pathPrefix: `/v1/books/${asin}?`, count: 1 });
-  await control.fault({ kind: 'slow', delayMs: 3_000, pathPrefix: `/v1/books/${asin}/keywords`, count: 1 });
+  await fx.control.fault({ kind: 'slow', delayMs: 3_000, pathPrefix: `/v1/books/${asin}?`, count: 1 });
+  await fx.control.fault({
+    kind: 'slow',
+    delayMs: 3_000,
+    pathPrefix: `/v1/books/${asin}/keywords`,
+    count: 1,
+  });
   const child = spawn(
     process.execPath,
     ['bin/shelfwatch.mjs', 'run', '--config', file, '--log-level', 'warn'],

@@ -4,17 +4,15 @@ import { planInvites, sendInvites } from '../../src/arc/invite.ts';
 import { formatInviteRun } from '../../src/cli/arc.ts';
 import { readInvites } from '../../src/digest/arc-invites.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
+import { parsePlan } from '../../src/sim/index.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { useSimulator } from '../helpers/sim.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
 
 const KEY = 'sk_arc_invite_test_0123456789';
 const SMALL_KEY = 'sk_arc_small_test_0123456789';
 const prefix = testPrefix('arc-invite');
 const redis = testRedis(prefix);
-let sim: RunningSimulator;
-let control: SimControl;
 let runtime: Runtime;
 let campaignId: string;
 let otherCampaignId: string;
@@ -26,7 +24,7 @@ function csv(from: number, to: number): string {
 }
 
 async function invitePosts(sinceSeq: number) {
-  return (await control.requestsSince(sinceSeq)).filter(
+  return (await fx.control.requestsSince(sinceSeq)).filter(
     (r) => r.method === 'POST' && r.path === '/v1/arc/invites',
   );
 }
@@ -41,18 +39,17 @@ function send(workspace: string, campaign: string, text: string) {
   });
 }
 
+const fx = useSimulator({
+  seed: 9,
+  books: 2,
+  key: KEY,
+  workspace: 'sim-arc',
+  plan: 'custom:1000:1000000',
+  otherKeys: [{ key: SMALL_KEY, workspace: 'sim-small', plan: parsePlan('custom:1000:1000000') }],
+});
+
 beforeAll(async () => {
-  sim = await startSimulator({
-    port: 0,
-    seed: 9,
-    books: 2,
-    keys: [
-      { key: KEY, workspace: 'sim-arc', plan: parsePlan('custom:1000:1000000') },
-      { key: SMALL_KEY, workspace: 'sim-small', plan: parsePlan('custom:1000:1000000') },
-    ],
-  });
-  control = new SimControl(sim);
-  const world = await control.world();
+  const world = fx.world;
   campaignId = world.campaigns[0]?.campaign_id ?? '';
   otherCampaignId = world.campaigns[1]?.campaign_id ?? '';
   const config = parseOrThrow({
@@ -60,7 +57,7 @@ beforeAll(async () => {
     workspaces: [
       {
         id: 'arc',
-        baseUrl: sim.url,
+        baseUrl: fx.url,
         apiKey: KEY,
         plan: 'custom:1000:1000000',
         campaigns: [{ id: campaignId }],
@@ -68,7 +65,7 @@ beforeAll(async () => {
       // Our budget allows this workspace two requests this month; the API itself would allow more.
       {
         id: 'small',
-        baseUrl: sim.url,
+        baseUrl: fx.url,
         apiKey: SMALL_KEY,
         plan: 'custom:1000:2',
         campaigns: [{ id: campaignId }],
@@ -81,13 +78,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await runtime?.close();
-  await control?.close();
-  await sim?.close();
 });
 
 describe('sendInvites against the simulator', () => {
   it('invites 250 readers in 3 requests; a re-run invites nobody again and counts nothing twice', async () => {
-    const seq = await control.lastSeq();
+    const seq = await fx.control.lastSeq();
     const first = await send('arc', campaignId, csv(0, 250));
     expect(first.summary).toEqual({
       invited: 250,
@@ -102,7 +97,7 @@ describe('sendInvites against the simulator', () => {
     const ids = new Map(first.rows.map((r) => [r.email, r.inviteId]));
     expect(new Set(ids.values()).size).toBe(250);
 
-    const seq2 = await control.lastSeq();
+    const seq2 = await fx.control.lastSeq();
     const again = await send('arc', campaignId, csv(0, 250));
     expect(again.summary).toMatchObject({ invited: 0, alreadyInvited: 250, notSent: 0 });
     // Same keys: the API repeats its first answers, with the same invite ids.
@@ -122,8 +117,8 @@ describe('sendInvites against the simulator', () => {
   });
 
   it('repeats a batch with the same key after a 503, and counts it once', async () => {
-    await control.fault({ kind: 'status', status: 503, count: 1, pathPrefix: '/v1/arc/invites' });
-    const seq = await control.lastSeq();
+    await fx.control.fault({ kind: 'status', status: 503, count: 1, pathPrefix: '/v1/arc/invites' });
+    const seq = await fx.control.lastSeq();
     const run = await send('arc', otherCampaignId, csv(0, 5));
     expect(run.summary).toMatchObject({ invited: 5, notSent: 0, batchesSent: 1 });
     expect((await invitePosts(seq)).map((r) => r.status)).toEqual([503, 201]);
@@ -131,7 +126,7 @@ describe('sendInvites against the simulator', () => {
   });
 
   it('stops when the month budget is used up and lists the batches not sent', async () => {
-    const seq = await control.lastSeq();
+    const seq = await fx.control.lastSeq();
     const run = await send('small', campaignId, csv(0, 250));
     expect(run.outcomes.map((o) => o.status)).toEqual(['sent', 'sent', 'not_sent']);
     expect(run.stoppedBecause).toMatch(
@@ -148,7 +143,7 @@ describe('sendInvites against the simulator', () => {
   });
 
   it('stops at the first batch for a campaign the API does not know', async () => {
-    const seq = await control.lastSeq();
+    const seq = await fx.control.lastSeq();
     const run = await send('arc', 'arc_unknown_campaign', csv(0, 150));
     expect(run.outcomes.map((o) => o.status)).toEqual(['not_sent', 'not_sent']);
     expect(run.stoppedBecause).toContain('knows no ARC campaign "arc_unknown_campaign"');

@@ -9,11 +9,11 @@ import { startWorkers } from '../../src/app/start.ts';
 import type { ShelfwatchConfig } from '../../src/config/schema.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { Shutdown } from '../../src/ops/shutdown.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
+import type { RunningSimulator, SimControlClient } from '../../src/sim/index.ts';
 import { acceleratedClock, type Clock } from '../../src/util/clock.ts';
 import type { PollJobResult } from '../../workers/poll.ts';
-import { SimControl } from '../api/helpers.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { type SimFixture, startSimFixture } from '../helpers/sim.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
 import { maxGrantsInAnySpan } from './budget-helpers.ts';
 
@@ -36,21 +36,17 @@ interface SimRequest {
   sim_time: string;
 }
 
-async function startSim(
-  speed: number,
-  books: number,
-): Promise<{ sim: RunningSimulator; control: SimControl }> {
-  const sim = await startSimulator({
-    port: 0,
+async function startSim(speed: number, books: number): Promise<SimFixture> {
+  const fixture = await startSimFixture({
     seed: 11,
     books,
     speed,
-    keys: [{ key: KEY, workspace: 'ws', plan: parsePlan(`custom:${PER_MINUTE}:100000000`) }],
+    key: KEY,
+    workspace: 'ws',
+    plan: `custom:${PER_MINUTE}:100000000`,
   });
-  releases.push(() => sim.close());
-  const control = new SimControl(sim);
-  releases.push(() => control.close());
-  return { sim, control };
+  releases.push(() => fixture.close());
+  return fixture;
 }
 
 function config(prefix: string, sim: RunningSimulator, asins: string[], extra: object): ShelfwatchConfig {
@@ -81,7 +77,7 @@ async function startEngine(cfg: ShelfwatchConfig, clock: Clock): Promise<Runtime
   return runtime;
 }
 
-async function apiRequests(control: SimControl): Promise<SimRequest[]> {
+async function apiRequests(control: SimControlClient): Promise<SimRequest[]> {
   const all = (await control.requests()) as unknown as SimRequest[];
   return all.filter((r) => r.path.startsWith('/v1/'));
 }

@@ -16,7 +16,7 @@ import { expect, it } from 'vitest';
 import { DELIVER_QUEUE, POLL_QUEUE } from '../../src/app/queues.ts';
 import type { DeliverQueueData } from '../../src/deliver/enqueue.ts';
 import type { PollJobData } from '../../src/poll/processor.ts';
-import { parsePlan, startSimulator } from '../../src/sim/index.ts';
+import { parsePlan, SimControlClient, startSimulator } from '../../src/sim/index.ts';
 import { RedisSnapshotStore } from '../../src/snapshot/store.ts';
 import { type ReceivedRequest, startSlackReceiver } from '../helpers/slack-receiver.ts';
 import { startSmtpCapture } from '../helpers/smtp-capture.ts';
@@ -44,7 +44,6 @@ import {
   WORKSPACE,
 } from './scenario.ts';
 import { settle } from './settle.ts';
-import { SimAdmin } from './sim-admin.ts';
 import {
   type ChaosTargets,
   ConfirmationKiller,
@@ -92,7 +91,7 @@ it(`chaos run, seed ${seed}: every change alerted once, nothing invented, nothin
     startAt: new Date(simStart(Date.now())),
     keys: [{ key: secrets.apiKey, workspace: WORKSPACE, plan: parsePlan(PLAN) }],
   });
-  const admin = new SimAdmin(sim);
+  const admin = new SimControlClient(sim);
   let slackMode: SlackMode = 'ok';
   let confirmationKiller: ConfirmationKiller | undefined;
   const slackAnswers: { request: ReceivedRequest; status: number }[] = [];

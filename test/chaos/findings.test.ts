@@ -20,12 +20,11 @@ import { type PrivateRedis, startPrivateRedis } from '../../src/ops/private-redi
 import { TargetLease } from '../../src/poll/lease.ts';
 import { type PollDeps, processPoll } from '../../src/poll/processor.ts';
 import { ConfigTargetRegistry } from '../../src/poll/registry.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
+import { parsePlan, type RunningSimulator, SimControlClient, startSimulator } from '../../src/sim/index.ts';
 import { RedisSnapshotStore } from '../../src/snapshot/store.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import { CapturingSink, parseOrThrow } from '../poll/engine-harness.ts';
 import { HOSTILE_REVIEWS } from './hostile.ts';
-import { SimAdmin } from './sim-admin.ts';
 
 let server: PrivateRedis;
 let redis: Redis;
@@ -110,7 +109,7 @@ describe('delivery: a flush that dies after its dedup write', () => {
 describe('polling: two overlapping polls of one target', () => {
   const KEY = 'sk_findings_race_0123456789';
   let sim: RunningSimulator;
-  let admin: SimAdmin;
+  let admin: SimControlClient;
   let client: AnalyticsClient;
 
   beforeAll(async () => {
@@ -119,7 +118,7 @@ describe('polling: two overlapping polls of one target', () => {
       books: 2,
       keys: [{ key: KEY, workspace: 'ws-race', plan: parsePlan('custom:1000:1000000') }],
     });
-    admin = new SimAdmin(sim);
+    admin = new SimControlClient(sim);
     client = createAnalyticsClient({
       baseUrl: sim.url,
       apiKey: KEY,

@@ -1,9 +1,10 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${VAR}" is the config's interpolation syntax, meant literally here.
 import type { AlertKind } from '../../src/model/alert.ts';
 import type { Observation, TargetKind } from '../../src/model/observation.ts';
+import type { SimWorld } from '../../src/sim/control-schemas.ts';
+import type { SimControlClient } from '../../src/sim/index.ts';
 import type { RedisSnapshotStore } from '../../src/snapshot/store.ts';
 import { HOSTILE_REVIEWS } from './hostile.ts';
-import type { SimAdmin, SimWorld } from './sim-admin.ts';
 
 export const WORKSPACE = 'ws-chaos';
 export const KW_A = 'chaos keyword alpha';
@@ -110,7 +111,7 @@ export function pollTargets(s: Subjects): { kind: TargetKind; id: string }[] {
 }
 
 /** Values the scripted subjects hold before the workers start: overrides stay until replaced, so nothing drifts. */
-export async function pinBaselines(admin: SimAdmin, s: Subjects): Promise<void> {
+export async function pinBaselines(admin: SimControlClient, s: Subjects): Promise<void> {
   await admin.event({ type: 'keyword_rank', asin: s.keywordAsin, keyword: KW_A, rank: 3 });
   await admin.event({ type: 'keyword_rank', asin: s.keywordAsin, keyword: KW_B, rank: 7 });
   await admin.event({ type: 'bsr', asin: s.bsrAsin, rank: BSR_BEFORE });
@@ -124,7 +125,7 @@ export interface ExpectedAlert {
 }
 
 export interface EventContext {
-  admin: SimAdmin;
+  admin: SimControlClient;
   store: RedisSnapshotStore;
   s: Subjects;
   reviewIds: Map<string, string>;
@@ -217,7 +218,7 @@ function removalEvent(key: keyof typeof HOSTILE_REVIEWS, s: Subjects): ScriptedE
   return {
     id: `remove-${key}`,
     apply: async (ctx) => {
-      await ctx.admin.event({ type: 'remove_review', review_id: ctx.reviewIds.get(key) });
+      await ctx.admin.event({ type: 'remove_review', review_id: ctx.reviewIds.get(key) ?? '' });
     },
     observed: async (ctx) => !(await reviewListed(ctx, key)),
     expect: exact(

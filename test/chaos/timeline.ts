@@ -1,8 +1,9 @@
+import type { SimFaultInput } from '../../src/sim/control-schemas.ts';
+import type { SimControlClient } from '../../src/sim/index.ts';
 import type { SmtpCapture } from '../helpers/smtp-capture.ts';
 import type { RestartableRedis } from './redis-aof.ts';
 import { type ChaosRng, sleep } from './rng.ts';
 import type { EventContext, ScriptedEvent } from './scenario.ts';
-import type { SimAdmin, SimFault } from './sim-admin.ts';
 import type { WorkerPool } from './worker-pool.ts';
 
 export type SlackMode = 'ok' | '500' | '429';
@@ -10,7 +11,7 @@ export type SlackMode = 'ok' | '500' | '429';
 export interface ChaosTargets {
   /** The run's generator; each task forks its own from it. */
   rng: ChaosRng;
-  admin: SimAdmin;
+  admin: SimControlClient;
   workers: WorkerPool;
   redis: RestartableRedis;
   smtp: SmtpCapture;
@@ -124,14 +125,14 @@ export class ConfirmationKiller {
 export async function runApiFaults(t: ChaosTargets, durationMs: number): Promise<void> {
   const rng = t.rng.fork('api');
   const start = Date.now();
-  await t.admin.rates({
+  await t.admin.setRates({
     errorRate: 0.05,
     htmlRate: 0.04,
     slowRate: 0.015,
     slowMs: 16_000,
     malformedRate: 0.04,
   });
-  const bursts: [atMs: number, fault: SimFault][] = [
+  const bursts: [atMs: number, fault: SimFaultInput][] = [
     [8_000, { kind: 'status', status: 503, code: 'unavailable', count: 6, pathPrefix: '/v1/books/' }],
     [16_000, { kind: 'html', status: 502, count: 8, pathPrefix: '/v1/arc/' }],
     [26_000, { kind: 'status', status: 429, code: 'rate_limited', retryAfter: { seconds: 3 }, count: 8 }],
@@ -153,7 +154,7 @@ export async function runApiFaults(t: ChaosTargets, durationMs: number): Promise
     );
   }
   await sleep(start + durationMs - Date.now());
-  await t.admin.rates({});
+  await t.admin.setRates({});
 }
 
 /**

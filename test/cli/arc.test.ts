@@ -1,18 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RowResult } from '../../src/arc/report.ts';
 import { readInvites } from '../../src/digest/arc-invites.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
 import { tempDir, writeFile } from '../config/helpers.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { useSimulator } from '../helpers/sim.ts';
 import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 
 const KEY = 'sk_arc_cli_test_0123456789';
 const prefix = testPrefix('arc-cli');
 const redis = testRedis(prefix);
 const dir = tempDir();
-let sim: RunningSimulator;
-let control: SimControl;
 let config: string;
 let campaign: string;
 
@@ -38,21 +35,22 @@ interface Printed {
   summary: Record<string, number>;
 }
 
+const fx = useSimulator({
+  seed: 11,
+  books: 2,
+  key: KEY,
+  workspace: 'sim-arc-cli',
+  plan: 'custom:1000:1000000',
+});
+
 beforeAll(async () => {
-  sim = await startSimulator({
-    port: 0,
-    seed: 11,
-    books: 2,
-    keys: [{ key: KEY, workspace: 'sim-arc-cli', plan: parsePlan('custom:1000:1000000') }],
-  });
-  control = new SimControl(sim);
-  campaign = (await control.world()).campaigns[0]?.campaign_id ?? '';
+  campaign = fx.world.campaigns[0]?.campaign_id ?? '';
   config = writeConfig(dir, 'arc.yaml', {
     redis: { url: redisUrl(), prefix },
     workspaces: [
       {
         id: 'acme',
-        baseUrl: sim.url,
+        baseUrl: fx.url,
         apiKey: KEY,
         plan: 'custom:1000:1000000',
         campaigns: [{ id: campaign }],
@@ -62,13 +60,10 @@ beforeAll(async () => {
   writeFile(dir, 'readers.csv', READERS);
 });
 
-afterAll(async () => {
-  await control?.close();
-  await sim?.close();
-});
+afterAll(async () => {});
 
 async function invitePosts(sinceSeq: number) {
-  return (await control.requestsSince(sinceSeq)).filter((r) => r.path === '/v1/arc/invites');
+  return (await fx.control.requestsSince(sinceSeq)).filter((r) => r.path === '/v1/arc/invites');
 }
 
 function invite(...extra: string[]) {
@@ -93,7 +88,7 @@ const INVALID = [
 
 describe('shelfwatch arc invite', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('--dry-run checks the file and shows the batch without sending anything', async () => {
-    const seq = await control.lastSeq();
+    const seq = await fx.control.lastSeq();
     const outcome = await invite('--dry-run');
     expect(outcome.code).toBe(0);
     expect(outcome.stdout).toContain(
@@ -108,7 +103,7 @@ describe('shelfwatch arc invite', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   });
 
   it('invites the valid rows once; a re-run gets the same ids back and invites nobody twice', async () => {
-    const seq = await control.lastSeq();
+    const seq = await fx.control.lastSeq();
     const first = await invite('--json', '--message', 'Thanks for reading!');
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
@@ -125,7 +120,7 @@ describe('shelfwatch arc invite', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     expect((await invitePosts(seq)).map((r) => [r.method, r.status])).toEqual([['POST', 201]]);
     expect(await readInvites(redis, prefix, 'acme', campaign)).toBe(3);
 
-    const seq2 = await control.lastSeq();
+    const seq2 = await fx.control.lastSeq();
     const again = await invite('--json', '--message', 'Thanks for reading!');
     expect(again.code).toBe(0);
     const run2 = JSON.parse(again.stdout) as Printed;
@@ -245,7 +240,7 @@ describe('shelfwatch arc invite', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   });
 
   it('stops at once on an unknown campaign (404): one line naming the known ones, exit 2', async () => {
-    const seq = await control.lastSeq();
+    const seq = await fx.control.lastSeq();
     const outcome = await shelfwatch([
       'arc',
       'invite',

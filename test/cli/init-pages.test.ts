@@ -11,10 +11,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { parsePlan, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
 import { tempDir } from '../config/helpers.ts';
 import { allDialects, type Dialect } from '../contract/helpers.ts';
+import { startSimFixture } from '../helpers/sim.ts';
 import { CLI_TEST_TIMEOUT_MS, shelfwatch } from './helpers.ts';
 
 const KEY = 'sk_init_pages_0123456789';
@@ -28,26 +27,25 @@ interface Written {
 }
 
 async function initAgainst(dialect: Dialect | undefined, extraArgs: readonly string[]) {
-  const sim = await startSimulator({
-    port: 0,
+  const sim = await startSimFixture({
     seed: 9,
     books: BOOKS,
     campaigns: CAMPAIGNS,
-    keys: [{ key: KEY, workspace: 'main', plan: parsePlan('custom:1000:1000000') }],
+    key: KEY,
+    workspace: 'main',
+    plan: 'custom:1000:1000000',
     ...(dialect?.sim === undefined ? {} : { dialect: dialect.sim }),
   });
-  const control = new SimControl(sim);
   try {
     const dir = tempDir();
     const file = join(dir, 'shelfwatch.yaml');
     const outcome = await shelfwatch(['init', '--base-url', sim.url, '--out', file, ...extraArgs], {
       PUBLISHING_API_KEY: KEY,
     });
-    const requests = await control.requestsSince(0);
-    const world = await control.world();
+    const requests = await sim.control.requestsSince(0);
+    const world = await sim.control.world();
     return { file, outcome, requests, world };
   } finally {
-    await control.close();
     await sim.close();
   }
 }

@@ -5,45 +5,35 @@
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
 import { tempDir } from '../config/helpers.ts';
 import { allDialects } from '../contract/helpers.ts';
+import { simForTest, useSimulator } from '../helpers/sim.ts';
 import { CLI_TEST_TIMEOUT_MS, shelfwatch } from './helpers.ts';
 
 const KEY = 'sk_init_test_0123456789';
 const dir = tempDir();
-let sim: RunningSimulator;
-let control: SimControl;
 
-beforeAll(async () => {
-  sim = await startSimulator({
-    port: 0,
-    seed: 4,
-    books: 3,
-    campaigns: 2,
-    keys: [{ key: KEY, workspace: 'main', plan: parsePlan('custom:1000:1000000') }],
-  });
-  control = new SimControl(sim);
-});
-
-afterAll(async () => {
-  await control?.close();
-  await sim?.close();
+const fx = useSimulator({
+  seed: 4,
+  books: 3,
+  campaigns: 2,
+  key: KEY,
+  workspace: 'main',
+  plan: 'custom:1000:1000000',
 });
 
 describe('shelfwatch init', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('writes a config of every book and campaign, validated and planned; not again without --force', async () => {
     const file = join(dir, 'shelfwatch.yaml');
-    const seq = await control.lastSeq();
-    const outcome = await shelfwatch(['init', '--base-url', sim.url, '--out', file], {
+    const seq = await fx.control.lastSeq();
+    const outcome = await shelfwatch(['init', '--base-url', fx.url, '--out', file], {
       PUBLISHING_API_KEY: KEY,
     });
     expect(outcome.stderr).toBe('');
     expect(outcome.code).toBe(0);
-    expect((await control.requestsSince(seq)).length).toBeLessThanOrEqual(6);
+    expect((await fx.control.requestsSince(seq)).length).toBeLessThanOrEqual(6);
     expect(outcome.stdout).toContain('validate: config OK: 1 workspace');
     expect(outcome.stdout).toContain('plan (offline) for workspace main');
     const text = readFileSync(file, 'utf8');
@@ -54,11 +44,11 @@ describe('shelfwatch init', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     const ws = written.workspaces[0];
     // The config names the variable; the key itself stays in the environment.
     expect(ws?.apiKey).toBe(['$', '{PUBLISHING_API_KEY}'].join(''));
-    const world = await control.world();
+    const world = fx.world;
     expect(ws?.books.map((b) => b.asin).sort()).toEqual(world.books.map((b) => b.asin).sort());
     expect(ws?.campaigns.map((c) => c.id).sort()).toEqual(world.campaigns.map((c) => c.campaign_id).sort());
 
-    const again = await shelfwatch(['init', '--base-url', sim.url, '--out', file], {
+    const again = await shelfwatch(['init', '--base-url', fx.url, '--out', file], {
       PUBLISHING_API_KEY: KEY,
     });
     expect(again.code).toBe(2);
@@ -67,44 +57,39 @@ describe('shelfwatch init', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
 
   it('on a dialect unlike ours: the contract file beside it, and the books and campaigns all the same', async () => {
     const dialectB = allDialects().find((d) => d.name === 'dialect-b');
-    const other = await startSimulator({
-      port: 0,
+    const other = await simForTest({
       seed: 4,
       books: 3,
       campaigns: 2,
-      keys: [{ key: KEY, workspace: 'main', plan: parsePlan('custom:1000:1000000') }],
+      key: KEY,
+      workspace: 'main',
+      plan: 'custom:1000:1000000',
       ...(dialectB?.sim === undefined ? {} : { dialect: dialectB.sim }),
     });
-    try {
-      const file = join(dir, 'b', 'shelfwatch.yaml');
-      const outcome = await shelfwatch(['init', '--base-url', other.url, '--out', file], {
-        PUBLISHING_API_KEY: KEY,
-      });
-      expect(outcome.stderr).toBe('');
-      expect(outcome.code).toBe(0);
-      expect(outcome.stdout).toMatch(
-        /Wrote .*: 3 books, 2 ARC campaigns, api.contract .*publishing-api\.yaml/,
-      );
-      const written = parseYaml(readFileSync(file, 'utf8')) as {
-        workspaces: { api: { contract: string } }[];
-      };
-      expect(written.workspaces[0]?.api.contract).toBe('./publishing-api.yaml');
-      expect(readFileSync(join(dir, 'b', 'publishing-api.yaml'), 'utf8')).toContain('# TODO: ');
+    const file = join(dir, 'b', 'shelfwatch.yaml');
+    const outcome = await shelfwatch(['init', '--base-url', other.url, '--out', file], {
+      PUBLISHING_API_KEY: KEY,
+    });
+    expect(outcome.stderr).toBe('');
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toMatch(/Wrote .*: 3 books, 2 ARC campaigns, api.contract .*publishing-api\.yaml/);
+    const written = parseYaml(readFileSync(file, 'utf8')) as {
+      workspaces: { api: { contract: string } }[];
+    };
+    expect(written.workspaces[0]?.api.contract).toBe('./publishing-api.yaml');
+    expect(readFileSync(join(dir, 'b', 'publishing-api.yaml'), 'utf8')).toContain('# TODO: ');
 
-      // The contract is the user's to edit: with the config gone, init still leaves it alone.
-      const edited = `${readFileSync(join(dir, 'b', 'publishing-api.yaml'), 'utf8')}# edited by hand\n`;
-      writeFileSync(join(dir, 'b', 'publishing-api.yaml'), edited);
-      rmSync(file);
-      const again = await shelfwatch(['init', '--base-url', other.url, '--out', file], {
-        PUBLISHING_API_KEY: KEY,
-      });
-      expect(again.code).toBe(2);
-      expect(again.stderr).toContain(
-        'publishing-api.yaml exists: init never overwrites a contract without --force',
-      );
-      expect(readFileSync(join(dir, 'b', 'publishing-api.yaml'), 'utf8')).toBe(edited);
-    } finally {
-      await other.close();
-    }
+    // The contract is the user's to edit: with the config gone, init still leaves it alone.
+    const edited = `${readFileSync(join(dir, 'b', 'publishing-api.yaml'), 'utf8')}# edited by hand\n`;
+    writeFileSync(join(dir, 'b', 'publishing-api.yaml'), edited);
+    rmSync(file);
+    const again = await shelfwatch(['init', '--base-url', other.url, '--out', file], {
+      PUBLISHING_API_KEY: KEY,
+    });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(
+      'publishing-api.yaml exists: init never overwrites a contract without --force',
+    );
+    expect(readFileSync(join(dir, 'b', 'publishing-api.yaml'), 'utf8')).toBe(edited);
   });
 });

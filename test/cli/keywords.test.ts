@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { KeywordSearchResult } from '../../src/api/index.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
+import { parsePlan } from '../../src/sim/index.ts';
 import { tempDir } from '../config/helpers.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { useSimulator } from '../helpers/sim.ts';
 import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 
 const KEY = 'sk_keywords_cli_0123456789';
@@ -11,8 +11,6 @@ const LIMITED_KEY = 'sk_keywords_limited_0123456789';
 const prefix = testPrefix('keywords');
 testRedis(prefix);
 const dir = tempDir();
-let sim: RunningSimulator;
-let control: SimControl;
 let config: string;
 
 interface Printed {
@@ -23,50 +21,46 @@ interface Printed {
   requests: number;
 }
 
+const fx = useSimulator({
+  seed: 3,
+  books: 2,
+  key: KEY,
+  workspace: 'sim-kw',
+  plan: 'custom:1000:1000000',
+  otherKeys: [
+    {
+      key: LIMITED_KEY,
+      workspace: 'sim-limited',
+      plan: parsePlan('custom:1000:1000000'),
+      disabledEndpoints: ['/v1/keywords/search'],
+    },
+  ],
+});
+
 beforeAll(async () => {
-  sim = await startSimulator({
-    port: 0,
-    seed: 3,
-    books: 2,
-    keys: [
-      { key: KEY, workspace: 'sim-kw', plan: parsePlan('custom:1000:1000000') },
-      {
-        key: LIMITED_KEY,
-        workspace: 'sim-limited',
-        plan: parsePlan('custom:1000:1000000'),
-        disabledEndpoints: ['/v1/keywords/search'],
-      },
-    ],
-  });
-  control = new SimControl(sim);
-  const campaign = (await control.world()).campaigns[0]?.campaign_id ?? 'c';
+  const campaign = fx.world.campaigns[0]?.campaign_id ?? 'c';
   config = writeConfig(dir, 'keywords.yaml', {
     redis: { url: redisUrl(), prefix },
     workspaces: [
       {
         id: 'main',
-        baseUrl: sim.url,
+        baseUrl: fx.url,
         apiKey: KEY,
         plan: 'custom:1000:1000000',
         campaigns: [{ id: campaign }],
       },
-      { id: 'limited', baseUrl: sim.url, apiKey: LIMITED_KEY, campaigns: [{ id: campaign }] },
+      { id: 'limited', baseUrl: fx.url, apiKey: LIMITED_KEY, campaigns: [{ id: campaign }] },
     ],
   });
 });
 
-afterAll(async () => {
-  await control?.close();
-  await sim?.close();
-});
-
 async function searches(sinceSeq: number) {
-  return (await control.requestsSince(sinceSeq)).filter((r) => r.path === '/v1/keywords/search');
+  return (await fx.control.requestsSince(sinceSeq)).filter((r) => r.path === '/v1/keywords/search');
 }
 
 describe('shelfwatch keywords', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('--json: the top N by search volume, from one request', async () => {
-    const seq = await control.lastSeq();
+    const seq = await fx.control.lastSeq();
     const outcome = await shelfwatch([
       'keywords',
       'cozy mystery',
@@ -97,7 +91,7 @@ describe('shelfwatch keywords', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   });
 
   it('reads pages of 100 until the limit, and prints a table', async () => {
-    const seq = await control.lastSeq();
+    const seq = await fx.control.lastSeq();
     const outcome = await shelfwatch([
       'keywords',
       'romance',
@@ -124,7 +118,7 @@ describe('shelfwatch keywords', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   });
 
   it('refuses bad flags with exit 2 and spends no request', async () => {
-    const seq = await control.lastSeq();
+    const seq = await fx.control.lastSeq();
     const cases: [string[], string][] = [
       [['--marketplace', 'XX', '-w', 'main'], '--marketplace expects one of US, UK'],
       [['--marketplace', 'GB', '-w', 'main'], 'got "GB" (did you mean UK?)'],

@@ -2,35 +2,33 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
 import { tempDir } from '../config/helpers.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { useSimulator } from '../helpers/sim.ts';
 import { CLI_TEST_TIMEOUT_MS, waitUntil, writeConfig } from './helpers.ts';
 
 const KEY = 'sk_run_report_0123456789';
 const prefix = testPrefix('run-report');
 testRedis(prefix);
-let sim: RunningSimulator;
-let control: SimControl;
 let config = '';
 
+const fx = useSimulator({
+  seed: 5,
+  books: 1,
+  key: KEY,
+  workspace: 'ws',
+  plan: 'custom:600:100000',
+});
+
 beforeAll(async () => {
-  sim = await startSimulator({
-    port: 0,
-    seed: 5,
-    books: 1,
-    keys: [{ key: KEY, workspace: 'ws', plan: parsePlan('custom:600:100000') }],
-  });
-  control = new SimControl(sim);
-  const book = (await control.world()).books[0];
+  const book = fx.world.books[0];
   config = writeConfig(tempDir(), 'run.yaml', {
     redis: { url: redisUrl(), prefix },
     server: { port: 0 },
     workspaces: [
       {
         id: 'acme',
-        baseUrl: sim.url,
+        baseUrl: fx.url,
         apiKey: KEY,
         plan: 'custom:600:100000',
         sales: false,
@@ -42,10 +40,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  await control?.close();
-  await sim?.close();
-});
+afterAll(async () => {});
 
 it('reports its plan and "baselines stored", coloured with FORCE_COLOR', {
   timeout: CLI_TEST_TIMEOUT_MS,

@@ -3,12 +3,11 @@ import { Runtime } from '../../src/app/runtime.ts';
 import { DeliveryError } from '../../src/deliver/notifier.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { gatherStatus, type StatusReport } from '../../src/ops/status.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
 import { startDeliverWorker } from '../../workers/deliver.ts';
-import { SimControl } from '../api/helpers.ts';
 import { tempDir } from '../config/helpers.ts';
 import { CapturingNotifier, makeAlert, settings } from '../deliver/pipeline-harness.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { useSimulator } from '../helpers/sim.ts';
 import { createHarness, parseOrThrow } from '../poll/engine-harness.ts';
 import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 
@@ -17,7 +16,6 @@ const WS = 'ws-status';
 const prefix = testPrefix('status');
 const redis = testRedis(prefix);
 const dir = tempDir();
-let sim: RunningSimulator;
 let runtime: Runtime;
 let configFile: string;
 let asin: string;
@@ -25,15 +23,10 @@ let campaignId: string;
 let report: StatusReport;
 let apiRequests: number;
 
+const fx = useSimulator({ seed: 5, books: 2, key: KEY, workspace: WS, plan: 'custom:1000:1000000' });
+
 beforeAll(async () => {
-  sim = await startSimulator({
-    port: 0,
-    seed: 5,
-    books: 2,
-    keys: [{ key: KEY, workspace: WS, plan: parsePlan('custom:1000:1000000') }],
-  });
-  const control = new SimControl(sim);
-  const world = await control.world();
+  const { control, world } = fx;
   asin = world.books[0]?.asin ?? '';
   campaignId = world.campaigns[0]?.campaign_id ?? '';
   const raw = {
@@ -41,7 +34,7 @@ beforeAll(async () => {
     workspaces: [
       {
         id: WS,
-        baseUrl: sim.url,
+        baseUrl: fx.url,
         apiKey: KEY,
         plan: 'custom:1000:1000000',
         books: [{ asin, marketplaces: ['US'], keywords: { top: 5 } }],
@@ -58,7 +51,7 @@ beforeAll(async () => {
   const config = parseOrThrow(raw);
 
   // Polls through the engine: the book once (ok), the keywords twice behind a failing proxy (error).
-  const harness = createHarness({ sim, redis, prefix, config });
+  const harness = createHarness({ sim: fx.sim, redis, prefix, config });
   expect((await harness.poll(`book/${asin}/US`)).status).toBe('ok');
   // Four 500s: the client's quick retry takes two per poll.
   await control.fault({ kind: 'status', status: 500, count: 4, pathPrefix: `/v1/books/${asin}/keywords` });
@@ -66,7 +59,6 @@ beforeAll(async () => {
   expect((await harness.poll(`keywords/${asin}/US`)).status).toBe('error');
   await harness.close();
   apiRequests = (await control.requestsSince(0)).length;
-  await control.close();
 
   // A channel refusing for good: it is disabled and its flush becomes a dead letter.
   const ops = new CapturingNotifier('ops');
@@ -82,7 +74,7 @@ beforeAll(async () => {
     config,
     logger: silentLogger(),
     version: 'test',
-    clock: sim.clock,
+    clock: fx.sim.clock,
     notifiers: new Map([
       ['ops', ops],
       ['team', team],
@@ -118,7 +110,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await runtime?.close();
-  await sim?.close();
 });
 
 describe('gatherStatus', () => {
@@ -214,7 +205,7 @@ describe('shelfwatch status', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('says in one line that Redis cannot be reached, and exits 1', async () => {
     const unreachable = writeConfig(dir, 'no-redis.yaml', {
       redis: { url: 'redis://127.0.0.1:1', prefix },
-      workspaces: [{ id: WS, baseUrl: sim.url, apiKey: KEY, campaigns: [{ id: campaignId }] }],
+      workspaces: [{ id: WS, baseUrl: fx.url, apiKey: KEY, campaigns: [{ id: campaignId }] }],
     });
     // Runtime.connect gives up after 5 s; the rest is start-up (slow on a busy machine) and the exit.
     const outcome = await shelfwatch(['status', '--config', unreachable], {}, 40_000);

@@ -1,37 +1,32 @@
 /** `validate --online`: one request per configured book and campaign; an unknown ASIN is named. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
 import { tempDir } from '../config/helpers.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { useSimulator } from '../helpers/sim.ts';
 import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 
 const KEY = 'sk_validate_online_0123456789';
 const prefix = testPrefix('validate-online');
 testRedis(prefix);
 const dir = tempDir();
-let sim: RunningSimulator;
-let control: SimControl;
 let asin: string;
 let campaign: string;
 
+const fx = useSimulator({
+  seed: 4,
+  books: 2,
+  key: KEY,
+  workspace: 'main',
+  plan: 'custom:1000:1000000',
+});
+
 beforeAll(async () => {
-  sim = await startSimulator({
-    port: 0,
-    seed: 4,
-    books: 2,
-    keys: [{ key: KEY, workspace: 'main', plan: parsePlan('custom:1000:1000000') }],
-  });
-  control = new SimControl(sim);
-  const world = await control.world();
+  const world = fx.world;
   asin = world.campaigns[0]?.asin ?? '';
   campaign = world.campaigns[0]?.campaign_id ?? '';
 });
 
-afterAll(async () => {
-  await control?.close();
-  await sim?.close();
-});
+afterAll(async () => {});
 
 function config(name: string, books: string[], campaigns: string[]): string {
   return writeConfig(dir, `${name}.yaml`, {
@@ -39,7 +34,7 @@ function config(name: string, books: string[], campaigns: string[]): string {
     workspaces: [
       {
         id: 'main',
-        baseUrl: sim.url,
+        baseUrl: fx.url,
         apiKey: KEY,
         plan: 'custom:1000:1000000',
         books: books.map((b) => ({ asin: b, marketplaces: ['US'] })),
@@ -51,7 +46,7 @@ function config(name: string, books: string[], campaigns: string[]): string {
 
 describe('shelfwatch validate --online', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('names an ASIN and a campaign the API does not know (exit 2), one request each', async () => {
-    const seq = await control.lastSeq();
+    const seq = await fx.control.lastSeq();
     const outcome = await shelfwatch([
       'validate',
       '--online',
@@ -67,7 +62,7 @@ describe('shelfwatch validate --online', { timeout: CLI_TEST_TIMEOUT_MS }, () =>
       'workspaces[0].campaigns[1].id: the API does not know ARC campaign camp-nosuch',
     );
     expect(outcome.stderr).not.toContain('books[0]');
-    expect((await control.requestsSince(seq)).length).toBe(4);
+    expect((await fx.control.requestsSince(seq)).length).toBe(4);
   });
 
   it('passes when every book and campaign exists', async () => {

@@ -4,10 +4,9 @@ import { Runtime } from '../../src/app/runtime.ts';
 import { startWorkers } from '../../src/app/start.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { Shutdown } from '../../src/ops/shutdown.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
 import { CapturingNotifier, settings } from '../deliver/pipeline-harness.ts';
 import { type PrivateCluster, startPrivateCluster } from '../helpers/redis-cluster.ts';
+import { useSimulator } from '../helpers/sim.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
 
 const KEY = 'sk_cluster_test_0123456789';
@@ -16,32 +15,30 @@ const PREFIX = '{swcluster}';
 // still stops the nodes once they are up instead of leaving them running.
 let clusterStarting: Promise<PrivateCluster> | undefined;
 let cluster: PrivateCluster;
-let sim: RunningSimulator;
-let control: SimControl;
 let runtime: Runtime;
 let shutdown: Shutdown;
 let campaignId = '';
 const capture = new CapturingNotifier('capture');
 
+const fx = useSimulator({
+  seed: 9,
+  books: 2,
+  key: KEY,
+  workspace: 'ws',
+  plan: 'custom:600:100000',
+});
+
 beforeAll(async () => {
   clusterStarting = startPrivateCluster(3);
   cluster = await clusterStarting;
-  sim = await startSimulator({
-    port: 0,
-    seed: 9,
-    books: 2,
-    keys: [{ key: KEY, workspace: 'ws', plan: parsePlan('custom:600:100000') }],
-  });
-  control = new SimControl(sim);
-  const campaign = (await control.world()).campaigns[0];
-  if (campaign === undefined) throw new Error('no campaign');
+  const campaign = fx.campaign();
   campaignId = campaign.campaign_id;
   const config = parseOrThrow({
     redis: { url: cluster.url, prefix: PREFIX, cluster: true },
     workspaces: [
       {
         id: 'ws',
-        baseUrl: sim.url,
+        baseUrl: fx.url,
         apiKey: KEY,
         plan: 'custom:600:100000',
         campaigns: [{ id: campaignId }],
@@ -69,8 +66,6 @@ afterAll(async () => {
   // Each step runs whatever the previous one did: a failed shutdown must not leave the nodes up.
   const steps = [
     () => shutdown?.run(5_000),
-    () => control?.close(),
-    () => sim?.close(),
     async () => (await clusterStarting?.catch(() => undefined))?.stop(),
   ];
   const failures: unknown[] = [];
@@ -88,7 +83,7 @@ it('the normal scenario runs on a 3-master Redis Cluster with a hash-tagged pref
     if (Date.now() > deadline) throw new Error('no baseline poll on the cluster');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  await control.call('POST', '/_sim/events', {
+  await fx.control.event({
     type: 'review',
     campaign_id: campaignId,
     platform: 'audible',

@@ -6,8 +6,8 @@
 import type { Runtime } from '../../src/app/runtime.ts';
 import type { Observation } from '../../src/model/observation.ts';
 import { keywordsTargetId } from '../../src/poll/targets.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
+import type { RunningSimulator, SimControlClient } from '../../src/sim/index.ts';
+import { startSimFixture } from '../helpers/sim.ts';
 import { ASIN, HOSTILE } from './harness.ts';
 
 const HOUR = 3_600_000;
@@ -88,7 +88,7 @@ export async function seedBook(runtime: Runtime, now: number): Promise<void> {
 
 export interface LiveSim {
   sim: RunningSimulator;
-  control: SimControl;
+  control: SimControlClient;
   asin: string;
   keyword: string;
   /** The raw `live` workspace for the config. */
@@ -101,14 +101,14 @@ export interface LiveSim {
 }
 
 export async function startLiveSim(): Promise<LiveSim> {
-  const sim = await startSimulator({
-    port: 0,
+  const { sim, control, world, close } = await startSimFixture({
     seed: 17,
     books: 2,
-    keys: [{ key: LIVE_KEY, workspace: 'live', plan: parsePlan(LIVE_PLAN) }],
+    key: LIVE_KEY,
+    workspace: 'live',
+    plan: LIVE_PLAN,
   });
-  const control = new SimControl(sim);
-  const book = (await control.world()).books.find((b) => b.marketplaces.includes('US'));
+  const book = world.books.find((b) => b.marketplaces.includes('US'));
   const keyword = book?.keywords[0];
   if (book === undefined || keyword === undefined)
     throw new Error('the simulator has no US book with keywords');
@@ -128,8 +128,7 @@ export async function startLiveSim(): Promise<LiveSim> {
       sales: false,
       books: [{ asin: book.asin, marketplaces: ['US'], keywords: [keyword] }],
     },
-    setRank: (rank) =>
-      control.call('POST', '/_sim/events', { type: 'keyword_rank', asin: book.asin, keyword, rank }),
+    setRank: (rank) => control.event({ type: 'keyword_rank', asin: book.asin, keyword, rank }),
     poll: async (runtime) => {
       polls += 1;
       const ref = { workspace: 'live', kind: 'keywords' as const, id: targetId };
@@ -145,9 +144,6 @@ export async function startLiveSim(): Promise<LiveSim> {
         `poll ${polls} of ${targetId} stored`,
       );
     },
-    close: async () => {
-      await control.close();
-      await sim.close();
-    },
+    close,
   };
 }

@@ -10,8 +10,8 @@ import {
   createAnalyticsClient,
   SchemaMismatchError,
 } from '../../src/api/index.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { rejection, SimControl } from '../api/helpers.ts';
+import { parsePlan, type RunningSimulator, SimControlClient, startSimulator } from '../../src/sim/index.ts';
+import { rejection } from '../helpers/api-client.ts';
 import { allDialects, type Dialect } from './helpers.ts';
 
 const KEY = 'sk_dialect_test_0123456789';
@@ -74,7 +74,7 @@ beforeAll(async () => {
   for (const dialect of dialects) served.set(dialect.name, await serve(dialect));
   const first = served.get('default');
   if (first === undefined) throw new Error('no default simulator');
-  const control = new SimControl(first.sim);
+  const control = new SimControlClient(first.sim);
   const world = await control.world();
   await control.close();
   const campaign = world.campaigns[0];

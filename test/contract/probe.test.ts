@@ -11,18 +11,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { redactAnswer, writeRecording } from '../../src/api/contract/probe-record.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
+
 import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../cli/helpers.ts';
 import { tempDir } from '../config/helpers.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { type SimFixture, startSimFixture } from '../helpers/sim.ts';
 import { allDialects } from './helpers.ts';
 
 const KEY = 'sk_probe_test_0123456789';
 const prefix = testPrefix('probe');
 testRedis(prefix);
 const dir = tempDir();
-const sims = new Map<string, { sim: RunningSimulator; control: SimControl; config: string }>();
+const sims = new Map<string, SimFixture & { config: string }>();
 let html: Server;
 
 function configFor(name: string, baseUrl: string, apiKey = KEY): string {
@@ -36,14 +36,15 @@ function configFor(name: string, baseUrl: string, apiKey = KEY): string {
 
 beforeAll(async () => {
   for (const dialect of allDialects().filter((d) => d.name !== 'dialect-a-probed')) {
-    const sim = await startSimulator({
-      port: 0,
+    const fixture = await startSimFixture({
       seed: 21,
       books: 3,
-      keys: [{ key: KEY, workspace: 'main', plan: parsePlan('custom:1000:1000000') }],
+      key: KEY,
+      workspace: 'main',
+      plan: 'custom:1000:1000000',
       ...(dialect.sim === undefined ? {} : { dialect: dialect.sim }),
     });
-    sims.set(dialect.name, { sim, control: new SimControl(sim), config: configFor(dialect.name, sim.url) });
+    sims.set(dialect.name, { ...fixture, config: configFor(dialect.name, fixture.url) });
   }
   html = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Welcome</body></html>');
@@ -52,10 +53,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const { sim, control } of sims.values()) {
-    await control.close();
-    await sim.close();
-  }
+  for (const fixture of sims.values()) await fixture.close();
   await new Promise((resolve) => html?.close(resolve));
 });
 

@@ -7,38 +7,36 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Runtime } from '../../src/app/runtime.ts';
 import { fetchDigestSales } from '../../src/digest/gather.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
+import { parsePlan } from '../../src/sim/index.ts';
 import { acceleratedClock } from '../../src/util/clock.ts';
 import { digestDepsOf } from '../../workers/digest.ts';
-import { SimControl } from '../api/helpers.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { useSimulator } from '../helpers/sim.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
 
 const prefix = testPrefix('digest-walk');
 testRedis(prefix);
 const START = Date.UTC(2026, 10, 10, 12);
 const DAY = '2026-11-09';
-let sim: RunningSimulator;
-let control: SimControl;
 let runtime: Runtime;
 
+const fx = useSimulator({
+  seed: 11,
+  startAt: new Date(START).toISOString(),
+  speed: 0,
+  books: 40,
+  key: 'sk_walk_tight_0123456789abcdef',
+  workspace: 'tight',
+  plan: 'custom:100000:100000000',
+  otherKeys: [
+    { key: 'sk_walk_month_0123456789abcdef', workspace: 'month', plan: parsePlan('custom:100000:100000000') },
+  ],
+});
+
 beforeAll(async () => {
-  const big = parsePlan('custom:100000:100000000');
-  sim = await startSimulator({
-    port: 0,
-    seed: 11,
-    startAt: new Date(START).toISOString(),
-    speed: 0,
-    books: 40,
-    keys: [
-      { key: 'sk_walk_tight_0123456789abcdef', workspace: 'tight', plan: big },
-      { key: 'sk_walk_month_0123456789abcdef', workspace: 'month', plan: big },
-    ],
-  });
-  control = new SimControl(sim);
   const workspace = (id: string, plan: string) => ({
     id,
-    baseUrl: sim.url,
+    baseUrl: fx.url,
     apiKey: `sk_walk_${id}_0123456789abcdef`,
     plan,
     sales: { marketplaces: ['US'] },
@@ -56,8 +54,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await runtime?.close();
-  await control?.close();
-  await sim?.close();
 });
 
 function fetchSales(workspace: string) {
@@ -81,19 +77,19 @@ function wasted(text: string, workspace: string): number {
 
 describe('the digest sales walk and the budget', () => {
   it('a walk longer than the minute window waits for it and fetches each page once', async () => {
-    const seq = await control.lastSeq();
+    const seq = await fx.control.lastSeq();
     const sales = await fetchSales('tight');
     expect(sales.status).toBe('ok');
-    const pages = (await control.requestsSince(seq)).filter((r) => r.path === '/v1/sales');
+    const pages = (await fx.control.requestsSince(seq)).filter((r) => r.path === '/v1/sales');
     expect(pages.length).toBeGreaterThan(2);
     if (sales.status === 'ok') expect(sales.requests).toBe(pages.length);
     expect((await runtime.budget.usage('tight')).monthUsed).toBe(pages.length);
   });
 
   it('a walk cut by the month ceiling counts the pages it threw away as wasted', async () => {
-    const seq = await control.lastSeq();
+    const seq = await fx.control.lastSeq();
     await expect(fetchSales('month')).rejects.toMatchObject({ name: 'DigestDeferredError' });
-    const sent = (await control.requestsSince(seq)).filter((r) => r.path === '/v1/sales').length;
+    const sent = (await fx.control.requestsSince(seq)).filter((r) => r.path === '/v1/sales').length;
     expect(sent).toBeGreaterThan(0);
     expect(wasted(await runtime.metrics.text(), 'month')).toBe(sent);
   });

@@ -1,6 +1,6 @@
 /** A simulator with one book and a workspace config watching it in one marketplace (tests of `run`). */
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
+import type { RunningSimulator } from '../../src/sim/index.ts';
+import { startSimFixture } from './sim.ts';
 
 const PLAN = 'custom:600:1000000';
 
@@ -12,24 +12,18 @@ export interface OneBookSim {
   bookTarget: string;
 }
 
+/** The caller closes `sim` (its control connection is closed here: it only read the world). */
 export async function startOneBookSim(key: string, seed: number): Promise<OneBookSim> {
-  const sim = await startSimulator({
-    port: 0,
-    seed,
-    books: 1,
-    keys: [{ key, workspace: 'ws', plan: parsePlan(PLAN) }],
-  });
-  const control = new SimControl(sim);
-  const book = (await control.world()).books[0];
-  await control.close();
-  if (book === undefined) throw new Error('the simulator has no book');
+  const fixture = await startSimFixture({ seed, books: 1, key, workspace: 'ws', plan: PLAN });
+  await fixture.control.close();
+  const book = fixture.book();
   const marketplace = book.marketplaces[0] ?? 'US';
   return {
-    sim,
+    sim: fixture.sim,
     bookTarget: `book/${book.asin}/${marketplace}`,
     workspace: (extra = {}) => ({
       id: 'ws',
-      baseUrl: sim.url,
+      baseUrl: fixture.url,
       apiKey: key,
       plan: PLAN,
       books: [{ asin: book.asin, marketplaces: [marketplace] }],

@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert } from '../../src/model/alert.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
+import type { SimEventInput } from '../../src/sim/control-schemas.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
+import { useSimulator } from '../helpers/sim.ts';
 import { CapturingSink, createHarness, type Harness, parseOrThrow } from './engine-harness.ts';
 
 const KEY = 'sk_comps_test_0123456789';
@@ -17,8 +17,6 @@ const redis = testRedis(prefix);
 const BOOK_RANK = 1_000;
 const BEHIND = 1_500;
 const AHEAD = 800;
-let sim: RunningSimulator;
-let control: SimControl;
 let harness: Harness;
 let sink: CapturingSink;
 let asin: string;
@@ -28,8 +26,11 @@ let target: string;
 const ours = (alerts: readonly Alert[]) =>
   alerts.filter((a) => a.kind.startsWith('comp_') || a.kind.startsWith('sentiment_'));
 
-function event(body: Record<string, unknown>): Promise<unknown> {
-  return control.call('POST', '/_sim/events', { asin, ...body });
+/** An event about the watched book: the body without its `asin`. */
+type BookEventBody<E = SimEventInput> = E extends { asin: string } ? Omit<E, 'asin'> : never;
+
+function event(body: BookEventBody): Promise<unknown> {
+  return fx.control.event({ asin, ...body });
 }
 
 /** Polls twice: what the first poll raised of our kinds, and checks the second raised nothing. */
@@ -43,15 +44,16 @@ async function raisedByNextPoll(): Promise<Alert[]> {
   return raised;
 }
 
+const fx = useSimulator({
+  seed: 21,
+  books: 3,
+  key: KEY,
+  workspace: WS,
+  plan: 'custom:100000:10000000',
+});
+
 beforeAll(async () => {
-  sim = await startSimulator({
-    port: 0,
-    seed: 21,
-    books: 3,
-    keys: [{ key: KEY, workspace: WS, plan: parsePlan('custom:100000:10000000') }],
-  });
-  control = new SimControl(sim);
-  const world = await control.world();
+  const world = fx.world;
   const book = world.books.find((b) => b.marketplaces.includes('US'));
   if (book === undefined) throw new Error('the simulator world has no US book');
   asin = book.asin;
@@ -61,7 +63,7 @@ beforeAll(async () => {
     workspaces: [
       {
         id: WS,
-        baseUrl: sim.url,
+        baseUrl: fx.url,
         apiKey: KEY,
         plan: 'custom:100000:10000000',
         books: [{ asin, marketplaces: ['US'] }],
@@ -75,7 +77,7 @@ beforeAll(async () => {
     ],
   });
   sink = new CapturingSink();
-  harness = createHarness({ sim, redis, prefix, config, sink });
+  harness = createHarness({ sim: fx.sim, redis, prefix, config, sink });
   const { data } = await harness.deps.clientFor(WS).getBook(asin, { marketplace: 'US' });
   const first = data.comp_titles[0];
   if (first === undefined) throw new Error(`the simulated book ${asin} lists no comp titles`);
@@ -88,8 +90,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await harness?.close();
-  await control?.close();
-  await sim?.close();
 });
 
 describe('comp titles and review sentiment from the book payload', () => {
@@ -104,7 +104,7 @@ describe('comp titles and review sentiment from the book payload', () => {
 
   it('a failed poll raises none of them', async () => {
     await event({ type: 'comp_bsr', comp_asin: comp, rank: AHEAD });
-    await control.fault({
+    await fx.control.fault({
       kind: 'status',
       status: 503,
       code: 'unavailable',
@@ -113,7 +113,7 @@ describe('comp titles and review sentiment from the book payload', () => {
     });
     const before = sink.alerts.length;
     expect(await harness.poll(target)).toMatchObject({ status: 'error' });
-    await control.call('DELETE', '/_sim/faults');
+    await fx.control.clearFaults();
     expect(sink.alerts.slice(before).map((a) => a.kind)).toEqual(['source_health']);
   });
 

@@ -2,11 +2,10 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliverQueueData } from '../../src/deliver/enqueue.ts';
 import { processPoll } from '../../src/poll/processor.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
 import type { SnapshotStore } from '../../src/snapshot/store.ts';
-import { SimControl } from '../api/helpers.ts';
 import { allDialects } from '../contract/helpers.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
+import { useSimulator } from '../helpers/sim.ts';
 import { createHarness, type Harness, parseOrThrow } from './engine-harness.ts';
 
 // The same scenarios against the assumed contract and against each shipped dialect: the simulator
@@ -15,23 +14,21 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
   const KEY = 'sk_crash_test_0123456789';
   const prefix = testPrefix(`crash-${dialect.name}`);
   const redis = testRedis(prefix);
-  let sim: RunningSimulator;
-  let control: SimControl;
   let queue: Queue<DeliverQueueData>;
   let harness: Harness;
   let campaignId: string;
 
+  const fx = useSimulator({
+    seed: 5,
+    books: 2,
+    ...(dialect.sim === undefined ? {} : { dialect: dialect.sim }),
+    key: KEY,
+    workspace: 'ws-crash',
+    plan: 'custom:1000:100000',
+  });
+
   beforeAll(async () => {
-    sim = await startSimulator({
-      port: 0,
-      seed: 5,
-      books: 2,
-      ...(dialect.sim === undefined ? {} : { dialect: dialect.sim }),
-      keys: [{ key: KEY, workspace: 'ws-crash', plan: parsePlan('custom:1000:100000') }],
-    });
-    control = new SimControl(sim);
-    const campaign = (await control.world()).campaigns[0];
-    if (campaign === undefined) throw new Error('no campaign in the simulator world');
+    const campaign = fx.campaign();
     campaignId = campaign.campaign_id;
     queue = new Queue<DeliverQueueData>('deliver', { connection: redis, prefix });
     const config = parseOrThrow({
@@ -39,7 +36,7 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
       workspaces: [
         {
           id: 'ws-crash',
-          baseUrl: sim.url,
+          baseUrl: fx.url,
           apiKey: KEY,
           campaigns: [{ id: campaignId }],
           ...(dialect.file === undefined ? {} : { api: { contract: dialect.file } }),
@@ -47,14 +44,12 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
       ],
       rules: [{ id: 'new-review', kind: 'review_new' }],
     });
-    harness = createHarness({ sim, redis, prefix, config, deliveryQueue: queue });
+    harness = createHarness({ sim: fx.sim, redis, prefix, config, deliveryQueue: queue });
   });
 
   afterAll(async () => {
     await queue?.close();
     await harness?.close();
-    await control?.close();
-    await sim?.close();
   });
 
   async function deliveryJobIds(): Promise<string[]> {
@@ -64,10 +59,10 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
 
   it('a poll killed after enqueueing and before its commit, then re-run, adds no duplicate delivery', async () => {
     const targetId = `reviews/${campaignId}`;
-    const t0 = sim.clock.now();
+    const t0 = fx.sim.clock.now();
     expect(await harness.poll(targetId, t0)).toMatchObject({ status: 'ok', baseline: true });
     for (const rating of [5, 2]) {
-      await control.call('POST', '/_sim/events', {
+      await fx.control.event({
         type: 'review',
         campaign_id: campaignId,
         platform: 'amazon',
@@ -112,7 +107,7 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
 
   it('a second run of an already committed poll is recognised and does nothing', async () => {
     const targetId = `reviews/${campaignId}`;
-    const result = await harness.poll(targetId, sim.clock.now() - 1_000_000);
+    const result = await harness.poll(targetId, fx.sim.clock.now() - 1_000_000);
     expect(result).toEqual({ status: 'duplicate' });
   });
 });

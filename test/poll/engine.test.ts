@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KeywordsObservation, SalesObservation } from '../../src/model/observation.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
 import { allDialects } from '../contract/helpers.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
+import { useSimulator } from '../helpers/sim.ts';
 import { CapturingSink, createHarness, type Harness, parseOrThrow } from './engine-harness.ts';
 
 /** The alert kinds each contract's run raised, in order: every dialect must raise the default's. */
@@ -15,8 +14,6 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
   const KEY = 'sk_engine_test_0123456789';
   const prefix = testPrefix(`engine-${dialect.name}`);
   const redis = testRedis(prefix);
-  let sim: RunningSimulator;
-  let control: SimControl;
   let harness: Harness;
   let sink: CapturingSink;
   let asin: string;
@@ -29,18 +26,17 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
     sales: 'sales/US',
   });
 
+  const fx = useSimulator({
+    seed: 21,
+    books: 3,
+    ...(dialect.sim === undefined ? {} : { dialect: dialect.sim }),
+    key: KEY,
+    workspace: 'ws-engine',
+    plan: 'custom:100000:10000000',
+  });
+
   beforeAll(async () => {
-    sim = await startSimulator({
-      port: 0,
-      seed: 21,
-      books: 3,
-      ...(dialect.sim === undefined ? {} : { dialect: dialect.sim }),
-      keys: [{ key: KEY, workspace: 'ws-engine', plan: parsePlan('custom:100000:10000000') }],
-    });
-    control = new SimControl(sim);
-    const world = await control.world();
-    const campaign = world.campaigns[0];
-    if (campaign === undefined) throw new Error('the simulator world has no campaign');
+    const campaign = fx.campaign();
     campaignId = campaign.campaign_id;
     asin = campaign.asin;
     const config = parseOrThrow({
@@ -48,7 +44,7 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
       workspaces: [
         {
           id: 'ws-engine',
-          baseUrl: sim.url,
+          baseUrl: fx.url,
           ...(dialect.file === undefined ? {} : { api: { contract: dialect.file } }),
           apiKey: KEY,
           plan: 'custom:100000:10000000',
@@ -69,7 +65,7 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
       ],
     });
     sink = new CapturingSink();
-    harness = createHarness({ sim, redis, prefix, config, sink });
+    harness = createHarness({ sim: fx.sim, redis, prefix, config, sink });
     // Every target's first poll is a silent baseline.
     for (const id of Object.values(ids())) {
       const result = await harness.poll(id);
@@ -81,8 +77,6 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
   afterAll(async () => {
     alertKinds.set(dialect.name, sink?.alerts.map((alert) => alert.kind) ?? []);
     await harness?.close();
-    await control?.close();
-    await sim?.close();
   });
 
   async function stored<T>(targetId: string): Promise<T> {
@@ -109,7 +103,7 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
       const observation = await stored<KeywordsObservation>(ids().keywords);
       const tracked = observation.ranks.find((r) => r.rank !== null && r.rank <= 40);
       if (tracked === undefined || tracked.rank === null) throw new Error('no ranked keyword to drop');
-      await control.call('POST', '/_sim/events', {
+      await fx.control.event({
         type: 'keyword_rank',
         asin,
         keyword: tracked.keyword,
@@ -122,7 +116,7 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
       const book = await stored<{ title: string; author: string }>(ids().book);
       expect(drops[0]?.title).toContain(`for “${book.title}” (${asin}, US)`);
       expect(drops[0]?.facts).toMatchObject({ bookTitle: book.title, author: book.author });
-      await control.call('POST', '/_sim/events', {
+      await fx.control.event({
         type: 'keyword_rank',
         asin,
         keyword: tracked.keyword,
@@ -134,22 +128,22 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
     it('BSR worsened against its rolling median', async () => {
       const book = await stored<{ bsr: number | null }>(ids().book);
       if (book.bsr === null) throw new Error('book has no BSR');
-      await control.call('POST', '/_sim/events', { type: 'bsr', asin, rank: book.bsr * 6 + 100 });
+      await fx.control.event({ type: 'bsr', asin, rank: book.bsr * 6 + 100 });
       expect(await alertsAfter(ids().book, 'bsr_worsened')).toHaveLength(1);
     });
 
     it('BSR removed (null is a removal, not a drop) and restored', async () => {
       const worsenedBefore = sink.ofKind('bsr_worsened').length;
-      await control.call('POST', '/_sim/events', { type: 'bsr', asin, rank: null });
+      await fx.control.event({ type: 'bsr', asin, rank: null });
       expect(await alertsAfter(ids().book, 'bsr_removed')).toHaveLength(1);
       expect(sink.ofKind('bsr_worsened').length).toBe(worsenedBefore);
-      await control.call('POST', '/_sim/events', { type: 'bsr', asin, rank: 5_000 });
+      await fx.control.event({ type: 'bsr', asin, rank: 5_000 });
       expect(await alertsAfter(ids().book, 'bsr_restored')).toHaveLength(1);
     });
 
     it('a new ARC review, carrying hostile text verbatim for the channel to escape', async () => {
       const body = '<!channel> <script>alert(1)</script> & great book';
-      const { review_id } = await control.call<{ review_id: string }>('POST', '/_sim/events', {
+      const { review_id } = await fx.control.call<{ review_id: string }>('POST', '/_sim/events', {
         type: 'review',
         campaign_id: campaignId,
         platform: 'goodreads',
@@ -162,7 +156,7 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
       expect(fresh[0]?.subject.reviewId).toBe(review_id);
       expect(fresh[0]?.facts).toMatchObject({ lowStar: true, rating: 1 });
 
-      await control.call('POST', '/_sim/events', { type: 'remove_review', review_id });
+      await fx.control.event({ type: 'remove_review', review_id });
       // Absent from one complete answer is not yet a removal: it takes two in a row.
       const removedBefore = sink.ofKind('review_removed').length;
       await harness.poll(ids().reviews);
@@ -177,7 +171,7 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
       const day = sales.days.filter((d) => d.asin === asin).at(-2);
       if (day === undefined) throw new Error('no provisional sales day');
       const revised = ((day.royalties.minor + 1234) / 100).toFixed(2);
-      await control.call('POST', '/_sim/events', {
+      await fx.control.event({
         type: 'sales_revision',
         asin,
         marketplace: 'US',
@@ -192,10 +186,10 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
     });
 
     it('a royalty drop on a new day', async () => {
-      await control.advance(86_400_000);
-      const next = new Date(sim.clock.now()).toISOString().slice(0, 10);
+      await fx.control.advance(86_400_000);
+      const next = new Date(fx.sim.clock.now()).toISOString().slice(0, 10);
       // The day that just appeared, made to look like a collapse before shelfwatch first sees it.
-      await control.call('POST', '/_sim/events', {
+      await fx.control.event({
         type: 'sales_revision',
         asin,
         marketplace: 'US',
@@ -221,7 +215,7 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
         { kind: 'malformed_json', count: 2 },
       ] as const;
       for (const fault of faults) {
-        await control.fault({ ...fault, pathPrefix: `/v1/books/${asin}/keywords` });
+        await fx.control.fault({ ...fault, pathPrefix: `/v1/books/${asin}/keywords` });
         expect(await harness.poll(target)).toMatchObject({ status: 'error' });
       }
       const healthKinds = () =>
@@ -230,7 +224,7 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
           .filter((a) => a.kind.startsWith('source_'))
           .map((a) => a.kind);
       expect(healthKinds()).toEqual(['source_health']);
-      await control.fault({
+      await fx.control.fault({
         kind: 'drop_field',
         field: dialect.keywordsEnvelope,
         pathPrefix: `/v1/books/${asin}/keywords`,
@@ -244,7 +238,7 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
     it('a drifted field: source_health names the logical field, its path and what was found; other targets poll on', async () => {
       const before = sink.alerts.length;
       const { name, path } = dialect.searchVolume;
-      await control.fault({
+      await fx.control.fault({
         kind: 'drop_field',
         field: name,
         count: 3,
@@ -265,7 +259,7 @@ describe.each(allDialects())('against the $name contract', (dialect) => {
     });
 
     it('a 429 pauses the workspace and defers the poll without an error outcome', async () => {
-      await control.fault({
+      await fx.control.fault({
         kind: 'status',
         status: 429,
         code: 'rate_limited',

@@ -6,55 +6,48 @@ import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { DeliverQueueData } from '../../src/deliver/enqueue.ts';
 import { type AlertSink, type PollDeps, processPoll } from '../../src/poll/processor.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
+import { useSimulator } from '../helpers/sim.ts';
 import { createHarness, type Harness, parseOrThrow } from './engine-harness.ts';
 
 const KEY = 'sk_health_crash_0123456789';
 const prefix = testPrefix('health-crash');
 const redis = testRedis(prefix);
-let sim: RunningSimulator;
-let control: SimControl;
 let queue: Queue<DeliverQueueData>;
 let harness: Harness;
 let targetId: string;
 
+const fx = useSimulator({
+  seed: 5,
+  books: 2,
+  key: KEY,
+  workspace: 'ws-crash',
+  plan: 'custom:1000:100000',
+});
+
 beforeAll(async () => {
-  sim = await startSimulator({
-    port: 0,
-    seed: 5,
-    books: 2,
-    keys: [{ key: KEY, workspace: 'ws-crash', plan: parsePlan('custom:1000:100000') }],
-  });
-  control = new SimControl(sim);
-  const campaign = (await control.world()).campaigns[0];
-  if (campaign === undefined) throw new Error('no campaign in the simulator world');
+  const campaign = fx.campaign();
   targetId = `reviews/${campaign.campaign_id}`;
   queue = new Queue<DeliverQueueData>('deliver', { connection: redis, prefix });
   const config = parseOrThrow({
     redis: { prefix },
-    workspaces: [
-      { id: 'ws-crash', baseUrl: sim.url, apiKey: KEY, campaigns: [{ id: campaign.campaign_id }] },
-    ],
+    workspaces: [{ id: 'ws-crash', baseUrl: fx.url, apiKey: KEY, campaigns: [{ id: campaign.campaign_id }] }],
     rules: [{ id: 'health', kind: 'source_health', failures: 2 }],
   });
-  harness = createHarness({ sim, redis, prefix, config, deliveryQueue: queue });
+  harness = createHarness({ sim: fx.sim, redis, prefix, config, deliveryQueue: queue });
   expect(await harness.poll(targetId)).toMatchObject({ status: 'ok', baseline: true });
 });
 
 afterAll(async () => {
   await queue?.close();
   await harness?.close();
-  await control?.close();
-  await sim?.close();
 });
 
 beforeEach(async () => {
   await queue.obliterate({ force: true });
-  await control.clearFaults();
+  await fx.control.clearFaults();
 });
-afterEach(() => control.clearFaults());
+afterEach(() => fx.control.clearFaults());
 
 async function deliveredKinds(): Promise<string[]> {
   const jobs = await queue.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed']);
@@ -79,7 +72,7 @@ const dyingSink = (when: 'before' | 'after'): AlertSink => ({
 // Two failed polls in a row, the second dying around the enqueue of the alert it raised; then the
 // same poll runs again (a stalled job) and the API answers.
 async function failTwiceDyingAt(when: 'before' | 'after', base: number): Promise<void> {
-  await control.fault({
+  await fx.control.fault({
     kind: 'status',
     status: 503,
     code: 'unavailable',
@@ -88,16 +81,16 @@ async function failTwiceDyingAt(when: 'before' | 'after', base: number): Promise
   });
   expect(await run(harness.deps, base)).toMatchObject({ status: 'error', alerts: 0 });
   await expect(run({ ...harness.deps, alerts: dyingSink(when) }, base + 1_000)).rejects.toThrow('SIGKILL');
-  await control.clearFaults();
+  await fx.control.clearFaults();
   expect(await run(harness.deps, base + 1_000)).toMatchObject({ status: 'ok' });
 }
 
 it('killed after the enqueue: the re-run that succeeds announces the recovery', async () => {
-  await failTwiceDyingAt('after', sim.clock.now() + 1_000_000);
+  await failTwiceDyingAt('after', fx.sim.clock.now() + 1_000_000);
   expect(await deliveredKinds()).toEqual(['source_health', 'source_recovered']);
 });
 
 it('killed before the enqueue: the next poll enqueues the pending alert, then the recovery', async () => {
-  await failTwiceDyingAt('before', sim.clock.now() + 2_000_000);
+  await failTwiceDyingAt('before', fx.sim.clock.now() + 2_000_000);
   expect(await deliveredKinds()).toEqual(['source_health', 'source_recovered']);
 });

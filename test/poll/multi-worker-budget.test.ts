@@ -4,28 +4,27 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { type LoggedRequest, SimControl } from '../api/helpers.ts';
+import type { SimLoggedRequest } from '../../src/sim/control-schemas.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { useSimulator } from '../helpers/sim.ts';
 
 const KEY = 'sk_budget_test_0123456789';
 const PER_MINUTE = 20;
 const prefix = testPrefix('budget3');
 testRedis(prefix);
-let sim: RunningSimulator;
-let control: SimControl;
 const workers: ChildProcess[] = [];
 const output: string[] = [];
 
+const fx = useSimulator({
+  seed: 3,
+  books: 100,
+  key: KEY,
+  workspace: 'ws-budget',
+  plan: `custom:${PER_MINUTE}:5000`,
+});
+
 beforeAll(async () => {
-  sim = await startSimulator({
-    port: 0,
-    seed: 3,
-    books: 100,
-    keys: [{ key: KEY, workspace: 'ws-budget', plan: parsePlan(`custom:${PER_MINUTE}:5000`) }],
-  });
-  control = new SimControl(sim);
-  const world = await control.world();
+  const world = fx.world;
   const books = world.books
     .slice(0, 100)
     .map((b) => `      - { asin: ${b.asin}, marketplaces: [US], keywords: { top: 10 } }`);
@@ -40,7 +39,7 @@ beforeAll(async () => {
       `redis: { url: "${redisUrl()}", prefix: "${prefix}" }`,
       'workspaces:',
       '  - id: ws-budget',
-      `    baseUrl: ${sim.url}`,
+      `    baseUrl: ${fx.url}`,
       `    apiKey: ${KEY}`,
       `    plan: custom:${PER_MINUTE}:5000`,
       '    sales: false',
@@ -67,15 +66,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const child of workers) if (child.exitCode === null) child.kill('SIGKILL');
-  await control?.close();
-  await sim?.close();
 });
 
 /** The most requests that fell inside any 60-second interval of the log. */
-function busiestMinute(log: LoggedRequest[]): number {
-  const times = log
-    .map((r) => Date.parse((r as LoggedRequest & { real_time: string }).real_time))
-    .sort((a, b) => a - b);
+function busiestMinute(log: SimLoggedRequest[]): number {
+  const times = log.map((r) => Date.parse(r.real_time)).sort((a, b) => a - b);
   let most = 0;
   let start = 0;
   for (let end = 0; end < times.length; end += 1) {
@@ -87,11 +82,11 @@ function busiestMinute(log: LoggedRequest[]): number {
 
 it('3 worker processes, 200 targets on custom:20:5000: never more than 20 requests in any minute, no 429', async () => {
   const deadline = Date.now() + 150_000;
-  let log: LoggedRequest[] = [];
+  let log: SimLoggedRequest[] = [];
   // Wait until traffic has run for more than a minute: the sliding-window claim needs that.
   for (;;) {
-    log = (await control.requests()).filter((r) => r.path.startsWith('/v1/'));
-    const first = log[0] as (LoggedRequest & { real_time: string }) | undefined;
+    log = (await fx.control.requests()).filter((r) => r.path.startsWith('/v1/'));
+    const first = log[0];
     if (first !== undefined && Date.now() - Date.parse(first.real_time) > 75_000 && log.length >= 25) break;
     if (Date.now() > deadline)
       throw new Error(`not enough traffic before the deadline: ${log.length} requests\n${output.join('')}`);
@@ -103,7 +98,7 @@ it('3 worker processes, 200 targets on custom:20:5000: never more than 20 reques
   );
   expect(exits.map(([code]) => code)).toEqual([0, 0, 0]);
 
-  log = (await control.requests()).filter((r) => r.path.startsWith('/v1/'));
+  log = (await fx.control.requests()).filter((r) => r.path.startsWith('/v1/'));
   expect(log.filter((r) => r.status === 429)).toEqual([]);
   expect(busiestMinute(log)).toBeLessThanOrEqual(PER_MINUTE);
   // The budget was used, not just respected: saturating demand keeps it near the limit.

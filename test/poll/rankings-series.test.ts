@@ -7,9 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisHistoryStore } from '../../src/history/store.ts';
 import type { Alert } from '../../src/model/alert.ts';
 import { PollDeferredError, type PollResult } from '../../src/poll/processor.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
+import { useSimulator } from '../helpers/sim.ts';
 import { CapturingSink, createHarness, type Harness, parseOrThrow } from './engine-harness.ts';
 
 const KEY = 'sk_rankings_series_0123456789';
@@ -18,8 +17,6 @@ const HOUR = 3_600_000;
 const START = Date.parse('2026-11-02T00:30:00Z');
 const prefix = testPrefix('rankings');
 const redis = testRedis(prefix);
-let sim: RunningSimulator;
-let control: SimControl;
 let harness: Harness;
 let sink: CapturingSink;
 let asin: string;
@@ -33,7 +30,7 @@ const target = () => `keywords/${asin}/US`;
 const hourIso = (ms: number) => new Date(ms).toISOString();
 
 function setRank(book: string, keyword: string, rank: number | null): Promise<unknown> {
-  return control.call('POST', '/_sim/events', { type: 'keyword_rank', asin: book, keyword, rank });
+  return fx.control.event({ type: 'keyword_rank', asin: book, keyword, rank });
 }
 
 /** A poll that fails (an error outcome or a deferral) as the outage makes it. */
@@ -50,17 +47,18 @@ function drops(keyword: string): Alert[] {
   return sink.alerts.filter((a) => a.subject.keyword === keyword);
 }
 
+const fx = useSimulator({
+  seed: 33,
+  books: 4,
+  speed: 0,
+  startAt: new Date(START),
+  key: KEY,
+  workspace: 'ws-rank',
+  plan: PLAN,
+});
+
 beforeAll(async () => {
-  sim = await startSimulator({
-    port: 0,
-    seed: 33,
-    books: 4,
-    speed: 0,
-    startAt: new Date(START),
-    keys: [{ key: KEY, workspace: 'ws-rank', plan: parsePlan(PLAN) }],
-  });
-  control = new SimControl(sim);
-  const books = (await control.world()).books.filter((b) => b.marketplaces.includes('US'));
+  const books = fx.world.books.filter((b) => b.marketplaces.includes('US'));
   const [book, other, third] = books;
   if (book === undefined || other === undefined || third === undefined) {
     throw new Error('the simulator has no three US books');
@@ -76,7 +74,7 @@ beforeAll(async () => {
     workspaces: [
       {
         id: 'ws-rank',
-        baseUrl: sim.url,
+        baseUrl: fx.url,
         apiKey: KEY,
         plan: PLAN,
         keywordSource: 'series',
@@ -100,7 +98,7 @@ beforeAll(async () => {
     ],
   });
   sink = new CapturingSink();
-  harness = createHarness({ sim, redis, prefix, config, sink });
+  harness = createHarness({ sim: fx.sim, redis, prefix, config, sink });
   harness.deps.history = new RedisHistoryStore({ redis, prefix });
   for (const keyword of keywords) await setRank(asin, keyword, 3);
   for (const keyword of otherKeywords) await setRank(otherAsin, keyword, 3);
@@ -112,20 +110,18 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await harness?.close();
-  await control?.close();
-  await sim?.close();
 });
 
 describe('keyword ranks from the hourly series', () => {
   it('alerts a drop at H that recovered at H+3 once, naming the hour, with polls 6 h apart', async () => {
     const [fellAndCame, , stayedDown] = keywords as [string, string, string];
-    await control.advance(HOUR); // 01:30
+    await fx.control.advance(HOUR); // 01:30
     const dropHour = START - 30 * 60_000 + HOUR;
     await setRank(asin, fellAndCame, 40);
     await setRank(asin, stayedDown, 50);
-    await control.advance(3 * HOUR); // 04:30
+    await fx.control.advance(3 * HOUR); // 04:30
     await setRank(asin, fellAndCame, 3);
-    await control.advance(2 * HOUR); // 06:30
+    await fx.control.advance(2 * HOUR); // 06:30
     const result = await harness.poll(target());
     expect(result).toMatchObject({ status: 'ok', alerts: 3 });
 
@@ -154,7 +150,7 @@ describe('keyword ranks from the hourly series', () => {
     expect(history.get(fellAndCame)?.map((p) => p.rank)).toEqual([3, 40, 40, 40, 3, 3, 3]);
 
     // The drop that persists is not alerted again.
-    await control.advance(6 * HOUR); // 12:30
+    await fx.control.advance(6 * HOUR); // 12:30
     expect(await harness.poll(target())).toMatchObject({ status: 'ok', alerts: 0 });
     expect(sink.alerts).toHaveLength(3);
   });
@@ -162,25 +158,25 @@ describe('keyword ranks from the hourly series', () => {
   it('catches up after a 12 h outage from the last judged hour, alerting the drop and recovery once', async () => {
     const fellDuringOutage = keywords[1]!;
     const before = sink.alerts.length;
-    await control.advance(HOUR); // 13:30
+    await fx.control.advance(HOUR); // 13:30
     const dropHour = START - 30 * 60_000 + 13 * HOUR;
     await setRank(asin, fellDuringOutage, 60);
     const outage = {
-      kind: 'status',
+      kind: 'status' as const,
       status: 503,
       code: 'unavailable',
       count: 1000,
       pathPrefix: '/v1/rankings',
     };
-    await control.call('POST', '/_sim/faults', outage);
-    await control.advance(3 * HOUR); // 16:30
+    await fx.control.fault(outage);
+    await fx.control.advance(3 * HOUR); // 16:30
     await setRank(asin, fellDuringOutage, 3);
-    await control.advance(2 * HOUR); // 18:30
+    await fx.control.advance(2 * HOUR); // 18:30
     expect(await pollThroughOutage(target())).not.toMatchObject({ status: 'ok' });
-    await control.advance(6 * HOUR); // 00:30 next day
+    await fx.control.advance(6 * HOUR); // 00:30 next day
     expect(await pollThroughOutage(target())).not.toMatchObject({ status: 'ok' });
-    await control.clearFaults();
-    await control.advance(6 * HOUR); // 06:30
+    await fx.control.clearFaults();
+    await fx.control.advance(6 * HOUR); // 06:30
     expect(await harness.poll(target())).toMatchObject({ status: 'ok', alerts: 2 });
     const fresh = sink.alerts.slice(before).filter((a) => a.kind !== 'source_health');
     expect(fresh).toMatchObject([
@@ -196,15 +192,15 @@ describe('keyword ranks from the hourly series', () => {
       },
     ]);
     // Polled again at the same time (a retry, a replica): nothing more.
-    await control.advance(HOUR);
+    await fx.control.advance(HOUR);
     expect(await harness.poll(target())).toMatchObject({ status: 'ok', alerts: 0 });
   });
 
   it('says how many hours could not be read when a gap is longer than the series window', async () => {
     const keyword = otherKeywords[0]!;
-    await control.advance(100 * 24 * HOUR);
+    await fx.control.advance(100 * 24 * HOUR);
     await setRank(otherAsin, keyword, 80);
-    await control.advance(HOUR);
+    await fx.control.advance(HOUR);
     const before = sink.alerts.length;
     expect(await harness.poll(`keywords/${otherAsin}/US`)).toMatchObject({ status: 'ok', alerts: 1 });
     const [alert] = sink.alerts.slice(before);
@@ -220,12 +216,12 @@ describe('keyword ranks from the hourly series', () => {
     const before = sink.alerts.length;
     await setRank(revisedAsin, revisedKeyword, 3);
     expect(await harness.poll(id)).toMatchObject({ status: 'ok', baseline: true });
-    await control.advance(HOUR);
+    await fx.control.advance(HOUR);
     await setRank(revisedAsin, revisedKeyword, null); // this hour reads null for now
     expect(await harness.poll(id)).toMatchObject({ status: 'ok', alerts: 0 });
-    await control.advance(10 * 60_000);
+    await fx.control.advance(10 * 60_000);
     await setRank(revisedAsin, revisedKeyword, 3); // the same hour gains its rank (the contract's revision)
-    await control.advance(2 * HOUR);
+    await fx.control.advance(2 * HOUR);
     expect(await harness.poll(id)).toMatchObject({ status: 'ok', alerts: 0 });
     expect(sink.alerts.slice(before)).toEqual([]);
   });

@@ -5,11 +5,10 @@
 import { afterAll, expect, it } from 'vitest';
 import { resumeWorkspace } from '../../src/app/resume.ts';
 import type { Alert } from '../../src/model/alert.ts';
-import { parsePlan, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
 import { waitUntil } from '../cli/helpers.ts';
 import { CapturingNotifier, startCapturedRuntime } from '../deliver/pipeline-harness.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { simForTest } from '../helpers/sim.ts';
 import { parseOrThrow } from './engine-harness.ts';
 
 const KEY = 'sk_revoked_0123456789';
@@ -22,22 +21,20 @@ afterAll(async () => {
 });
 
 it('a key revoked mid-run raises one workspace alert within one poll per target; recovery once', async () => {
-  const sim = await startSimulator({
-    port: 0,
+  const { url, control, world } = await simForTest({
     seed: 13,
     books: 2,
-    keys: [{ key: KEY, workspace: 'ws', plan: parsePlan(PLAN) }],
+    key: KEY,
+    workspace: 'ws',
+    plan: PLAN,
   });
-  releases.push(() => sim.close());
-  const control = new SimControl(sim);
-  releases.push(() => control.close());
-  const books = (await control.world()).books.slice(0, 2);
+  const books = world.books.slice(0, 2);
   const config = parseOrThrow({
     redis: { url: redisUrl(), prefix },
     workspaces: [
       {
         id: 'ws',
-        baseUrl: sim.url,
+        baseUrl: url,
         apiKey: KEY,
         plan: PLAN,
         books: books.map((b) => ({ asin: b.asin, marketplaces: ['US'] })),
@@ -68,7 +65,7 @@ it('a key revoked mid-run raises one workspace alert within one poll per target;
   expect(await answered(401, revokedAt)).toBeLessThanOrEqual(books.length);
   expect(workspaceAlerts('source_health')[0]).toMatchObject({ severity: 'critical', status: 'firing' });
 
-  await control.addKey(KEY, 'ws', PLAN);
+  await control.addKey({ key: KEY, workspace: 'ws', plan: PLAN });
   const report = await resumeWorkspace({ ...runtime.pollDeps, pollQueue: runtime.pollQueue }, 'ws');
   expect(report.lifted).toMatchObject({ reason: 'unauthorized' });
   await waitUntil(async () => workspaceAlerts('source_recovered').length > 0, 15_000, 'the recovery');

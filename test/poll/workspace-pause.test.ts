@@ -6,9 +6,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resumeWorkspace } from '../../src/app/resume.ts';
 import { MAX_RATE_LIMIT_PAUSE_MS } from '../../src/budget/api-outcome-policy.ts';
 import { utcBillingMonth } from '../../src/budget/keys.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
+import { useSimulator } from '../helpers/sim.ts';
 import { CapturingSink, createHarness, type Harness, parseOrThrow } from './engine-harness.ts';
 
 const KEY = 'sk_pause_test_0123456789';
@@ -16,21 +15,20 @@ const PLAN = 'custom:100000:10000000';
 const WS = 'ws-pause';
 const prefix = testPrefix('pause');
 const redis = testRedis(prefix);
-let sim: RunningSimulator;
-let control: SimControl;
 let harness: Harness;
 let sink: CapturingSink;
 let targets: string[];
 
+const fx = useSimulator({
+  seed: 5,
+  books: 2,
+  key: KEY,
+  workspace: WS,
+  plan: PLAN,
+});
+
 beforeAll(async () => {
-  sim = await startSimulator({
-    port: 0,
-    seed: 5,
-    books: 2,
-    keys: [{ key: KEY, workspace: WS, plan: parsePlan(PLAN) }],
-  });
-  control = new SimControl(sim);
-  const [first, second] = (await control.world()).books;
+  const [first, second] = fx.world.books;
   if (first === undefined || second === undefined) throw new Error('the simulator world has no books');
   targets = [`book/${first.asin}/US`, `book/${second.asin}/US`];
   const config = parseOrThrow({
@@ -38,7 +36,7 @@ beforeAll(async () => {
     workspaces: [
       {
         id: WS,
-        baseUrl: sim.url,
+        baseUrl: fx.url,
         apiKey: KEY,
         plan: PLAN,
         books: [first, second].map((b) => ({ asin: b.asin, marketplaces: ['US'] })),
@@ -48,14 +46,14 @@ beforeAll(async () => {
     rules: [{ id: 'health', kind: 'source_health', failures: 3, pausedFor: '4m' }],
   });
   sink = new CapturingSink();
-  harness = createHarness({ sim, redis, prefix, config, sink });
+  harness = createHarness({ sim: fx.sim, redis, prefix, config, sink });
   for (const id of targets) expect(await harness.poll(id)).toMatchObject({ status: 'ok', baseline: true });
 });
 
 afterEach(async () => {
   // Each test starts with a working key, no pause and no open episode.
-  await control.clearFaults();
-  await control.addKey(KEY, WS, PLAN);
+  await fx.control.clearFaults();
+  await fx.control.addKey({ key: KEY, workspace: WS, plan: PLAN });
   await resumeWorkspace(harness.deps, WS);
   for (const id of targets) await harness.poll(id).catch(() => undefined);
   sink.alerts.length = 0;
@@ -63,19 +61,17 @@ afterEach(async () => {
 
 afterAll(async () => {
   await harness?.close();
-  await control?.close();
-  await sim?.close();
 });
 
 /** The next book request is answered 429 with this code and Retry-After. */
 const answer429 = (code: 'rate_limited' | 'quota_exceeded', seconds: number) =>
-  control.fault({ kind: 'status', status: 429, code, retryAfter: { seconds }, pathPrefix: '/v1/books' });
+  fx.control.fault({ kind: 'status', status: 429, code, retryAfter: { seconds }, pathPrefix: '/v1/books' });
 const workspaceAlerts = () => sink.alerts.filter((a) => a.subject.scope === 'workspace');
 const [first, second] = [() => targets[0] ?? '', () => targets[1] ?? ''];
 
 describe('a revoked key', () => {
   it('alerts at the first poll, once per episode across targets and re-checks, and recovery once', async () => {
-    await control.revoke(KEY);
+    await fx.control.revoke(KEY);
     expect(await harness.poll(first())).toMatchObject({ status: 'error' });
     expect(workspaceAlerts()).toEqual([
       expect.objectContaining({ kind: 'source_health', severity: 'critical', ruleId: 'health' }),
@@ -86,13 +82,13 @@ describe('a revoked key', () => {
     // The key is re-checked after each pause (15 min): still refused, still the same episode, and
     // no target's own streak (3 failures) alerts the same cause again.
     for (const target of [second(), first(), first()]) {
-      await control.advance(16 * 60_000);
+      await fx.control.advance(16 * 60_000);
       expect(await harness.poll(target)).toMatchObject({ status: 'error' });
     }
     expect(sink.ofKind('source_health')).toHaveLength(1);
 
-    await control.addKey(KEY, WS, PLAN);
-    await control.advance(16 * 60_000);
+    await fx.control.addKey({ key: KEY, workspace: WS, plan: PLAN });
+    await fx.control.advance(16 * 60_000);
     expect(await harness.poll(first())).toMatchObject({ status: 'ok' });
     expect(await harness.poll(second())).toMatchObject({ status: 'ok' });
     const kinds = workspaceAlerts().map((a) => `${a.kind}:${a.status}`);
@@ -106,7 +102,7 @@ describe('a revoked key', () => {
 describe('a 429 with a huge Retry-After', () => {
   it('a per-minute limit pauses at most a few minutes, says so in an alert once, and resume lifts it', async () => {
     await answer429('rate_limited', 2_592_000);
-    const now = sim.clock.now();
+    const now = fx.sim.clock.now();
     await expect(harness.poll(first())).rejects.toMatchObject({ name: 'PollDeferredError' });
     const usage = await harness.deps.budget.usage(WS);
     expect(usage.pauseReason).toBe('rate_limited');
@@ -125,7 +121,7 @@ describe('a 429 with a huge Retry-After', () => {
 
   it('a quota pause lasts until the month resets, not past it', async () => {
     await answer429('quota_exceeded', 40 * 86_400);
-    const now = sim.clock.now();
+    const now = fx.sim.clock.now();
     await expect(harness.poll(first())).rejects.toMatchObject({ name: 'PollDeferredError' });
     const usage = await harness.deps.budget.usage(WS);
     expect(usage.pauseReason).toBe('quota_exceeded');
@@ -135,7 +131,7 @@ describe('a 429 with a huge Retry-After', () => {
   it('a short pause under the threshold raises nothing', async () => {
     await answer429('rate_limited', 30);
     await expect(harness.poll(first())).rejects.toMatchObject({ name: 'PollDeferredError' });
-    await control.advance(31_000);
+    await fx.control.advance(31_000);
     expect(await harness.poll(first())).toMatchObject({ status: 'ok' });
     expect(workspaceAlerts()).toEqual([]);
   });

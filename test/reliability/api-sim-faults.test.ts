@@ -5,34 +5,31 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TargetKind } from '../../src/model/observation.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { type Fault, SimControl } from '../api/helpers.ts';
+import type { SimFaultInput } from '../../src/sim/control-schemas.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
+import { useSimulator } from '../helpers/sim.ts';
 import { CapturingSink, createHarness, type Harness, parseOrThrow } from '../poll/engine-harness.ts';
 import { CHANGE_KINDS } from './fixtures/api-payloads.ts';
 
 const KEY = 'sk_rel_faults_0123456789';
 const prefix = testPrefix('rel-faults');
 const redis = testRedis(prefix);
-let sim: RunningSimulator;
-let control: SimControl;
 let harness: Harness;
 let sink: CapturingSink;
 const targets: { kind: TargetKind; id: string; path: string; field: string }[] = [];
 
+const fx = useSimulator({
+  seed: 31,
+  books: 2,
+  speed: 0,
+  key: KEY,
+  workspace: 'ws-faults',
+  plan: 'custom:100000:10000000',
+});
+
 beforeAll(async () => {
   // Frozen clock: the world does not move between polls, so any alert would be false.
-  sim = await startSimulator({
-    port: 0,
-    seed: 31,
-    books: 2,
-    speed: 0,
-    keys: [{ key: KEY, workspace: 'ws-faults', plan: parsePlan('custom:100000:10000000') }],
-  });
-  control = new SimControl(sim);
-  const world = await control.world();
-  const campaign = world.campaigns[0];
-  if (campaign === undefined) throw new Error('no campaign');
+  const campaign = fx.campaign();
   const asin = campaign.asin;
   targets.push(
     { kind: 'book', id: `book/${asin}/US`, path: `/v1/books/${asin}`, field: 'bsr.rank' },
@@ -55,7 +52,7 @@ beforeAll(async () => {
     workspaces: [
       {
         id: 'ws-faults',
-        baseUrl: sim.url,
+        baseUrl: fx.url,
         apiKey: KEY,
         plan: 'custom:100000:10000000',
         books: [{ asin, marketplaces: ['US'], keywords: { top: 50 } }],
@@ -74,7 +71,7 @@ beforeAll(async () => {
     ],
   });
   sink = new CapturingSink();
-  harness = createHarness({ sim, redis, prefix, config, sink });
+  harness = createHarness({ sim: fx.sim, redis, prefix, config, sink });
   for (const target of targets) {
     expect(await harness.poll(target.id)).toMatchObject({ status: 'ok', baseline: true });
     // A condition already true at the baseline (a rank above its median) fires on the
@@ -91,11 +88,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await harness?.close();
-  await control?.close();
-  await sim?.close();
 });
 
-type FaultCase = [string, (field: string) => Fault, 'error' | 'ok'];
+type FaultCase = [string, (field: string) => SimFaultInput, 'error' | 'ok'];
 
 const FAULTS: FaultCase[] = [
   ['a missing field', (field) => ({ kind: 'drop_field', field, count: 1 }), 'error'],
@@ -117,7 +112,7 @@ const CASES = [
   [
     'book: an answer slower than the timeout',
     'book',
-    (): Fault => ({ kind: 'slow', delayMs: 5_000, count: 2 }),
+    (): SimFaultInput => ({ kind: 'slow', delayMs: 5_000, count: 2 }),
     'error',
   ] as const,
 ];
@@ -128,12 +123,12 @@ it.each(CASES)(
     const target = targets.find((t) => t.kind === kind);
     if (target === undefined) throw new Error(`no ${kind} target`);
     const ref = { workspace: 'ws-faults', kind: target.kind, id: target.id };
-    await control.clearFaults();
-    await control.fault({ ...fault(target.field), pathPrefix: target.path });
+    await fx.control.clearFaults();
+    await fx.control.fault({ ...fault(target.field), pathPrefix: target.path });
     const before = await harness.store.get(ref);
     const alertsBefore = sink.alerts.length;
     const result = await harness.poll(target.id);
-    await control.clearFaults();
+    await fx.control.clearFaults();
     expect(result.status).toBe(expected);
     if (expected === 'error') expect(await harness.store.get(ref)).toEqual(before);
     expect(await harness.poll(target.id)).toMatchObject({ status: 'ok' });

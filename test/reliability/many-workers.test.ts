@@ -14,9 +14,9 @@ import { networkInterfaces } from 'node:os';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POLL_QUEUE } from '../../src/app/queues.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { type LoggedRequest, SimControl } from '../api/helpers.ts';
+import type { SimLoggedRequest } from '../../src/sim/control-schemas.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { useSimulator } from '../helpers/sim.ts';
 import { BIN, ROOT, tempDir, waitFor, writeIn } from './helpers.ts';
 
 const KEY = 'sk_many_workers_0123456789';
@@ -27,16 +27,14 @@ const STALLED = process.env.SHELFWATCH_STALLED_TEST === '1';
 const prefix = testPrefix('rel-workers');
 const redis = testRedis(prefix);
 const dir = tempDir('many-workers');
-let sim: RunningSimulator;
-let control: SimControl;
 let queue: Queue;
 let paths: string[] = [];
 const workers: { child: ChildProcess; lines: string[] }[] = [];
 
-type Logged = LoggedRequest & { real_time: string };
+type Logged = SimLoggedRequest;
 
 async function apiRequests(): Promise<Logged[]> {
-  return (await control.requests()).filter((r) => r.path.startsWith('/v1/')) as Logged[];
+  return (await fx.control.requests()).filter((r) => r.path.startsWith('/v1/'));
 }
 
 function byPath(log: readonly Logged[]): Map<string, number[]> {
@@ -72,25 +70,22 @@ async function holdersOfActivePolls(): Promise<Set<string> | undefined> {
   return holders.size >= 3 ? holders : undefined;
 }
 
-async function setSlow(slowRate: number): Promise<void> {
-  const res = await fetch(`${sim.url}/_sim/faults/rates`, {
-    method: 'PUT',
-    headers: { 'x-sim-admin-token': sim.adminToken, 'content-type': 'application/json' },
-    body: JSON.stringify({ slowRate, slowMs: SLOW_MS }),
-  });
-  expect(res.status).toBe(200);
+/** Slows that share of API answers (the control call fails the test if the simulator refuses it). */
+function setSlow(slowRate: number): Promise<void> {
+  return fx.control.setRates({ slowRate, slowMs: SLOW_MS });
 }
 
+const fx = useSimulator({
+  seed: 5,
+  books: 6,
+  campaigns: 0,
+  key: KEY,
+  workspace: 'ws-many',
+  plan: 'custom:100000:10000000',
+});
+
 beforeAll(async () => {
-  sim = await startSimulator({
-    port: 0,
-    seed: 5,
-    books: 6,
-    campaigns: 0,
-    keys: [{ key: KEY, workspace: 'ws-many', plan: parsePlan('custom:100000:10000000') }],
-  });
-  control = new SimControl(sim);
-  const world = await control.world();
+  const world = fx.world;
   const books = world.books.slice(0, 6);
   paths = books.flatMap((b) => [`/v1/books/${b.asin}`, `/v1/books/${b.asin}/keywords`]);
   const config = writeIn(
@@ -103,7 +98,7 @@ beforeAll(async () => {
       'workers: { pollConcurrency: 4 }',
       'workspaces:',
       '  - id: ws-many',
-      `    baseUrl: ${sim.url}`,
+      `    baseUrl: ${fx.url}`,
       `    apiKey: ${KEY}`,
       '    plan: custom:100000:10000000',
       '    sales: false',
@@ -138,8 +133,6 @@ afterAll(async () => {
   for (const { child } of workers)
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await queue?.close();
-  await control?.close();
-  await sim?.close();
 });
 
 /** What the processes said and what the simulator saw, for a failure message. */

@@ -13,9 +13,8 @@ import { Runtime } from '../../src/app/runtime.ts';
 import { startWorkers } from '../../src/app/start.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import { Shutdown } from '../../src/ops/shutdown.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { useSimulator } from '../helpers/sim.ts';
 import { type SlackReceiver, startSlackReceiver } from '../helpers/slack-receiver.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
 import { dumpRedis, LogCapture, type RedisDumpEntry, secretsIn, waitFor } from './helpers.ts';
@@ -33,8 +32,6 @@ const WORKSPACE = 'ws-secret';
 const prefix = testPrefix('rel-secrets');
 const redis = testRedis(prefix);
 const logs = new LogCapture();
-let sim: RunningSimulator;
-let control: SimControl;
 let slack: SlackReceiver;
 let slackGone: SlackReceiver;
 let smtp: SMTPServer;
@@ -91,15 +88,16 @@ async function plantCanaries(): Promise<void> {
   await redis.xadd(`${CANARY}:stream`, '*', 'event', 'failed', 'reason', slackGone.url);
 }
 
+const fx = useSimulator({
+  seed: 11,
+  books: 2,
+  campaigns: 1,
+  key: API_KEY,
+  workspace: WORKSPACE,
+  plan: 'custom:100000:10000000',
+});
+
 beforeAll(async () => {
-  sim = await startSimulator({
-    port: 0,
-    seed: 11,
-    books: 2,
-    campaigns: 1,
-    keys: [{ key: API_KEY, workspace: WORKSPACE, plan: parsePlan('custom:100000:10000000') }],
-  });
-  control = new SimControl(sim);
   slack = await startSlackReceiver(`/services/T0SECRET/B0SECRET/${SLACK_TOKEN}`);
   slackGone = await startSlackReceiver(`/services/T0GONE/B0GONE/${SLACK_GONE_TOKEN}`);
   // The webhook is gone, and the answer quotes the path it was posted to.
@@ -121,8 +119,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await shutdown?.run(5_000);
-  await control?.close();
-  await sim?.close();
   await slack?.close();
   await slackGone?.close();
   await new Promise<void>((resolve) => (smtp === undefined ? resolve() : smtp.close(() => resolve())));
@@ -130,14 +126,14 @@ afterAll(async () => {
 
 /** What happened so far, for a failure message: the log (secrets are what this file looks for). */
 async function diagnosis(): Promise<string> {
-  const requests = (await control.requests()).slice(-15).map((r) => `${r.method} ${r.path} ${r.status}`);
+  const requests = (await fx.control.requests()).slice(-15).map((r) => `${r.method} ${r.path} ${r.status}`);
   const lines = logs.lines.slice(-40).map((line) => line.replaceAll(MARKER, '[marker]').slice(0, 300));
   return ['last API requests:', ...requests, 'last log lines:', ...lines].join('\n');
 }
 
 describe('a scenario with failures at log level trace', () => {
   it('runs: polls, alerts, deliveries, a 401, a Slack 404, an SMTP auth failure', async () => {
-    const world = await control.world();
+    const world = fx.world;
     const book = world.books[0];
     const campaign = world.campaigns[0];
     if (book === undefined || campaign === undefined) throw new Error('the simulator world is empty');
@@ -148,7 +144,7 @@ describe('a scenario with failures at log level trace', () => {
       workspaces: [
         {
           id: WORKSPACE,
-          baseUrl: sim.url,
+          baseUrl: fx.url,
           apiKey: API_KEY,
           plan: 'custom:100000:10000000',
           books: [{ asin: book.asin, marketplaces: ['US'], keywords: [keyword] }],
@@ -207,7 +203,7 @@ describe('a scenario with failures at log level trace', () => {
       },
       15_000,
     );
-    await control.call('POST', '/_sim/events', {
+    await fx.control.event({
       type: 'review',
       campaign_id: campaign.campaign_id,
       platform: 'amazon',
@@ -215,7 +211,7 @@ describe('a scenario with failures at log level trace', () => {
       body: 'Loved it.',
       reviewer: 'A reader',
     });
-    await control.call('POST', '/_sim/events', { type: 'keyword_rank', asin: book.asin, keyword, rank: 95 });
+    await fx.control.event({ type: 'keyword_rank', asin: book.asin, keyword, rank: 95 });
 
     await slack.waitForMessages(1, 20_000).catch(async (error: Error) => {
       throw new Error(`${error.message}\n${await diagnosis()}`);
@@ -240,7 +236,7 @@ describe('a scenario with failures at log level trace', () => {
     );
 
     // The key is revoked: the next polls are answered 401.
-    await control.revoke(API_KEY);
+    await fx.control.revoke(API_KEY);
     await waitFor(
       'a poll that failed with 401',
       () => (logs.lines.some((line) => line.includes('UnauthorizedError')) ? true : undefined),

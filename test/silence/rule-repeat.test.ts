@@ -7,11 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert } from '../../src/model/alert.ts';
 import type { KeywordsObservation } from '../../src/model/observation.ts';
 import { snoozeOf } from '../../src/silence/snooze.ts';
-import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { SimControl } from '../api/helpers.ts';
 import { waitUntil } from '../cli/helpers.ts';
 import { CapturingNotifier, settings, startPipeline } from '../deliver/pipeline-harness.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
+import { useSimulator } from '../helpers/sim.ts';
 import { createHarness, type Harness, parseOrThrow } from '../poll/engine-harness.ts';
 
 const KEY = 'sk_silence_repeat_0123456789';
@@ -19,21 +18,20 @@ const HOUR = 3_600_000;
 const prefix = testPrefix('silence-repeat');
 const redis = testRedis(prefix);
 const capture = new CapturingNotifier('log');
-let sim: RunningSimulator;
-let control: SimControl;
 let harness: Harness;
 let pipeline: Awaited<ReturnType<typeof startPipeline>>;
 let asin: string;
 
+const fx = useSimulator({
+  seed: 7,
+  books: 1,
+  key: KEY,
+  workspace: 'ws-repeat',
+  plan: 'custom:100000:10000000',
+});
+
 beforeAll(async () => {
-  sim = await startSimulator({
-    port: 0,
-    seed: 7,
-    books: 1,
-    keys: [{ key: KEY, workspace: 'ws-repeat', plan: parsePlan('custom:100000:10000000') }],
-  });
-  control = new SimControl(sim);
-  asin = (await control.world()).books[0]?.asin ?? '';
+  asin = fx.world.books[0]?.asin ?? '';
   pipeline = await startPipeline({
     prefix,
     channels: [capture],
@@ -44,7 +42,7 @@ beforeAll(async () => {
     workspaces: [
       {
         id: 'ws-repeat',
-        baseUrl: sim.url,
+        baseUrl: fx.url,
         apiKey: KEY,
         plan: 'custom:100000:10000000',
         books: [{ asin, marketplaces: ['US'], keywords: { top: 100 } }],
@@ -53,14 +51,18 @@ beforeAll(async () => {
     ],
     rules: [{ id: 'kw', kind: 'keyword_rank_drop', positionsLost: 5, repeatEvery: '1h' }],
   });
-  harness = createHarness({ sim, redis, prefix, config, sink: { enqueue: (a) => pipeline.send([...a]) } });
+  harness = createHarness({
+    sim: fx.sim,
+    redis,
+    prefix,
+    config,
+    sink: { enqueue: (a) => pipeline.send([...a]) },
+  });
 });
 
 afterAll(async () => {
   await pipeline?.stop();
   await harness?.close();
-  await control?.close();
-  await sim?.close();
 });
 
 describe('a silence ends: the condition alerts again only as its rule repeats', () => {
@@ -72,7 +74,7 @@ describe('a silence ends: the condition alerts again only as its rule repeats', 
     const ranks = (stored?.observation as KeywordsObservation | undefined)?.ranks ?? [];
     const tracked = ranks.find((r) => r.rank !== null && r.rank <= 40);
     if (tracked === undefined || tracked.rank === null) throw new Error('no ranked keyword to drop');
-    await control.call('POST', '/_sim/events', {
+    await fx.control.event({
       type: 'keyword_rank',
       asin,
       keyword: tracked.keyword,

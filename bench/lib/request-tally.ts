@@ -1,47 +1,9 @@
 /**
- * The simulator's control endpoint (`/_sim/…`: never counted, never logged) and a tally of its
- * request log, read incrementally so a month of requests never has to fit in the log at once.
+ * A tally of the simulator's request log between two sim times, read incrementally through its
+ * control client so a month of requests never has to fit in the log at once.
  */
-import { SimControlClient } from '../../src/sim/control-client.ts';
+import type { SimControlClient } from '../../src/sim/index.ts';
 import { busiestWindow } from './stats.ts';
-
-export interface SimWorld {
-  now: string;
-  books: { asin: string; marketplaces: string[]; keywords: string[] }[];
-}
-
-export interface LoggedRequest {
-  seq: number;
-  sim_time: string;
-  path: string;
-  status: number | null;
-  error_code: string | null;
-  counted: boolean;
-}
-
-export type SimEvent =
-  | { type: 'keyword_rank'; asin: string; keyword: string; marketplace: string; rank: number | null }
-  | { type: 'bsr'; asin: string; marketplace: string; rank: number | null };
-
-export class SimControl extends SimControlClient {
-  constructor(url: string, adminToken: string) {
-    super({ url, adminToken }, { connections: 2 });
-  }
-
-  world(): Promise<SimWorld> {
-    return this.call('GET', '/_sim/world');
-  }
-
-  /** Applies an event now; returns the sim time it was applied at (it is visible from then on). */
-  async event(event: SimEvent): Promise<number> {
-    const answer = await this.call<{ applied_at: string }>('POST', '/_sim/events', event);
-    return Date.parse(answer.applied_at);
-  }
-
-  async requestsSince(seq: number): Promise<LoggedRequest[]> {
-    return (await this.call<{ data: LoggedRequest[] }>('GET', `/_sim/requests?since_seq=${seq}`)).data;
-  }
-}
 
 /** Counts what the simulator logged between two sim times, fed from the log a page at a time. */
 export class RequestTally {
@@ -65,8 +27,8 @@ export class RequestTally {
     private readonly toMs: number,
   ) {}
 
-  async pull(control: SimControl): Promise<void> {
-    const entries = await control.requestsSince(this.lastSeq);
+  async pull(control: SimControlClient): Promise<void> {
+    const entries = await control.requests(this.lastSeq);
     for (const e of entries) {
       this.lastSeq = Math.max(this.lastSeq, e.seq);
       const at = Date.parse(e.sim_time);
