@@ -11,9 +11,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { seededRandom } from '../src/sim/prng.ts';
 import type { BenchContext, BenchResult, SummaryRow } from './lib/context.ts';
 import { duration, fmt, percent, table } from './lib/format.ts';
-import { prng } from './lib/keywords.ts';
 import { type MonthScenario, type MonthSummary, simulateMonth } from './lib/month-scenario.ts';
 
 const UTILISATION_GOAL = 0.95;
@@ -61,7 +61,11 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     ctx.log(
       `month: ${scenario.plan}, ${scenario.books} books${scenario.days ? `, ${scenario.days} days` : ''}`,
     );
-    const summary = await simulateMonth(ctx, scenario, prng(scenario.books * 7 + scenario.plan.length));
+    const summary = await simulateMonth(
+      ctx,
+      scenario,
+      seededRandom(scenario.books * 7 + scenario.plan.length),
+    );
     ctx.log(
       `  ${fmt(summary.used)} requests (${percent(summary.utilisation)} of ${fmt(summary.plannable)}), ` +
         `${summary.refused} 429s, latency p95 ${duration(summary.latency.p95)} vs bound ${duration(summary.latency.bound)}, ${fmt(summary.realSeconds)} s real`,

@@ -3,18 +3,7 @@
  * and the API payloads they would arrive in. Seeded, so every run measures the same data.
  */
 import type { KeywordsObservation } from '../../src/model/observation.ts';
-
-/** Seeded PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../src/sim/prng.ts';
 
 const WORDS = (
   'cozy mystery romance fantasy thriller dragon witch small town cat detective bakery murder ' +
@@ -47,7 +36,7 @@ export function benchAsin(n: number): string {
  * always made, so its numbers stay comparable across versions.
  */
 export function keywordList(seed: number, count = 1000, asin?: string): KeywordsObservation {
-  const rand = prng(seed);
+  const rand = seededRandom(seed);
   const seen = new Set<string>();
   const ranks: KeywordsObservation['ranks'] = [];
   while (ranks.length < count) {
@@ -70,7 +59,7 @@ export function keywordList(seed: number, count = 1000, asin?: string): Keywords
 
 /** Every rank drawn afresh (snapshot-bytes' worst case for the encoding: nothing repeats). */
 export function rerank(o: KeywordsObservation, seed: number): KeywordsObservation {
-  const rand = prng(seed);
+  const rand = seededRandom(seed);
   return {
     ...o,
     observedAt: o.observedAt + seed * 3_600_000,
@@ -94,7 +83,7 @@ export function nextSnapshot(
   prev: KeywordsObservation,
   seed: number,
 ): KeywordsObservation {
-  const rand = prng(seed);
+  const rand = seededRandom(seed);
   const ranks = prev.ranks.map((r, i) => {
     const usual = base.ranks[i]?.rank ?? null;
     const u = rand();

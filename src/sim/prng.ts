@@ -113,3 +113,19 @@ export class Rng {
     return a + (b - a) * f * f * (3 - 2 * f);
   }
 }
+
+/**
+ * A stepped seeded generator (mulberry32), uniform in [0, 1): for tests, fixtures and benchmarks
+ * that draw a sequence, where the world above addresses values by coordinates instead. The same
+ * seed gives the same sequence, so a failing random run can be replayed from its seed.
+ */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

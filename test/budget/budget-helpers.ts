@@ -1,17 +1,5 @@
 /** Helpers shared by the budget tests. */
 
-/** A small seeded PRNG (mulberry32), so a failing random run can be replayed from its seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The largest number of grants inside any half-open interval `[a, a + spanMs)`. */
 export function maxGrantsInAnySpan(grantTimes: readonly number[], spanMs: number): number {
   const sorted = [...grantTimes].sort((a, b) => a - b);

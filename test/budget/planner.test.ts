@@ -6,7 +6,7 @@ import {
   type PlanTarget,
   planCadences,
 } from '../../src/budget/planner.ts';
-import { seededRandom } from './budget-helpers.ts';
+import { seededRandom } from '../../src/sim/prng.ts';
 
 const M = 60_000;
 const H = 60 * M;

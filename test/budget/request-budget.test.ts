@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { type BudgetLimits, RedisRequestBudget } from '../../src/budget/request-budget.ts';
+import { seededRandom } from '../../src/sim/prng.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
-import { maxGrantsInAnySpan, seededRandom, WindowModel } from './budget-helpers.ts';
+import { maxGrantsInAnySpan, WindowModel } from './budget-helpers.ts';
 
 const prefix = testPrefix('budget');
 const redis = testRedis(prefix);

@@ -1,12 +1,15 @@
+import { seededRandom } from '../../src/sim/prng.ts';
+
 /**
- * A small seeded generator (mulberry32): one CHAOS_SEED gives the same schedule of kills, faults
- * and outages, so a failing run can be replayed. Timing still varies with the machine's load.
+ * A seeded generator (src/sim/prng.ts's seededRandom): one CHAOS_SEED gives the same schedule of
+ * kills, faults and outages, so a failing run can be replayed. Timing still varies with the load.
  */
 export class ChaosRng {
-  private state: number;
+  /** Uniform in [0, 1). */
+  readonly next: () => number;
 
   constructor(private readonly seed: number) {
-    this.state = seed >>> 0;
+    this.next = seededRandom(seed);
   }
 
   /**
@@ -17,15 +20,6 @@ export class ChaosRng {
     let hash = 2_166_136_261 ^ this.seed;
     for (const char of label) hash = Math.imul(hash ^ char.charCodeAt(0), 16_777_619);
     return new ChaosRng(hash >>> 0);
-  }
-
-  /** Uniform in [0, 1). */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   }
 
   between(min: number, max: number): number {

@@ -10,7 +10,7 @@ import {
   evaluate,
   type RuleState,
 } from '../../src/rules/engine.ts';
-import { prng } from '../snapshot/fixtures.ts';
+import { seededRandom } from '../../src/sim/prng.ts';
 import { ASIN, HOUR, rule, T0 } from './helpers.ts';
 import { type ReferenceAlert, referenceEvaluate } from './keyword-reference.ts';
 
@@ -103,7 +103,7 @@ const project = (a: Alert): ReferenceAlert => ({
 const reread = (o: KeywordsObservation): KeywordsObservation => JSON.parse(JSON.stringify(o));
 
 function walk(seed: number, polls: number): { alerts: number; checks: number } {
-  const rand = prng(seed);
+  const rand = seededRandom(seed);
   let rules = randomRules(rand);
   let at = T0;
   let marketplace = 'US';

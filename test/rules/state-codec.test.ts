@@ -12,7 +12,7 @@ import {
   RuleStateEncodeError,
 } from '../../src/rules/engine.ts';
 import { allocColumns, findRepeats, type KeywordColumns, writeEntry } from '../../src/rules/keyword-state.ts';
-import { prng } from '../snapshot/fixtures.ts';
+import { seededRandom } from '../../src/sim/prng.ts';
 import { ASIN, book, HOUR, keywords, rule, run, T0 } from './helpers.ts';
 
 function observation(n: number, at = T0, repeat = false): KeywordsObservation {
@@ -60,7 +60,7 @@ function randomWorst(rand: () => number, odd: number): { worst?: number } {
 }
 
 function randomState(seed: number, o: KeywordsObservation, odd: number): RuleState {
-  const rand = prng(seed);
+  const rand = seededRandom(seed);
   const repeatOf = findRepeats(o.ranks);
   const rules = new Map<string, KeywordColumns>();
   for (const id of ['kw', 'kw-2'].slice(0, 1 + Math.floor(rand() * 2))) {
@@ -173,7 +173,7 @@ describe('corrupt rule state', () => {
   });
 
   it('any damaged byte is caught by the checksum: a typed error, never a state that could alert', () => {
-    const rand = prng(99);
+    const rand = seededRandom(99);
     for (let k = 0; k < 2_000; k++) {
       const bytes = Buffer.from(good);
       for (let f = 0; f < 1 + Math.floor(rand() * 3); f++) {
@@ -187,7 +187,7 @@ describe('corrupt rule state', () => {
   });
 
   it('bytes with a valid checksum but a broken layout give a state or a typed error, never a crash', () => {
-    const rand = prng(98);
+    const rand = seededRandom(98);
     for (let k = 0; k < 2_000; k++) {
       const bytes = Buffer.from(good.subarray(0, good.length - 4));
       for (let f = 0; f < 1 + Math.floor(rand() * 3); f++) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BookObservation, Observation } from '../../src/model/observation.ts';
+import { seededRandom } from '../../src/sim/prng.ts';
 import {
   decodeDictionary,
   decodeObservation,
@@ -10,7 +11,7 @@ import {
 } from '../../src/snapshot/encoding.ts';
 import { SnapshotDecodeError, SnapshotEncodeError } from '../../src/snapshot/errors.ts';
 import { decodeHealth, decodeRecord, encodeHealth, encodeRecord } from '../../src/snapshot/record.ts';
-import { asStored, book, everyKind, HOSTILE_TITLE, keywords, prng, reranked, reviews } from './fixtures.ts';
+import { asStored, book, everyKind, HOSTILE_TITLE, keywords, reranked, reviews } from './fixtures.ts';
 
 function roundTrip(o: Observation): Observation {
   const encoded = encodeObservation(o);
@@ -176,7 +177,7 @@ describe('snapshot encoding', () => {
   });
 
   it('never crashes on flipped bytes, garbage or absurd counts', () => {
-    const rand = prng(42);
+    const rand = seededRandom(42);
     for (const [, o] of everyKind()) {
       const { bytes, dictionary } = encodeObservation(o);
       for (let i = 0; i < 300; i++) {

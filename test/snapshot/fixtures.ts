@@ -6,18 +6,7 @@ import type {
   SalesObservation,
   TargetRef,
 } from '../../src/model/observation.ts';
-
-/** A small seeded PRNG (mulberry32) so fixtures are the same on every run. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../src/sim/prng.ts';
 
 const T0 = Date.UTC(2026, 10, 21, 14, 0, 0);
 const HOUR = 3_600_000;
@@ -27,7 +16,7 @@ export function targetOf(workspace: string, o: Observation, id?: string): Target
 }
 
 export function book(overrides: Partial<BookObservation> = {}): BookObservation {
-  const rand = prng(7);
+  const rand = seededRandom(7);
   const bsrHistory = Array.from({ length: 72 }, (_, i) => ({
     at: T0 - (72 - i) * HOUR,
     rank: i % 17 === 5 ? null : 1500 + Math.round(rand() * 800),
@@ -65,7 +54,7 @@ export function keywords(
   seed = 1,
   overrides: Partial<KeywordsObservation> = {},
 ): KeywordsObservation {
-  const rand = prng(seed);
+  const rand = seededRandom(seed);
   const ranks = Array.from({ length: n }, (_, i) => {
     const unicode = i % 97 === 3 ? UNICODE_KEYWORDS[((i / 97) % UNICODE_KEYWORDS.length) | 0] : undefined;
     return {
@@ -79,7 +68,7 @@ export function keywords(
 
 /** The same list with new ranks: what a later poll of an unchanged keyword list looks like. */
 export function reranked(o: KeywordsObservation, seed: number): KeywordsObservation {
-  const rand = prng(seed);
+  const rand = seededRandom(seed);
   return {
     ...o,
     observedAt: o.observedAt + HOUR,
