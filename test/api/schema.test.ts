@@ -20,15 +20,11 @@ import {
 import { API_SIM, clientFor, KEYS, rejection } from '../helpers/api-client.ts';
 import { useSimulator } from '../helpers/sim.ts';
 
-const fx = useSimulator(API_SIM);
+const fx = useSimulator({ ...API_SIM, clearFaultsAfterEach: true });
 let client: AnalyticsClient;
 
 beforeAll(async () => {
   client = clientFor(fx.sim);
-});
-
-afterEach(async () => {
-  await fx.control.clearFaults();
 });
 
 afterAll(async () => {

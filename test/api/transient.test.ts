@@ -2,7 +2,7 @@
  * Failures that may pass (5xx, proxy pages, broken JSON, timeouts, resets), the one quick retry,
  * the budget hook, and cancellation.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AnalyticsClient,
   collectAll,
@@ -14,7 +14,7 @@ import {
 import { API_SIM, clientFor, KEYS, rejection } from '../helpers/api-client.ts';
 import { useSimulator } from '../helpers/sim.ts';
 
-const fx = useSimulator(API_SIM);
+const fx = useSimulator({ ...API_SIM, clearFaultsAfterEach: true });
 let client: AnalyticsClient;
 const outbound: OutboundRequest[] = [];
 
@@ -24,10 +24,6 @@ beforeAll(async () => {
       outbound.push(req);
     },
   });
-});
-
-afterEach(async () => {
-  await fx.control.clearFaults();
 });
 
 afterAll(async () => {

@@ -8,8 +8,8 @@ import { afterAll, expect, it } from 'vitest';
 import { createRedisConnection, watchRedisConnection } from '../../src/app/redis-connection.ts';
 import { logWorkerErrors } from '../../src/app/start.ts';
 import { RestartableRedis } from '../chaos/redis-aof.ts';
-import { waitUntil } from '../cli/helpers.ts';
 import { capturingLogger } from '../helpers/log-lines.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const releases: (() => Promise<unknown> | unknown)[] = [];
 afterAll(async () => {
@@ -46,13 +46,13 @@ it('an outage past the job lock: one warning, one recovery line, lost locks at d
   queue.on('error', () => {});
   releases.push(() => queue.close());
   await queue.add('job', {});
-  await waitUntil(async () => started, 10_000, 'the job to start');
+  await waitFor('the job to start', async () => started, 10_000);
 
   await redis.restart('SIGKILL', 3_000);
-  await waitUntil(async () => lines.some((l) => l.msg === 'redis connection restored'), 15_000, 'recovery');
-  await waitUntil(async () => errorsMatching(/^could not renew lock/) > 0, 10_000, 'the lost lock');
+  await waitFor('recovery', async () => lines.some((l) => l.msg === 'redis connection restored'), 15_000);
+  await waitFor('the lost lock', async () => errorsMatching(/^could not renew lock/) > 0, 10_000);
   release();
-  await waitUntil(async () => errorsMatching(/^Missing lock for job/) > 0, 10_000, 'the finish refused');
+  await waitFor('the finish refused', async () => errorsMatching(/^Missing lock for job/) > 0, 10_000);
   expect(lines.filter((l) => l.level >= 50)).toEqual([]);
   expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual([
     expect.stringMatching(/^redis connection lost/),

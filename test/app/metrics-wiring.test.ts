@@ -1,15 +1,13 @@
-import { afterAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { CapturingNotifier, startCapturedRuntime } from '../deliver/pipeline-harness.ts';
+import { stopAfterAll } from '../helpers/cleanup.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { simForTest } from '../helpers/sim.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
 
 const prefix = testPrefix('metrics');
 testRedis(prefix);
-const releases: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const release of releases.reverse()) await release();
-});
+const defer = stopAfterAll();
 
 it('a running process counts API requests, polls, alerts and deliveries in /metrics', async () => {
   const {
@@ -41,7 +39,7 @@ it('a running process counts API requests, polls, alerts and deliveries in /metr
   });
   const capture = new CapturingNotifier('capture');
   const { runtime, stop } = await startCapturedRuntime(config, capture);
-  releases.push(stop);
+  defer(stop);
 
   const deadline = Date.now() + 20_000;
   while (!(await runtime.metrics.text()).includes('outcome="ok"')) {

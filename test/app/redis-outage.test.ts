@@ -10,9 +10,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createRedisConnection } from '../../src/app/redis-connection.ts';
 import { startPrivateRedis } from '../../src/ops/private-redis.ts';
 import { RestartableRedis } from '../chaos/redis-aof.ts';
-import { waitUntil, writeConfig } from '../cli/helpers.ts';
+import { writeConfig } from '../cli/helpers.ts';
 import { tempDir } from '../config/helpers.ts';
 import { startOneBookSim } from '../helpers/one-book-sim.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const releases: (() => Promise<unknown> | unknown)[] = [];
 afterAll(async () => {
@@ -32,7 +33,7 @@ describe('a worker whose Redis drops before its blocking connection is ready', (
     const errors: Error[] = [];
     worker.on('error', (error) => errors.push(error));
     releases.push(() => worker.close(true));
-    await waitUntil(async () => errors.length > 0, 10_000, 'the worker to see Redis gone');
+    await waitFor('the worker to see Redis gone', async () => errors.length > 0, 10_000);
     const second = await startPrivateRedis({ port: first.port });
     releases.push(() => second.stop());
     const producer = new Redis(second.url, { maxRetriesPerRequest: null });
@@ -81,12 +82,12 @@ describe('`shelfwatch run` through a Redis restart', () => {
     probe.on('error', () => {});
     releases.push(() => probe.disconnect());
     const polls = () => probe.zcard(`${prefix}:poll:completed`).catch(() => -1);
-    await waitUntil(async () => (await polls()) > 0, 60_000, 'a first poll');
+    await waitFor('a first poll', async () => (await polls()) > 0, 60_000);
 
     const before = stdout.length;
     await redis.restart('SIGKILL', 3_000);
     const afterOutage = await polls();
-    await waitUntil(async () => (await polls()) > afterOutage + 1, 30_000, 'polls after the restart');
+    await waitFor('polls after the restart', async () => (await polls()) > afterOutage + 1, 30_000);
 
     expect(child.exitCode).toBeNull();
     expect(stderr).toBe('');

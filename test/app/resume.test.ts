@@ -9,8 +9,8 @@ import { PauseEpisodes } from '../../src/budget/pause-episode.ts';
 import { RedisRequestBudget } from '../../src/budget/request-budget.ts';
 import type { PollJobData } from '../../src/poll/processor.ts';
 import { systemClock } from '../../src/util/clock.ts';
-import { waitUntil } from '../cli/helpers.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const prefix = testPrefix('resume');
 const redis = testRedis(prefix);
@@ -46,18 +46,18 @@ it('promotes the workspace parked polls and nothing else', async () => {
     { every: PARK_MS },
     { name: 'poll', data: { workspace: 'ws', targetId: 'd' } },
   );
-  await waitUntil(
+  await waitFor(
+    'three parked polls and the next scheduled one',
     async () => (await queue.getDelayedCount()) === 4,
     10_000,
-    'three parked polls and the next scheduled one',
   );
 
   const report = await resumeWorkspace({ budget, pauses, pollQueue: queue }, 'ws');
   expect(report).toMatchObject({ lifted: { reason: 'unauthorized' }, promoted: 2 });
-  await waitUntil(
+  await waitFor(
+    'the parked polls ran again',
     async () => runs.includes('ws/a#2') && runs.includes('ws/b#2'),
     10_000,
-    'the parked polls ran again',
   );
   expect(await queue.getDelayedCount()).toBe(2);
   expect(runs.filter((r) => r.startsWith('other/'))).toEqual(['other/c#1']);

@@ -3,7 +3,7 @@
  * with the sim (so a plan's minute takes seconds): one worker's clock 30 s ahead must not let the
  * two exceed the plan's minute, and paginated walks in a full window must not throw requests away.
  */
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Runtime } from '../../src/app/runtime.ts';
 import { startWorkers } from '../../src/app/start.ts';
 import type { ShelfwatchConfig } from '../../src/config/schema.ts';
@@ -12,6 +12,7 @@ import { Shutdown } from '../../src/ops/shutdown.ts';
 import type { RunningSimulator, SimControlClient } from '../../src/sim/index.ts';
 import { acceleratedClock, type Clock } from '../../src/util/clock.ts';
 import type { PollJobResult } from '../../workers/poll.ts';
+import { stopAfterEach } from '../helpers/cleanup.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { type SimFixture, startSimFixture } from '../helpers/sim.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
@@ -25,10 +26,7 @@ const lostPrefix = testPrefix('lost');
 testRedis(skewPrefix);
 testRedis(wastePrefix);
 const lostRedis = testRedis(lostPrefix);
-const releases: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const release of releases.splice(0).reverse()) await release();
-});
+const defer = stopAfterEach();
 
 interface SimRequest {
   path: string;
@@ -45,7 +43,7 @@ async function startSim(speed: number, books: number): Promise<SimFixture> {
     workspace: 'ws',
     plan: `custom:${PER_MINUTE}:100000000`,
   });
-  releases.push(() => fixture.close());
+  defer(() => fixture.close());
   return fixture;
 }
 
@@ -72,7 +70,7 @@ async function startEngine(cfg: ShelfwatchConfig, clock: Clock): Promise<Runtime
   await runtime.connect();
   const shutdown = new Shutdown(silentLogger());
   shutdown.add('runtime', () => runtime.close());
-  releases.push(() => shutdown.run(10_000));
+  defer(() => shutdown.run(10_000));
   await startWorkers(runtime, shutdown, { replanEveryMs: 3_600_000, janitorEveryMs: 3_600_000 });
   return runtime;
 }
@@ -159,7 +157,7 @@ it("a minute window Redis lost is refilled from the API's X-RateLimit-Remaining 
   const asins = (await control.world()).books.slice(0, 1).map((b) => b.asin);
   const cfg = config(lostPrefix, sim, asins, { sales: false });
   const runtime = new Runtime({ config: cfg, logger: silentLogger(), version: 'test' });
-  releases.push(() => runtime.close());
+  defer(() => runtime.close());
   await runtime.connect();
   const client = runtime.client('ws');
   const asin = asins[0] ?? '';

@@ -13,7 +13,8 @@ import { tempDir } from '../config/helpers.ts';
 import { processMarks } from '../helpers/leftover-processes.ts';
 import { type OneBookSim, startOneBookSim } from '../helpers/one-book-sim.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch, waitUntil, writeConfig } from './helpers.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 
 const KEY = 'sk_console_token_0123456789';
 const ENV_TOKEN = 'console-env-token-0123456789abcdef';
@@ -85,10 +86,10 @@ describe('the console token of run and console', () => {
     // A pipe, as under Docker or systemd: a generated token printed there would land in the logs.
     const run = start(['run', '--config', configWith({ enabled: true, port: 0 })]);
     try {
-      await waitUntil(
+      await waitFor(
+        'run to start its workers',
         async () => run.out.stdout.includes('shelfwatch running') || run.child.exitCode !== null,
         60_000,
-        'run to start its workers',
       ).catch((error: unknown) => {
         throw new Error(`${String(error)} in:\n${run.out.stdout}\n${run.out.stderr}`);
       });
@@ -111,10 +112,10 @@ describe('the console token of run and console', () => {
     // util-linux `script` gives the CLI a pseudo-terminal for stdout, as a person running it has.
     const run = start(['-qefc', command, '/dev/null'], {}, 'script');
     try {
-      await waitUntil(
+      await waitFor(
+        'the generated token line',
         async () => /console token \(generated/.test(run.out.stdout) || run.child.exitCode !== null,
         60_000,
-        'the generated token line',
       ).catch((error: unknown) => {
         throw new Error(`${String(error)} in:\n${run.out.stdout}\n${run.out.stderr}`);
       });
@@ -138,10 +139,10 @@ describe('the console token of run and console', () => {
       SHELFWATCH_CONSOLE_TOKEN: ENV_TOKEN,
     });
     try {
-      await waitUntil(
+      await waitFor(
+        'the console address',
         async () => served.out.stdout.includes('shelfwatch console: ') || served.child.exitCode !== null,
         60_000,
-        'the console address',
       ).catch((error: unknown) => {
         throw new Error(`${String(error)} in:\n${served.out.stdout}\n${served.out.stderr}`);
       });
@@ -165,10 +166,10 @@ describe('the console token of run and console', () => {
       SHELFWATCH_CONSOLE_TOKEN: ENV_TOKEN,
     });
     try {
-      await waitUntil(
+      await waitFor(
+        'run to start its workers',
         async () => run.out.stdout.includes('shelfwatch running') || run.child.exitCode !== null,
         60_000,
-        'run to start its workers',
       ).catch((error: unknown) => {
         throw new Error(`${String(error)} in:\n${run.out.stdout}\n${run.out.stderr}`);
       });

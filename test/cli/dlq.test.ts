@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/app/runtime.ts';
 import {
   type DeadLetter,
@@ -12,14 +12,13 @@ import { DeliveryError } from '../../src/deliver/notifier.ts';
 import { flushDueAt } from '../../src/deliver/processor.ts';
 import { tempDir } from '../config/helpers.ts';
 import { CapturingNotifier, makeAlert, settings, startPipeline } from '../deliver/pipeline-harness.ts';
+import { stopAfterEach } from '../helpers/cleanup.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch, waitUntil, writeConfig } from './helpers.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 
 const dir = tempDir();
-const stops: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const stop of stops.splice(0)) await stop();
-});
+const defer = stopAfterEach();
 
 /** A real pipeline, and a config file for the CLI naming the same Redis prefix and channels. */
 async function pipeline(name: string, channels: CapturingNotifier[], attempts: number) {
@@ -31,7 +30,7 @@ async function pipeline(name: string, channels: CapturingNotifier[], attempts: n
     settings: new Map(channels.map((c) => [c.id, settings({ paceKey: c.id })])),
     attempts,
   });
-  stops.push(started.stop);
+  defer(started.stop);
   const config = writeConfig(dir, `${name}.yaml`, {
     redis: { url: redisUrl(), prefix },
     workspaces: [{ id: 'ws', baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_unused', campaigns: [{ id: 'c' }] }],
@@ -51,11 +50,7 @@ function depsOf(runtime: Runtime): DeadLetterDeps {
 }
 
 async function deadLettersOnce(deps: DeadLetterDeps, count: number): Promise<DeadLetter[]> {
-  await waitUntil(
-    async () => (await listDeadLetters(deps)).length === count,
-    15_000,
-    `${count} dead letters`,
-  );
+  await waitFor(`${count} dead letters`, async () => (await listDeadLetters(deps)).length === count, 15_000);
   return listDeadLetters(deps);
 }
 
@@ -112,7 +107,7 @@ describe('dead letters of a failing channel', { timeout: CLI_TEST_TIMEOUT_MS }, 
     // The pipeline's worker (in this process) picks the retried job up.
     await broken.waitForAlerts(2, 10_000);
     expect(broken.fingerprints().sort()).toEqual([makeAlert(1).fingerprint, makeAlert(2).fingerprint]);
-    await waitUntil(async () => (await listDeadLetters(deps)).length === 0, 10_000, 'an empty DLQ');
+    await waitFor('an empty DLQ', async () => (await listDeadLetters(deps)).length === 0, 10_000);
   });
 
   it('retry re-enables a channel disabled after a permanent refusal', async () => {
@@ -159,7 +154,7 @@ describe('dead letters of a failing channel', { timeout: CLI_TEST_TIMEOUT_MS }, 
     expect(report.retried.map((d) => d.alertCount)).toEqual([2, 1]);
     await gone.waitForAlerts(3, 10_000);
     expect(gone.fingerprints().sort()).toEqual([1, 2, 3].map((n) => makeAlert(n).fingerprint));
-    await waitUntil(async () => (await listDeadLetters(deps)).length === 0, 10_000, 'an empty DLQ');
+    await waitFor('an empty DLQ', async () => (await listDeadLetters(deps)).length === 0, 10_000);
   });
 
   it('a dead letter whose alerts an older version left in the group buffer lists and purges them', async () => {

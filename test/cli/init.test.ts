@@ -15,14 +15,8 @@ import { CLI_TEST_TIMEOUT_MS, shelfwatch } from './helpers.ts';
 const KEY = 'sk_init_test_0123456789';
 const dir = tempDir();
 
-const fx = useSimulator({
-  seed: 4,
-  books: 3,
-  campaigns: 2,
-  key: KEY,
-  workspace: 'main',
-  plan: 'custom:1000:1000000',
-});
+const SIM = { seed: 4, books: 3, campaigns: 2, key: KEY, workspace: 'main', plan: 'custom:1000:1000000' };
+const fx = useSimulator(SIM);
 
 describe('shelfwatch init', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('writes a config of every book and campaign, validated and planned; not again without --force', async () => {
@@ -58,12 +52,7 @@ describe('shelfwatch init', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it('on a dialect unlike ours: the contract file beside it, and the books and campaigns all the same', async () => {
     const dialectB = allDialects().find((d) => d.name === 'dialect-b');
     const other = await simForTest({
-      seed: 4,
-      books: 3,
-      campaigns: 2,
-      key: KEY,
-      workspace: 'main',
-      plan: 'custom:1000:1000000',
+      ...SIM,
       ...(dialectB?.sim === undefined ? {} : { dialect: dialectB.sim }),
     });
     const file = join(dir, 'b', 'shelfwatch.yaml');

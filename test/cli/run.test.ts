@@ -5,7 +5,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tempDir } from '../config/helpers.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { useSimulator } from '../helpers/sim.ts';
-import { CLI_TEST_TIMEOUT_MS, waitUntil, writeConfig } from './helpers.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { CLI_TEST_TIMEOUT_MS, writeConfig } from './helpers.ts';
 
 const KEY = 'sk_run_report_0123456789';
 const prefix = testPrefix('run-report');
@@ -56,10 +57,10 @@ it('reports its plan and "baselines stored", coloured with FORCE_COLOR', {
     });
   }
   try {
-    await waitUntil(
+    await waitFor(
+      'baselines',
       async () => output.includes('baselines stored') || child.exitCode !== null,
       60_000,
-      'baselines',
     ).catch((error: unknown) => {
       throw new Error(`${String(error)} in:\n${output}`);
     });

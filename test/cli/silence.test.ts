@@ -2,19 +2,18 @@
  * `shelfwatch silence add|list|expire` and `snooze` as child processes, against real Redis and two
  * delivery pipelines on it (two workers): a silence set from the CLI stops matching alerts on both.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Silence } from '../../src/silence/silence.ts';
 import type { SilenceView } from '../../src/silence/view.ts';
 import { tempDir } from '../config/helpers.ts';
 import { CapturingNotifier, makeAlert, settings, startPipeline } from '../deliver/pipeline-harness.ts';
+import { stopAfterEach } from '../helpers/cleanup.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch, waitUntil, writeConfig } from './helpers.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 
 const dir = tempDir();
-const stops: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const stop of stops.splice(0)) await stop();
-});
+const defer = stopAfterEach();
 
 function configFor(name: string, prefix: string, url = redisUrl()): string {
   return writeConfig(dir, `${name}.yaml`, {
@@ -87,7 +86,7 @@ describe('silence from the CLI, two workers', () => {
           channels: [capture],
           settings: new Map([['slack', settings({ paceKey: 'slack', groupWaitMs: 100 })]]),
         });
-        stops.push(started.stop);
+        defer(started.stop);
         workers.push(started);
       }
       const config = configFor('two-workers', prefix);
@@ -124,7 +123,7 @@ describe('silence from the CLI, two workers', () => {
         await started.send([...muted, ...loud]);
       }
       const delivered = () => captures.flatMap((c) => c.fingerprints());
-      await waitUntil(async () => delivered().length === 10, 15_000, '10 alerts delivered');
+      await waitFor('10 alerts delivered', async () => delivered().length === 10, 15_000);
       expect(delivered().filter((fp) => fp.startsWith('muted'))).toEqual([]);
 
       const listed = await shelfwatch(['silence', 'list', '--json', '--config', config]);
@@ -166,7 +165,7 @@ describe('silence from the CLI, two workers', () => {
         channels: [slack],
         settings: new Map([['slack', settings({ paceKey: 'slack', groupWaitMs: 100 })]]),
       });
-      stops.push(started.stop);
+      defer(started.stop);
       const config = configFor('snooze', prefix);
       const fire = makeAlert(1, { fingerprint: 'fire-1', episode: 1_000 });
       await started.send([fire]);

@@ -3,16 +3,14 @@
  * channel's outcome filled in by the real delivery pipeline (delivered, silenced, dead-lettered),
  * bounded by count and age.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DeliveryError } from '../../src/deliver/notifier.ts';
 import { AlertLog } from '../../src/history/alert-log.ts';
 import { CapturingNotifier, makeAlert, settings, startPipeline } from '../deliver/pipeline-harness.ts';
+import { stopAfterEach } from '../helpers/cleanup.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 
-const stops: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const stop of stops.splice(0)) await stop();
-});
+const defer = stopAfterEach();
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -75,7 +73,7 @@ describe('alert log', () => {
       channels: [ok, quiet, broken],
       settings: new Map(['ok', 'quiet', 'broken'].map((id) => [id, settings({ paceKey: id })])),
     });
-    stops.push(started.stop);
+    defer(started.stop);
     const { runtime } = started;
     const now = runtime.clock.now();
     const silence = {

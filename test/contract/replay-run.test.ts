@@ -19,9 +19,9 @@ import type { TargetKind } from '../../src/model/observation.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { Shutdown } from '../../src/ops/shutdown.ts';
 import { acceleratedClock } from '../../src/util/clock.ts';
-import { waitUntil } from '../cli/helpers.ts';
 import { CapturingNotifier, settings } from '../deliver/pipeline-harness.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
 import { probedContractFile } from './helpers.ts';
 
@@ -98,7 +98,8 @@ describe('run against a replayed recording (dialect A through the probed contrac
           throw new Error(`${id}: ${health.lastOutcome}: ${health.lastError}`);
       }
     };
-    await waitUntil(
+    await waitFor(
+      `${POLLS} ok polls of each target`,
       async () => {
         // A failing poll ends the wait at once with its error, rather than at the deadline.
         await failing();
@@ -106,7 +107,6 @@ describe('run against a replayed recording (dialect A through the probed contrac
         return seqs.every((seq) => seq >= POLLS);
       },
       30_000,
-      `${POLLS} ok polls of each target`,
     );
     for (const { kind, id } of TARGETS) {
       const health = await runtime.store.getHealth({ workspace: 'ws', kind, id });

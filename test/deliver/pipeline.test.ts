@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Secret } from '../../src/config/secret.ts';
 import { channelSettings } from '../../src/deliver/channel-health.ts';
 import { createSlackNotifier } from '../../src/deliver/channels/slack.ts';
@@ -7,22 +7,20 @@ import { GroupBuffer, groupHash, orphanedGroups } from '../../src/deliver/groups
 import { DeliveryError } from '../../src/deliver/notifier.ts';
 import { flushJobId, flushOrphanedGroups, groupKeyOf } from '../../src/deliver/processor.ts';
 import type { AlertKind } from '../../src/model/alert.ts';
-import { waitUntil } from '../cli/helpers.ts';
+import { stopAfterEach } from '../helpers/cleanup.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 import { type Reply, startSlackReceiver } from '../helpers/slack-receiver.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
 import { CapturingNotifier, makeAlert, settings, startPipeline } from './pipeline-harness.ts';
 
-const stops: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const stop of stops.splice(0)) await stop();
-});
+const defer = stopAfterEach();
 
 async function pipeline(name: string, ...args: Parameters<typeof startPipeline>) {
   const prefix = testPrefix(name);
   testRedis(prefix);
   const started = await startPipeline({ ...args[0], prefix });
-  stops.push(started.stop);
+  defer(started.stop);
   return started;
 }
 
@@ -262,10 +260,10 @@ describe('failures', () => {
       settings: new Map([['slow', settings({ paceKey: 'slow', groupWaitMs: 50 })]]),
     });
     // The runtime closes the notifier; the receiver goes after it.
-    stops.push(() => receiver.close());
+    defer(() => receiver.close());
     await send([makeAlert(1)]);
     const deps = { queue: runtime.deliverQueue, groups: runtime.deliveryDeps.groups };
-    await waitUntil(async () => (await listDeadLetters(deps)).length === 1, 15_000, 'a dead letter');
+    await waitFor('a dead letter', async () => (await listDeadLetters(deps)).length === 1, 15_000);
     // Not five sends (one per attempt): the first and one re-send, then it waits for an operator.
     expect(receiver.requests).toHaveLength(2);
     const [letter] = await listDeadLetters(deps);

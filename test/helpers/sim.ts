@@ -3,7 +3,7 @@
  * client and the world it serves, closed with the file (or the test). Tests say what matters to
  * them (seed, books, plan) and read the rest from here instead of starting a simulator by hand.
  */
-import { afterAll, beforeAll, onTestFinished } from 'vitest';
+import { afterAll, afterEach, beforeAll, onTestFinished } from 'vitest';
 import type { SimWorld, SimWorldBook } from '../../src/sim/control-schemas.ts';
 import {
   parsePlan,
@@ -26,6 +26,8 @@ export interface SimFixtureOptions extends Omit<SimulatorOptions, 'keys' | 'seed
   plan?: string;
   /** Keys of other workspaces beside the main one. */
   otherKeys?: SimKeySpec[];
+  /** useSimulator only: clears scripted faults after each test, so none leaks into the next. */
+  clearFaultsAfterEach?: boolean;
 }
 
 export interface SimFixture {
@@ -54,7 +56,14 @@ function nth<T>(items: readonly T[], index: number, what: string): T {
 
 /** Starts a simulator and reads its world; the caller closes it (see useSimulator, simForTest). */
 export async function startSimFixture(options: SimFixtureOptions): Promise<SimFixture> {
-  const { key, workspace = 'ws', plan = ROOMY_PLAN, otherKeys = [], ...simOptions } = options;
+  const {
+    key,
+    workspace = 'ws',
+    plan = ROOMY_PLAN,
+    otherKeys = [],
+    clearFaultsAfterEach: _clearFaults,
+    ...simOptions
+  } = options;
   const sim = await startSimulator({
     port: 0,
     ...simOptions,
@@ -88,47 +97,33 @@ export async function startSimFixture(options: SimFixtureOptions): Promise<SimFi
 
 /**
  * For the file (or describe) level: starts the simulator before the first test and closes it after
- * the last. Hooks registered after this call see it running. `options` may be a function, read
- * when the simulator starts, for options that come from an earlier hook.
+ * the last. Hooks registered after this call see it running.
  */
-export function useSimulator(options: SimFixtureOptions | (() => SimFixtureOptions)): SimFixture {
+export function useSimulator(options: SimFixtureOptions): SimFixture {
   let current: SimFixture | undefined;
   const started = (): SimFixture => {
     if (current === undefined) throw new Error('the simulator fixture is used before its beforeAll ran');
     return current;
   };
   beforeAll(async () => {
-    current = await startSimFixture(typeof options === 'function' ? options() : options);
+    current = await startSimFixture(options);
+  });
+  afterEach(async () => {
+    if (options.clearFaultsAfterEach === true) await current?.control.clearFaults();
   });
   afterAll(async () => {
     await current?.close();
   });
-  return {
-    get sim() {
-      return started().sim;
-    },
-    get url() {
-      return started().url;
-    },
-    get control() {
-      return started().control;
-    },
-    get world() {
-      return started().world;
-    },
-    get key() {
-      return started().key;
-    },
-    get workspace() {
-      return started().workspace;
-    },
-    get plan() {
-      return started().plan;
-    },
-    campaign: (index) => started().campaign(index),
-    book: (index) => started().book(index),
+  const handle = {
+    campaign: (index?: number) => started().campaign(index),
+    book: (index?: number) => started().book(index),
     close: () => started().close(),
   };
+  // The values exist once beforeAll ran: each is read from the running fixture when used.
+  for (const name of ['sim', 'url', 'control', 'world', 'key', 'workspace', 'plan'] as const) {
+    Object.defineProperty(handle, name, { get: () => started()[name], enumerable: true });
+  }
+  return handle as SimFixture;
 }
 
 /** Inside a test: the simulator is closed when that test finishes, passed or failed. */

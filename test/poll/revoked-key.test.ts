@@ -2,23 +2,21 @@
  * Issue #11 "Done when": a key revoked mid-run alerts within one poll, with the real workers
  * (scheduler, poll and delivery queues) against the simulator, and the recovery is announced once.
  */
-import { afterAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { resumeWorkspace } from '../../src/app/resume.ts';
 import type { Alert } from '../../src/model/alert.ts';
-import { waitUntil } from '../cli/helpers.ts';
 import { CapturingNotifier, startCapturedRuntime } from '../deliver/pipeline-harness.ts';
+import { stopAfterAll } from '../helpers/cleanup.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { simForTest } from '../helpers/sim.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { parseOrThrow } from './engine-harness.ts';
 
 const KEY = 'sk_revoked_0123456789';
 const PLAN = 'custom:600:100000';
 const prefix = testPrefix('revoked');
 testRedis(prefix);
-const releases: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const release of releases.reverse()) await release();
-});
+const defer = stopAfterAll();
 
 it('a key revoked mid-run raises one workspace alert within one poll per target; recovery once', async () => {
   const { url, control, world } = await simForTest({
@@ -47,11 +45,11 @@ it('a key revoked mid-run raises one workspace alert within one poll per target;
   });
   const capture = new CapturingNotifier('capture');
   const { runtime, stop } = await startCapturedRuntime(config, capture);
-  releases.push(stop);
+  defer(stop);
 
   const answered = async (status: number, since: number) =>
     (await control.requestsSince(since, '/v1/books')).filter((r) => r.status === status).length;
-  await waitUntil(async () => (await answered(200, 0)) >= 2, 20_000, 'both books polled ok');
+  await waitFor('both books polled ok', async () => (await answered(200, 0)) >= 2, 20_000);
 
   const revokedAt = await control.lastSeq();
   await control.revoke(KEY);
@@ -59,7 +57,7 @@ it('a key revoked mid-run raises one workspace alert within one poll per target;
     capture.messages
       .flatMap((m) => m.message.alerts)
       .filter((a) => a.kind === kind && a.subject.scope === 'workspace');
-  await waitUntil(async () => workspaceAlerts('source_health').length > 0, 15_000, 'the pause alert');
+  await waitFor('the pause alert', async () => workspaceAlerts('source_health').length > 0, 15_000);
   // Within one poll: at most one refused request per target went out before the alert.
   expect(await answered(401, revokedAt)).toBeGreaterThanOrEqual(1);
   expect(await answered(401, revokedAt)).toBeLessThanOrEqual(books.length);
@@ -68,7 +66,7 @@ it('a key revoked mid-run raises one workspace alert within one poll per target;
   await control.addKey({ key: KEY, workspace: 'ws', plan: PLAN });
   const report = await resumeWorkspace({ ...runtime.pollDeps, pollQueue: runtime.pollQueue }, 'ws');
   expect(report.lifted).toMatchObject({ reason: 'unauthorized' });
-  await waitUntil(async () => workspaceAlerts('source_recovered').length > 0, 15_000, 'the recovery');
+  await waitFor('the recovery', async () => workspaceAlerts('source_recovered').length > 0, 15_000);
   expect(workspaceAlerts('source_health')).toHaveLength(1);
   expect(workspaceAlerts('source_recovered')).toHaveLength(1);
 });

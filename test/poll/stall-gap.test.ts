@@ -12,9 +12,9 @@ import { TargetLease } from '../../src/poll/lease.ts';
 import type { PollJobData } from '../../src/poll/processor.ts';
 import { schedulerIdFor } from '../../src/poll/reconciler.ts';
 import { type PollJobResult, stalledPollBoundMs, startPollWorker } from '../../workers/poll.ts';
-import { waitUntil } from '../cli/helpers.ts';
 import { startOneBookSim } from '../helpers/one-book-sim.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { createHarness, parseOrThrow } from './engine-harness.ts';
 
 const KEY = 'sk_stall_gap_0123456789';
@@ -70,7 +70,7 @@ it('a killed worker’s target is polled again within lock + stalled-check inter
     { every: 3_600_000 },
     { name: 'poll', data: { workspace: 'ws', targetId }, opts: { attempts: 3 } },
   );
-  await waitUntil(async () => hungAt !== undefined, 10_000, 'worker A to start the poll');
+  await waitFor('worker A to start the poll', async () => hungAt !== undefined, 10_000);
 
   // Worker B runs beside it; then A dies: no more lock renewals, its poll never finishes.
   const workerB = startPollWorker({

@@ -6,7 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliOutcome, crashMarkersIn, runCli, runCliMany, tempDir, writeIn } from './helpers.ts';
+import { type CliOutcome, runCli, runCliMany } from '../helpers/cli.ts';
+import { crashMarkersIn, tempDir, writeIn } from './helpers.ts';
 
 const dir = tempDir('cli-hostile');
 

@@ -7,8 +7,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type ConfigProblem, formatProblems, loadConfig } from '../../src/config/load.ts';
+import { type CliOutcome, runCli, runCliMany } from '../helpers/cli.ts';
 import { BAD_CONFIGS, type BadConfig, VALID_YAML, variant } from './fixtures/bad-configs.ts';
-import { type CliOutcome, crashMarkersIn, runCli, runCliMany, tempDir, writeIn } from './helpers.ts';
+import { crashMarkersIn, tempDir, writeIn } from './helpers.ts';
 
 const dir = tempDir('config-corpus');
 /** Values of the valid file's secret fields: no message may repeat them. */

@@ -1,105 +1,16 @@
 /**
- * Shared tools of the reliability tests: the real CLI run with a deadline, a bare HTTP server that
+ * Shared tools of the reliability tests: what a clean refusal looks like, a bare HTTP server that
  * answers whatever a test scripts (the simulator never misbehaves in these ways), a Redis dump of a
- * key prefix, and a stream that keeps every pino line.
+ * key prefix, and a stream that keeps every pino line. The CLI runs through test/helpers/cli.ts.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { afterAll } from 'vitest';
-import { processMarks } from '../helpers/leftover-processes.ts';
-
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const BIN = resolve(ROOT, 'bin/shelfwatch.mjs');
-
-export interface CliOutcome {
-  /** Exit code; null when the process was killed (see `signal`, `timedOut`). */
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-  /** True when the deadline passed and the test killed the process. */
-  timedOut: boolean;
-}
-
-export interface CliOptions {
-  /** The whole environment besides PATH: the host's variables must not leak in. */
-  env?: Record<string, string>;
-  cwd?: string;
-  /** The process is SIGKILLed after this long (default 20 s). */
-  timeoutMs?: number;
-  /** Run through `sh -c` instead (for arguments with bytes that are not UTF-8). */
-  shell?: string;
-}
-
-/** Runs the real CLI (`node bin/shelfwatch.mjs …`) and never waits past its deadline. */
-export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliOutcome> {
-  const started = Date.now();
-  const env = { PATH: process.env.PATH ?? '', ...processMarks(), ...options.env };
-  const child =
-    options.shell === undefined
-      ? spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env })
-      : spawn('/bin/sh', ['-c', options.shell], {
-          cwd: options.cwd ?? ROOT,
-          env: { ...env, NODE: process.execPath, BIN },
-        });
-  const stdout: Buffer[] = [];
-  const stderr: Buffer[] = [];
-  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-  child.stdin.end();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    child.kill('SIGKILL');
-  }, options.timeoutMs ?? 20_000);
-  return new Promise((resolvePromise, reject) => {
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolvePromise({
-        code,
-        signal,
-        stdout: Buffer.concat(stdout).toString('utf8'),
-        stderr: Buffer.concat(stderr).toString('utf8'),
-        ms: Date.now() - started,
-        timedOut,
-      });
-    });
-  });
-}
-
-/**
- * Runs many CLI invocations, at most `concurrency` at a time: each start of the CLI compiles its
- * TypeScript and costs a second or two of CPU, and the test machine may have two cores.
- */
-export async function runCliMany(
-  runs: readonly { args: readonly string[]; options?: CliOptions }[],
-  concurrency = 3,
-): Promise<CliOutcome[]> {
-  const outcomes: CliOutcome[] = new Array(runs.length);
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < runs.length) {
-      const at = next;
-      next += 1;
-      const run = runs[at];
-      if (run !== undefined) outcomes[at] = await runCli(run.args, run.options);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, runs.length) }, lane));
-  return outcomes;
-}
 
 /** Lines of a stack trace or of Node's own crash report: none may reach a user without --verbose. */
 const CRASH_MARKERS = [
@@ -288,21 +199,5 @@ export class LogCapture extends Writable {
   /** Every line parsed; a line that is not JSON fails the test that reads it. */
   records(): Record<string, unknown>[] {
     return this.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-  }
-}
-
-/** Polls `check` until it returns a value other than undefined, or throws at the deadline. */
-export async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs: number,
-  everyMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolvePromise) => setTimeout(resolvePromise, everyMs));
   }
 }

@@ -15,9 +15,11 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POLL_QUEUE } from '../../src/app/queues.ts';
 import type { SimLoggedRequest } from '../../src/sim/control-schemas.ts';
+import { BIN, ROOT } from '../helpers/cli.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { useSimulator } from '../helpers/sim.ts';
-import { BIN, ROOT, tempDir, waitFor, writeIn } from './helpers.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { tempDir, writeIn } from './helpers.ts';
 
 const KEY = 'sk_many_workers_0123456789';
 const CADENCE_MS = 3_000;

@@ -16,8 +16,9 @@ import { Shutdown } from '../../src/ops/shutdown.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { useSimulator } from '../helpers/sim.ts';
 import { type SlackReceiver, startSlackReceiver } from '../helpers/slack-receiver.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
-import { dumpRedis, LogCapture, type RedisDumpEntry, secretsIn, waitFor } from './helpers.ts';
+import { dumpRedis, LogCapture, type RedisDumpEntry, secretsIn } from './helpers.ts';
 
 /** Every secret carries this marker, so one search finds any of them, whole or in part. */
 const MARKER = 'LEAKMARKER';

@@ -3,15 +3,13 @@
  * and counted, not sent; expiring the silence sends nothing of what it kept, and a condition that
  * still fires alerts again only through its rule's repeat (a new fingerprint).
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { waitUntil } from '../cli/helpers.ts';
+import { describe, expect, it } from 'vitest';
 import { CapturingNotifier, makeAlert, settings, startPipeline } from '../deliver/pipeline-harness.ts';
+import { stopAfterEach } from '../helpers/cleanup.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
+import { waitFor } from '../helpers/wait.ts';
 
-const stops: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const stop of stops.splice(0)) await stop();
-});
+const defer = stopAfterEach();
 
 async function pipeline(name: string, channels: CapturingNotifier[]) {
   const prefix = testPrefix(name);
@@ -21,7 +19,7 @@ async function pipeline(name: string, channels: CapturingNotifier[]) {
     channels,
     settings: new Map(channels.map((c) => [c.id, settings({ paceKey: c.id, groupWaitMs: 200 })])),
   });
-  stops.push(started.stop);
+  defer(started.stop);
   return started;
 }
 
@@ -48,7 +46,7 @@ describe('silences at delivery', () => {
     await send([muted, other]);
     await slack.waitForAlerts(1, 10_000);
     await mail.waitForAlerts(1, 10_000);
-    await waitUntil(async () => (await runtime.silences.hits()).get(silence.id) === 2, 10_000, 'two hits');
+    await waitFor('two hits', async () => (await runtime.silences.hits()).get(silence.id) === 2, 10_000);
     expect(slack.fingerprints()).toEqual([other.fingerprint]);
     expect(mail.fingerprints()).toEqual([other.fingerprint]);
     const kept = await runtime.silences.silencedBetween(0, Date.now() + 1);
@@ -67,7 +65,7 @@ describe('silences at delivery', () => {
     );
     const fired = makeAlert(1);
     await send([fired]);
-    await waitUntil(async () => (await runtime.silences.hits()).get(silence.id) === 1, 10_000, 'a hit');
+    await waitFor('a hit', async () => (await runtime.silences.hits()).get(silence.id) === 1, 10_000);
     const expired = await runtime.silences.expire(silence.id, Date.now());
     expect(expired?.expiredAt).toBeTypeOf('number');
     // The same observation again (a re-run poll): already handled, not sent now.
@@ -90,7 +88,7 @@ describe('silences at delivery', () => {
       channels: [slack],
       settings: new Map([['slack', settings({ paceKey: 'slack', groupWaitMs: 1_500 })]]),
     });
-    stops.push(started.stop);
+    defer(started.stop);
     await started.send([makeAlert(1), makeAlert(2)]);
     const now = Date.now();
     await started.runtime.silences.add(

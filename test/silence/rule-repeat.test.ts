@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert } from '../../src/model/alert.ts';
 import type { KeywordsObservation } from '../../src/model/observation.ts';
 import { snoozeOf } from '../../src/silence/snooze.ts';
-import { waitUntil } from '../cli/helpers.ts';
 import { CapturingNotifier, settings, startPipeline } from '../deliver/pipeline-harness.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 import { useSimulator } from '../helpers/sim.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { createHarness, type Harness, parseOrThrow } from '../poll/engine-harness.ts';
 
 const KEY = 'sk_silence_repeat_0123456789';
@@ -94,11 +94,7 @@ describe('a silence ends: the condition alerts again only as its rule repeats', 
 
     // An hour later the rule repeats: the snooze keeps it back.
     await harness.poll(target, t0 + 60_000 + HOUR);
-    await waitUntil(
-      async () => (await pipeline.runtime.silences.hits()).get(snooze.id) === 1,
-      10_000,
-      'a hit',
-    );
+    await waitFor('a hit', async () => (await pipeline.runtime.silences.hits()).get(snooze.id) === 1, 10_000);
     const [kept] = await pipeline.runtime.silences.silencedBetween(0, Date.now() + 1);
     expect(kept?.alert.facts.repeat).toBe(1);
 
