@@ -11,26 +11,17 @@ import { inflightKey, orphanedGroups } from '../../src/deliver/groups.ts';
 import { DeliveryError } from '../../src/deliver/notifier.ts';
 import { flushDueAt } from '../../src/deliver/processor.ts';
 import { tempDir } from '../config/helpers.ts';
-import { CapturingNotifier, makeAlert, settings, startPipeline } from '../deliver/pipeline-harness.ts';
-import { stopAfterEach } from '../helpers/cleanup.ts';
-import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
+import { CapturingNotifier, makeAlert, pipelineForTest } from '../deliver/pipeline-harness.ts';
+import { redisUrl, testPrefix } from '../helpers/redis.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 
 const dir = tempDir();
-const defer = stopAfterEach();
 
 /** A real pipeline, and a config file for the CLI naming the same Redis prefix and channels. */
 async function pipeline(name: string, channels: CapturingNotifier[], attempts: number) {
-  const prefix = testPrefix(name);
-  testRedis(prefix);
-  const started = await startPipeline({
-    prefix,
-    channels,
-    settings: new Map(channels.map((c) => [c.id, settings({ paceKey: c.id })])),
-    attempts,
-  });
-  defer(started.stop);
+  const started = await pipelineForTest(name, channels, attempts);
+  const { prefix } = started;
   const config = writeConfig(dir, `${name}.yaml`, {
     redis: { url: redisUrl(), prefix },
     workspaces: [{ id: 'ws', baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_unused', campaigns: [{ id: 'c' }] }],

@@ -1,4 +1,5 @@
 /** A real delivery pipeline (BullMQ workers on real Redis) with channels a test chooses. */
+import { onTestFinished } from 'vitest';
 import { Runtime } from '../../src/app/runtime.ts';
 import { startWorkers } from '../../src/app/start.ts';
 import type { ShelfwatchConfig } from '../../src/config/schema.ts';
@@ -8,7 +9,7 @@ import type { Alert } from '../../src/model/alert.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { Shutdown } from '../../src/ops/shutdown.ts';
 import type { Clock } from '../../src/util/clock.ts';
-import { redisUrl } from '../helpers/redis.ts';
+import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
 
 /** Records every message it is given; can be told to fail. */
@@ -130,4 +131,18 @@ export async function startCapturedRuntime(config: ShelfwatchConfig, capture: Ca
   shutdown.add('runtime', () => runtime.close());
   await startWorkers(runtime, shutdown);
   return { runtime, stop: () => shutdown.run(5_000) };
+}
+
+/** startPipeline on a fresh key prefix of the test Redis, each channel paced on its own, stopped when the test ends. */
+export async function pipelineForTest(name: string, channels: Notifier[], attempts?: number) {
+  const prefix = testPrefix(name);
+  testRedis(prefix);
+  const started = await startPipeline({
+    prefix,
+    channels,
+    settings: new Map(channels.map((c) => [c.id, settings({ paceKey: c.id })])),
+    ...(attempts === undefined ? {} : { attempts }),
+  });
+  onTestFinished(started.stop);
+  return { ...started, prefix };
 }

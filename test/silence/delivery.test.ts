@@ -3,25 +3,16 @@
  * and counted, not sent; expiring the silence sends nothing of what it kept, and a condition that
  * still fires alerts again only through its rule's repeat (a new fingerprint).
  */
-import { describe, expect, it } from 'vitest';
-import { CapturingNotifier, makeAlert, settings, startPipeline } from '../deliver/pipeline-harness.ts';
-import { stopAfterEach } from '../helpers/cleanup.ts';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import {
+  CapturingNotifier,
+  makeAlert,
+  pipelineForTest,
+  settings,
+  startPipeline,
+} from '../deliver/pipeline-harness.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 import { waitFor } from '../helpers/wait.ts';
-
-const defer = stopAfterEach();
-
-async function pipeline(name: string, channels: CapturingNotifier[]) {
-  const prefix = testPrefix(name);
-  testRedis(prefix);
-  const started = await startPipeline({
-    prefix,
-    channels,
-    settings: new Map(channels.map((c) => [c.id, settings({ paceKey: c.id, groupWaitMs: 200 })])),
-  });
-  defer(started.stop);
-  return started;
-}
 
 const HOUR = 3_600_000;
 
@@ -29,7 +20,7 @@ describe('silences at delivery', () => {
   it('keeps matching alerts from every channel, records and counts them, sends the rest', async () => {
     const slack = new CapturingNotifier('slack');
     const mail = new CapturingNotifier('mail');
-    const { runtime, send } = await pipeline('silence-basic', [slack, mail]);
+    const { runtime, send } = await pipelineForTest('silence-basic', [slack, mail]);
     const now = Date.now();
     const silence = await runtime.silences.add(
       {
@@ -57,7 +48,7 @@ describe('silences at delivery', () => {
 
   it('after expiry: nothing kept is sent; a still-firing condition alerts again only on its repeat', async () => {
     const slack = new CapturingNotifier('slack');
-    const { runtime, send } = await pipeline('silence-expire', [slack]);
+    const { runtime, send } = await pipelineForTest('silence-expire', [slack]);
     const now = Date.now();
     const silence = await runtime.silences.add(
       { matchers: { rule: 'rule' }, startsAt: now, endsAt: now + HOUR, reason: 'r', createdBy: 'ana' },
@@ -88,7 +79,7 @@ describe('silences at delivery', () => {
       channels: [slack],
       settings: new Map([['slack', settings({ paceKey: 'slack', groupWaitMs: 1_500 })]]),
     });
-    defer(started.stop);
+    onTestFinished(started.stop);
     await started.send([makeAlert(1), makeAlert(2)]);
     const now = Date.now();
     await started.runtime.silences.add(
