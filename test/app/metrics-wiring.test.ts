@@ -1,13 +1,12 @@
 import { expect, it } from 'vitest';
-import { CapturingNotifier, startCapturedRuntime } from '../deliver/pipeline-harness.ts';
-import { stopAfterAll } from '../helpers/cleanup.ts';
+import { capturedRuntimeForTest } from '../deliver/pipeline-harness.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { simForTest } from '../helpers/sim.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
 
 const prefix = testPrefix('metrics');
 testRedis(prefix);
-const defer = stopAfterAll();
 
 it('a running process counts API requests, polls, alerts and deliveries in /metrics', async () => {
   const {
@@ -37,15 +36,14 @@ it('a running process counts API requests, polls, alerts and deliveries in /metr
     rules: [{ id: 'new-review', kind: 'review_new' }],
     channels: [{ id: 'capture', type: 'log' }],
   });
-  const capture = new CapturingNotifier('capture');
-  const { runtime, stop } = await startCapturedRuntime(config, capture);
-  defer(stop);
+  const { runtime, capture } = await capturedRuntimeForTest(config);
 
-  const deadline = Date.now() + 20_000;
-  while (!(await runtime.metrics.text()).includes('outcome="ok"')) {
-    if (Date.now() > deadline) throw new Error('no ok poll counted');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await waitFor(
+    'an ok poll counted',
+    async () => (await runtime.metrics.text()).includes('outcome="ok"'),
+    20_000,
+    200,
+  );
   await control.event({
     type: 'review',
     campaign_id: campaign.campaign_id,
@@ -56,12 +54,15 @@ it('a running process counts API requests, polls, alerts and deliveries in /metr
   });
   await capture.waitForAlerts(1, 20_000);
   // The delivery is counted once the flush job returns, just after the channel confirmed.
-  let text = await runtime.metrics.text();
-  while (!text.includes('outcome="sent"')) {
-    if (Date.now() > deadline) throw new Error('no delivery counted');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    text = await runtime.metrics.text();
-  }
+  const text = await waitFor(
+    'a delivery counted',
+    async () => {
+      const metrics = await runtime.metrics.text();
+      return metrics.includes('outcome="sent"') ? metrics : undefined;
+    },
+    20_000,
+    100,
+  );
   expect(text).toMatch(
     /shelfwatch_api_requests_total\{[^}]*endpoint="GET \/v1\/arc\/reviews"[^}]*status="200"[^}]*\} [1-9]/,
   );

@@ -79,6 +79,19 @@ async function logIn(url: string, token: string): Promise<number> {
   return res.status;
 }
 
+/** Waits until the process's stdout shows `what` (or it exits); the failure carries its output. */
+async function untilOutput(
+  run: ReturnType<typeof start>,
+  what: string,
+  shown: (stdout: string) => boolean,
+): Promise<void> {
+  await waitFor(what, async () => shown(run.out.stdout) || run.child.exitCode !== null, 60_000).catch(
+    (error: unknown) => {
+      throw new Error(`${String(error)} in:\n${run.out.stdout}\n${run.out.stderr}`);
+    },
+  );
+}
+
 describe('the console token of run and console', () => {
   it('run with console.enabled, no token and no terminal serves no console and keeps polling', {
     timeout: CLI_TEST_TIMEOUT_MS,
@@ -86,13 +99,7 @@ describe('the console token of run and console', () => {
     // A pipe, as under Docker or systemd: a generated token printed there would land in the logs.
     const run = start(['run', '--config', configWith({ enabled: true, port: 0 })]);
     try {
-      await waitFor(
-        'run to start its workers',
-        async () => run.out.stdout.includes('shelfwatch running') || run.child.exitCode !== null,
-        60_000,
-      ).catch((error: unknown) => {
-        throw new Error(`${String(error)} in:\n${run.out.stdout}\n${run.out.stderr}`);
-      });
+      await untilOutput(run, 'run to start its workers', (stdout) => stdout.includes('shelfwatch running'));
       expect(run.child.exitCode).toBeNull();
       expect(run.out.stdout).toMatch(
         /"msg":"console not started: no token is set and stdout is not a terminal/,
@@ -112,13 +119,9 @@ describe('the console token of run and console', () => {
     // util-linux `script` gives the CLI a pseudo-terminal for stdout, as a person running it has.
     const run = start(['-qefc', command, '/dev/null'], {}, 'script');
     try {
-      await waitFor(
-        'the generated token line',
-        async () => /console token \(generated/.test(run.out.stdout) || run.child.exitCode !== null,
-        60_000,
-      ).catch((error: unknown) => {
-        throw new Error(`${String(error)} in:\n${run.out.stdout}\n${run.out.stderr}`);
-      });
+      await untilOutput(run, 'the generated token line', (stdout) =>
+        /console token \(generated/.test(stdout),
+      );
       const token = /console token \(generated, valid until this process stops\): (\S+)/.exec(
         run.out.stdout,
       )?.[1];
@@ -139,13 +142,7 @@ describe('the console token of run and console', () => {
       SHELFWATCH_CONSOLE_TOKEN: ENV_TOKEN,
     });
     try {
-      await waitFor(
-        'the console address',
-        async () => served.out.stdout.includes('shelfwatch console: ') || served.child.exitCode !== null,
-        60_000,
-      ).catch((error: unknown) => {
-        throw new Error(`${String(error)} in:\n${served.out.stdout}\n${served.out.stderr}`);
-      });
+      await untilOutput(served, 'the console address', (stdout) => stdout.includes('shelfwatch console: '));
       const url = /shelfwatch console: (\S+)\n/.exec(served.out.stdout)?.[1] ?? '';
       expect(await logIn(url, ENV_TOKEN)).toBe(303);
       expect(served.out.stdout).not.toContain('console token');
@@ -166,13 +163,7 @@ describe('the console token of run and console', () => {
       SHELFWATCH_CONSOLE_TOKEN: ENV_TOKEN,
     });
     try {
-      await waitFor(
-        'run to start its workers',
-        async () => run.out.stdout.includes('shelfwatch running') || run.child.exitCode !== null,
-        60_000,
-      ).catch((error: unknown) => {
-        throw new Error(`${String(error)} in:\n${run.out.stdout}\n${run.out.stderr}`);
-      });
+      await untilOutput(run, 'run to start its workers', (stdout) => stdout.includes('shelfwatch running'));
       expect(run.child.exitCode).toBeNull();
       expect(run.out.stdout).toMatch(/"msg":"console not started; set console\.port/);
       expect(run.out.stdout).not.toContain('console listening');

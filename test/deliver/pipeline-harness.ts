@@ -118,7 +118,12 @@ export async function startPipeline(options: {
 }
 
 /** A whole running process (reconciler, poll, delivery workers) whose one channel is `capture`. */
-export async function startCapturedRuntime(config: ShelfwatchConfig, capture: CapturingNotifier) {
+/**
+ * The whole process (runtime and every worker) on `config`, its one channel `capture` captured;
+ * stopped when the test ends.
+ */
+export async function capturedRuntimeForTest(config: ShelfwatchConfig) {
+  const capture = new CapturingNotifier('capture');
   const runtime = new Runtime({
     config,
     logger: silentLogger(),
@@ -130,7 +135,8 @@ export async function startCapturedRuntime(config: ShelfwatchConfig, capture: Ca
   const shutdown = new Shutdown(silentLogger());
   shutdown.add('runtime', () => runtime.close());
   await startWorkers(runtime, shutdown);
-  return { runtime, stop: () => shutdown.run(5_000) };
+  onTestFinished(() => shutdown.run(5_000));
+  return { runtime, capture };
 }
 
 /** startPipeline on a fresh key prefix of the test Redis, each channel paced on its own, stopped when the test ends. */

@@ -5,8 +5,7 @@
 import { expect, it } from 'vitest';
 import { resumeWorkspace } from '../../src/app/resume.ts';
 import type { Alert } from '../../src/model/alert.ts';
-import { CapturingNotifier, startCapturedRuntime } from '../deliver/pipeline-harness.ts';
-import { stopAfterAll } from '../helpers/cleanup.ts';
+import { capturedRuntimeForTest } from '../deliver/pipeline-harness.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { simForTest } from '../helpers/sim.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -16,7 +15,6 @@ const KEY = 'sk_revoked_0123456789';
 const PLAN = 'custom:600:100000';
 const prefix = testPrefix('revoked');
 testRedis(prefix);
-const defer = stopAfterAll();
 
 it('a key revoked mid-run raises one workspace alert within one poll per target; recovery once', async () => {
   const { url, control, world } = await simForTest({
@@ -43,9 +41,7 @@ it('a key revoked mid-run raises one workspace alert within one poll per target;
     rules: [{ id: 'health', kind: 'source_health', failures: 3 }],
     channels: [{ id: 'capture', type: 'log' }],
   });
-  const capture = new CapturingNotifier('capture');
-  const { runtime, stop } = await startCapturedRuntime(config, capture);
-  defer(stop);
+  const { runtime, capture } = await capturedRuntimeForTest(config);
 
   const answered = async (status: number, since: number) =>
     (await control.requestsSince(since, '/v1/books')).filter((r) => r.status === status).length;
