@@ -1,13 +1,12 @@
 /**
- * A local SMTP server (smtp-server on 127.0.0.1) that accepts every message and writes it into the
- * demo folder: the message as `.eml` (opens in any mail client) and its HTML part as `.html`
- * (opens in a browser). Files are written before the server answers 250, so once a send has
- * resolved its files exist.
+ * The demo's mail server: the shared local SMTP receiver, writing every message it accepts into the
+ * demo folder: the message as `.eml` (opens in any mail client) and its HTML part as `.html` (opens
+ * in a browser). Files are written before the receiver answers 250, so once a send has resolved its
+ * files exist. Imported only dynamically: smtp-server is a dev dependency.
  */
 import { writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { SMTPServer } from 'smtp-server';
+import { startSmtpReceiver } from '../dev/receivers/smtp.ts';
 import { parseMessage } from './mime.ts';
 
 export interface CapturedMail {
@@ -36,10 +35,6 @@ function slug(subject: string): string {
   return text === '' ? 'message' : text;
 }
 
-function smtpError(code: number, text: string): Error {
-  return Object.assign(new Error(text), { responseCode: code });
-}
-
 export async function startMailCapture(
   dir: string,
   onMessage: (mail: CapturedMail) => void,
@@ -47,55 +42,20 @@ export async function startMailCapture(
   const messages: CapturedMail[] = [];
   let received = 0;
 
-  const store = async (raw: Buffer): Promise<CapturedMail> => {
-    received += 1;
-    const parsed = parseMessage(raw);
-    const stem = join(dir, `${String(received).padStart(3, '0')}-${slug(parsed.subject)}`);
-    await writeFile(`${stem}.eml`, raw);
-    const htmlPath = parsed.html === undefined ? undefined : `${stem}.html`;
-    if (htmlPath !== undefined && parsed.html !== undefined) await writeFile(htmlPath, parsed.html);
-    return { subject: parsed.subject, emlPath: `${stem}.eml`, htmlPath };
-  };
-
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    // Alert emails are small; the digest with its charts is the biggest, well under this.
-    size: 25 * 1024 * 1024,
-    onData(stream, _session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        store(Buffer.concat(chunks)).then(
-          (mail) => {
-            messages.push(mail);
-            onMessage(mail);
-            callback();
-          },
-          (error: unknown) =>
-            callback(smtpError(451, `capture could not store the message: ${String(error)}`)),
-        );
-      });
+  // Without mailparser: the demo reads nodemailer's messages with its own small MIME reader.
+  const receiver = await startSmtpReceiver({
+    parse: false,
+    async onMessage({ raw }) {
+      received += 1;
+      const parsed = parseMessage(raw);
+      const stem = join(dir, `${String(received).padStart(3, '0')}-${slug(parsed.subject)}`);
+      await writeFile(`${stem}.eml`, raw);
+      const htmlPath = parsed.html === undefined ? undefined : `${stem}.html`;
+      if (htmlPath !== undefined && parsed.html !== undefined) await writeFile(htmlPath, parsed.html);
+      const mail = { subject: parsed.subject, emlPath: `${stem}.eml`, htmlPath };
+      messages.push(mail);
+      onMessage(mail);
     },
   });
-  // A client that drops mid-session (at shutdown) is not worth an unhandled error.
-  server.on('error', () => {});
-  await new Promise<void>((resolve, reject) => {
-    server.server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    url: `smtp://127.0.0.1:${port}?ignoreTLS=true`,
-    messages,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const connection of server.connections) connection.close();
-      }),
-  };
+  return { url: receiver.url, messages, close: () => receiver.close() };
 }

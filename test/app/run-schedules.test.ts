@@ -7,6 +7,7 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Runtime } from '../../src/app/runtime.ts';
 import { type StartedWorkers, startWorkers } from '../../src/app/start.ts';
+import { type SmtpReceiver, startSmtpReceiver } from '../../src/dev/receivers/smtp.ts';
 import { digestDay } from '../../src/digest/dates.ts';
 import { DIGEST_QUEUE, type DigestJobData, nextFireTimes } from '../../src/digest/schedule.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
@@ -14,7 +15,6 @@ import { Shutdown } from '../../src/ops/shutdown.ts';
 import type { RunningSimulator } from '../../src/sim/index.ts';
 import { startOneBookSim } from '../helpers/one-book-sim.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
-import { type SmtpCapture, startSmtpCapture } from '../helpers/smtp-capture.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
 
 const KEY = 'sk_run_schedules_0123456789';
@@ -22,14 +22,14 @@ const TZ = 'Europe/Berlin';
 const prefix = testPrefix('run-schedules');
 const redis = testRedis(prefix);
 let sim: RunningSimulator;
-let capture: SmtpCapture;
+let capture: SmtpReceiver;
 let runtime: Runtime;
 let shutdown: Shutdown;
 let started: StartedWorkers;
 let digestQueue: Queue<DigestJobData>;
 
 beforeAll(async () => {
-  capture = await startSmtpCapture();
+  capture = await startSmtpReceiver();
   const world = await startOneBookSim(KEY, 21);
   sim = world.sim;
   const config = parseOrThrow({

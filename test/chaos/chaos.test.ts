@@ -15,11 +15,11 @@ import { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
 import { DELIVER_QUEUE, POLL_QUEUE } from '../../src/app/queues.ts';
 import type { DeliverQueueData } from '../../src/deliver/enqueue.ts';
+import { type ReceivedRequest, startHttpReceiver } from '../../src/dev/receivers/http.ts';
+import { startSmtpReceiver } from '../../src/dev/receivers/smtp.ts';
 import type { PollJobData } from '../../src/poll/processor.ts';
 import { parsePlan, SimControlClient, startSimulator } from '../../src/sim/index.ts';
 import { RedisSnapshotStore } from '../../src/snapshot/store.ts';
-import { type ReceivedRequest, startSlackReceiver } from '../helpers/slack-receiver.ts';
-import { startSmtpCapture } from '../helpers/smtp-capture.ts';
 import { judgeRun } from './checks.ts';
 import {
   analyseChannel,
@@ -95,7 +95,7 @@ it(`chaos run, seed ${seed}: every change alerted once, nothing invented, nothin
   let slackMode: SlackMode = 'ok';
   let confirmationKiller: ConfirmationKiller | undefined;
   const slackAnswers: { request: ReceivedRequest; status: number }[] = [];
-  const slack = await startSlackReceiver(`/services/TCHAOS/BCHAOS/${secrets.slack}`);
+  const slack = await startHttpReceiver(`/services/TCHAOS/BCHAOS/${secrets.slack}`);
   slack.respondWith(async (request) => {
     const status = slackMode === 'ok' ? 200 : slackMode === '500' ? 500 : 429;
     slackAnswers.push({ request, status });
@@ -103,9 +103,9 @@ it(`chaos run, seed ${seed}: every change alerted once, nothing invented, nothin
     if (status === 200) await confirmationKiller?.maybeKill();
     return { status, body: status === 200 ? 'ok' : 'internal_error' };
   }, 1e9);
-  const dead = await startSlackReceiver(`/services/TDEAD/BDEAD/${secrets.dead}`);
+  const dead = await startHttpReceiver(`/services/TDEAD/BDEAD/${secrets.dead}`);
   dead.respondWith(404, 'channel_not_found', {}, 1e9);
-  const smtp = await startSmtpCapture({ auth: { user: 'chaos', pass: secrets.smtp } });
+  const smtp = await startSmtpReceiver({ auth: { user: 'chaos', pass: secrets.smtp } });
   const lag = loopLagMonitor();
   const emails: CapturedEmail[] = [];
   const stamper = setInterval(() => {

@@ -1,6 +1,6 @@
+import type { SmtpReceiver } from '../../src/dev/receivers/smtp.ts';
 import type { SimFaultInput } from '../../src/sim/control-schemas.ts';
 import type { SimControlClient } from '../../src/sim/index.ts';
-import type { SmtpCapture } from '../helpers/smtp-capture.ts';
 import type { RestartableRedis } from './redis-aof.ts';
 import { type ChaosRng, sleep } from './rng.ts';
 import type { EventContext, ScriptedEvent } from './scenario.ts';
@@ -14,7 +14,7 @@ export interface ChaosTargets {
   admin: SimControlClient;
   workers: WorkerPool;
   redis: RestartableRedis;
-  smtp: SmtpCapture;
+  smtp: SmtpReceiver;
   setSlackMode(mode: SlackMode): void;
   /** Slack posts refused so far (500 or 429). */
   slackRefused(): number;

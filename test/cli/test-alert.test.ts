@@ -1,17 +1,16 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${VAR}" is the config's interpolation syntax, meant literally here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleAlertTitle } from '../../src/deliver/sample-alert.ts';
+import { DEFAULT_WEBHOOK_PATH, type HttpReceiver, startHttpReceiver } from '../../src/dev/receivers/http.ts';
 import { tempDir } from '../config/helpers.ts';
-import { startHttpReceiver } from '../helpers/http-receiver.ts';
-import { DEFAULT_WEBHOOK_PATH, type SlackReceiver, startSlackReceiver } from '../helpers/slack-receiver.ts';
 import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 
 const dir = tempDir();
-let receiver: SlackReceiver;
+let receiver: HttpReceiver;
 let config: string;
 
 beforeAll(async () => {
-  receiver = await startSlackReceiver();
+  receiver = await startHttpReceiver();
   config = writeConfig(dir, 'channels.yaml', {
     workspaces: [{ id: 'ws', baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_unused', campaigns: [{ id: 'c' }] }],
     channels: [

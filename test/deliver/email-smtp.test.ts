@@ -12,9 +12,9 @@ import {
   smtpDeliveryError,
 } from '../../src/deliver/channels/smtp-pool.ts';
 import { DeliveryError, type Notifier, type OutgoingMessage } from '../../src/deliver/notifier.ts';
+import { type SmtpReceiver, startSmtpReceiver } from '../../src/dev/receivers/smtp.ts';
 import type { Alert } from '../../src/model/alert.ts';
 import { createLogger } from '../../src/ops/logger.ts';
-import { type SmtpCapture, startSmtpCapture } from '../helpers/smtp-capture.ts';
 
 const FROM = 'alerts@shelfwatch.test';
 const TO = 'author@example.com';
@@ -69,12 +69,12 @@ function logSink(): { logger: ReturnType<typeof createLogger>; text: () => strin
   return { logger: createLogger({ level: 'debug', destination }), text: () => chunks.join('') };
 }
 
-let capture: SmtpCapture;
+let capture: SmtpReceiver;
 let pool: SmtpPool;
 let channel: Notifier;
 
 beforeAll(async () => {
-  capture = await startSmtpCapture();
+  capture = await startSmtpReceiver();
   // No rate limit here: tests send in bursts and must not wait on the default 5 a second.
   pool = createSmtpPool({ rateLimit: 0, connectionTimeout: 2_000, greetingTimeout: 2_000 });
   channel = createEmailNotifier({ id: 'mail', smtpUrl: new Secret(capture.url), from: FROM, to: [TO], pool });
@@ -331,9 +331,9 @@ describe('pool', () => {
 describe('secrets', () => {
   const USER = 'shelf-alerts';
   const PASS = 'pa55:w@rd/S3cret!';
-  let guarded: SmtpCapture;
+  let guarded: SmtpReceiver;
   beforeAll(async () => {
-    guarded = await startSmtpCapture({ auth: { user: USER, pass: PASS } });
+    guarded = await startSmtpReceiver({ auth: { user: USER, pass: PASS } });
   });
   afterAll(() => guarded.stop());
 

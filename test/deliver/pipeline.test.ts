@@ -6,10 +6,10 @@ import { listDeadLetters } from '../../src/deliver/dead-letters.ts';
 import { GroupBuffer, groupHash, orphanedGroups } from '../../src/deliver/groups.ts';
 import { DeliveryError } from '../../src/deliver/notifier.ts';
 import { flushJobId, flushOrphanedGroups, groupKeyOf } from '../../src/deliver/processor.ts';
+import { type Reply, startHttpReceiver } from '../../src/dev/receivers/http.ts';
 import type { AlertKind } from '../../src/model/alert.ts';
 import { stopAfterEach } from '../helpers/cleanup.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
-import { type Reply, startSlackReceiver } from '../helpers/slack-receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
 import { CapturingNotifier, makeAlert, settings, startPipeline } from './pipeline-harness.ts';
@@ -248,7 +248,7 @@ describe('failures', () => {
   });
 
   it('a Slack endpoint slower than the timeout gets a message twice at most, then a dead letter', async () => {
-    const receiver = await startSlackReceiver();
+    const receiver = await startHttpReceiver();
     // Every answer comes after the notifier gave up: each request may well have been posted.
     const late = () => new Promise<Reply>((resolve) => setTimeout(() => resolve({ status: 200 }), 600));
     receiver.respondWith(late, 10);

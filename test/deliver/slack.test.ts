@@ -5,8 +5,8 @@ import { Secret } from '../../src/config/secret.ts';
 import { createSlackNotifier, parseRetryAfter, webhookHash } from '../../src/deliver/channels/slack.ts';
 import { DeliveryError, type Notifier, type OutgoingMessage } from '../../src/deliver/notifier.ts';
 import { SLACK_LIMITS } from '../../src/deliver/render/slack-blocks.ts';
+import { type HttpReceiver, startHttpReceiver } from '../../src/dev/receivers/http.ts';
 import type { Alert } from '../../src/model/alert.ts';
-import { type SlackReceiver, startSlackReceiver } from '../helpers/slack-receiver.ts';
 
 /** A distinctive credential, so a leak anywhere is easy to find. */
 const TOKEN = 'S3cr3tT0kenDoNotLeak42';
@@ -46,12 +46,12 @@ interface Payload {
   unfurl_links: boolean;
 }
 
-let receiver: SlackReceiver;
+let receiver: HttpReceiver;
 let dispatcher: Agent;
 let notifier: Notifier;
 
 beforeAll(async () => {
-  receiver = await startSlackReceiver(PATH);
+  receiver = await startHttpReceiver(PATH);
   dispatcher = new Agent();
   notifier = createSlackNotifier({
     id: 'launch-team',
@@ -269,7 +269,7 @@ describe('slack notifier over HTTP', () => {
   });
 
   it('reports a refused connection as retryable, and a caller abort as such', async () => {
-    const gone = await startSlackReceiver(PATH);
+    const gone = await startHttpReceiver(PATH);
     const url = gone.url;
     await gone.close();
     const own = createSlackNotifier({ id: 'gone', webhookUrl: new Secret(url), timeoutMs: 2_000 });

@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RATE_LIMIT_PAUSE_MS } from '../../src/budget/api-outcome-policy.ts';
 import { createSmtpPool, type SmtpPool } from '../../src/deliver/channels/smtp-pool.ts';
 import { DeliveryError } from '../../src/deliver/notifier.ts';
+import { type SmtpReceiver, startSmtpReceiver } from '../../src/dev/receivers/smtp.ts';
 import { buildDigest } from '../../src/digest/build.ts';
 import { DigestDeferredError } from '../../src/digest/gather.ts';
 import { processDigest } from '../../src/digest/processor.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
-import { type SmtpCapture, startSmtpCapture } from '../helpers/smtp-capture.ts';
 import { type Scenario, startScenario, WORKSPACE } from './sim-scenario.ts';
 
 const prefix = testPrefix('digest-send');
@@ -26,7 +26,7 @@ const FIRE = Date.UTC(2026, 10, 21, 7);
 const DAY = '2026-11-20';
 const signal = new AbortController().signal;
 
-let capture: SmtpCapture;
+let capture: SmtpReceiver;
 let pool: SmtpPool;
 let s: Scenario;
 
@@ -40,7 +40,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 beforeAll(async () => {
-  capture = await startSmtpCapture();
+  capture = await startSmtpReceiver();
   pool = createSmtpPool({ rateLimit: 0, connectionTimeout: 2_000, greetingTimeout: 2_000 });
   s = await startScenario({
     startAt: '2026-11-21T07:00:30Z',

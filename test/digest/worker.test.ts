@@ -2,24 +2,24 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSmtpPool, type SmtpPool } from '../../src/deliver/channels/smtp-pool.ts';
+import { type SmtpReceiver, startSmtpReceiver } from '../../src/dev/receivers/smtp.ts';
 import { digestDay } from '../../src/digest/dates.ts';
 import { DIGEST_QUEUE, type DigestJobData } from '../../src/digest/schedule.ts';
 import { startDigestWorker } from '../../workers/digest.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
-import { type SmtpCapture, startSmtpCapture } from '../helpers/smtp-capture.ts';
 import { type Scenario, startScenario, WORKSPACE } from './sim-scenario.ts';
 
 const prefix = testPrefix('digest-worker');
 const redis = testRedis(prefix);
 const shutdown = new AbortController();
-let capture: SmtpCapture;
+let capture: SmtpReceiver;
 let pool: SmtpPool;
 let s: Scenario;
 let queue: Queue<DigestJobData>;
 let worker: ReturnType<typeof startDigestWorker>;
 
 beforeAll(async () => {
-  capture = await startSmtpCapture();
+  capture = await startSmtpReceiver();
   pool = createSmtpPool({ rateLimit: 0 });
   // The job's fire time is real time (BullMQ's), so the simulator stands at the real now.
   s = await startScenario({

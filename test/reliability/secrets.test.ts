@@ -11,11 +11,11 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Runtime } from '../../src/app/runtime.ts';
 import { startWorkers } from '../../src/app/start.ts';
+import { type HttpReceiver, startHttpReceiver } from '../../src/dev/receivers/http.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import { Shutdown } from '../../src/ops/shutdown.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { useSimulator } from '../helpers/sim.ts';
-import { type SlackReceiver, startSlackReceiver } from '../helpers/slack-receiver.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
 import { dumpRedis, LogCapture, type RedisDumpEntry, secretsIn } from './helpers.ts';
@@ -33,8 +33,8 @@ const WORKSPACE = 'ws-secret';
 const prefix = testPrefix('rel-secrets');
 const redis = testRedis(prefix);
 const logs = new LogCapture();
-let slack: SlackReceiver;
-let slackGone: SlackReceiver;
+let slack: HttpReceiver;
+let slackGone: HttpReceiver;
 let smtp: SMTPServer;
 let smtpUrl: (password: string) => string;
 let delivered = 0;
@@ -99,8 +99,8 @@ const fx = useSimulator({
 });
 
 beforeAll(async () => {
-  slack = await startSlackReceiver(`/services/T0SECRET/B0SECRET/${SLACK_TOKEN}`);
-  slackGone = await startSlackReceiver(`/services/T0GONE/B0GONE/${SLACK_GONE_TOKEN}`);
+  slack = await startHttpReceiver(`/services/T0SECRET/B0SECRET/${SLACK_TOKEN}`);
+  slackGone = await startHttpReceiver(`/services/T0GONE/B0GONE/${SLACK_GONE_TOKEN}`);
   // The webhook is gone, and the answer quotes the path it was posted to.
   slackGone.respondWith((req) => ({ status: 404, body: `no_service ${req.path}` }), 1_000);
   await startSmtp();

@@ -8,16 +8,16 @@ import { Secret } from '../../src/config/secret.ts';
 import { createEmailNotifier } from '../../src/deliver/channels/email.ts';
 import { createSmtpPool, type SmtpPool } from '../../src/deliver/channels/smtp-pool.ts';
 import type { OutgoingMessage } from '../../src/deliver/notifier.ts';
+import { type SmtpReceiver, startSmtpReceiver } from '../../src/dev/receivers/smtp.ts';
 import { problemAt, validRaw } from '../config/helpers.ts';
 import { makeAlert } from '../deliver/pipeline-harness.ts';
-import { type SmtpCapture, startSmtpCapture } from '../helpers/smtp-capture.ts';
 
 const signal = new AbortController().signal;
-let capture: SmtpCapture;
+let capture: SmtpReceiver;
 let pool: SmtpPool;
 
 beforeAll(async () => {
-  capture = await startSmtpCapture();
+  capture = await startSmtpReceiver();
   pool = createSmtpPool({ rateLimit: 0, connectionTimeout: 2_000, greetingTimeout: 2_000 });
 });
 afterAll(async () => {

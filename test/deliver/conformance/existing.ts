@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { SLACK_LIMITS } from '../../../src/deliver/render/slack-blocks.ts';
-import { startHttpReceiver } from '../../helpers/http-receiver.ts';
-import { startSmtpCapture } from '../../helpers/smtp-capture.ts';
+import { startHttpReceiver } from '../../../src/dev/receivers/http.ts';
+import { startSmtpReceiver } from '../../../src/dev/receivers/smtp.ts';
 import { buildChannel, requestReader } from './harness.ts';
 import type { RunningChannel } from './suite.ts';
 
@@ -56,7 +56,7 @@ const EMAIL_HTML_CHARS = 1_000_000;
 const SMTP_PASSWORD = 'SmtpPassw0rdDoNotLeak';
 
 export async function emailHarness(): Promise<RunningChannel> {
-  const capture = await startSmtpCapture({ auth: { user: 'shelfwatch', pass: SMTP_PASSWORD } });
+  const capture = await startSmtpReceiver({ auth: { user: 'shelfwatch', pass: SMTP_PASSWORD } });
   const built = buildChannel({
     id: 'conf-email',
     type: 'email',

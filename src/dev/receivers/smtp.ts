@@ -1,35 +1,53 @@
 /**
- * A real SMTP server (smtp-server) on 127.0.0.1 that parses every message it accepts (mailparser)
- * and records it before answering 250, so a resolved send is already in `messages`. Tests can
- * script refusals (the next N transactions at MAIL FROM, RCPT TO or DATA with a given code, or a
- * given recipient always), require a login, and take the server down and up again on its port.
+ * A local SMTP server (smtp-server on 127.0.0.1), shared by the tests, the demo and the benchmarks.
+ * It records every message it accepts before answering 250, so a resolved send is already in
+ * `messages`. It can parse each message (mailparser), run a hook before accepting (the demo writes
+ * files there), script refusals (the next N transactions at MAIL FROM, RCPT TO or DATA, or one
+ * recipient always), require a login, and go down and come up again on its port.
+ *
+ * smtp-server and mailparser are dev dependencies: import this module only from tests, benchmarks
+ * or dynamically (the demo), never from anything `run` reaches.
  */
-import { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { type ParsedMail, simpleParser } from 'mailparser';
+import type { ParsedMail } from 'mailparser';
 import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
+import { Arrivals, DEFAULT_WAIT_MS } from './arrivals.ts';
 
-export interface CapturedMessage {
+export interface ReceivedMail<Mail = ParsedMail> {
+  /** The receiver's clock (`Date.now()` unless `clock` was given) when the message was accepted. */
+  receivedAt: number;
   from: string;
   to: string[];
   raw: Buffer;
-  mail: ParsedMail;
+  /** The message parsed by mailparser; undefined when the receiver was started with `parse: false`. */
+  mail: Mail;
 }
 
 export type RefusalStage = 'mail' | 'rcpt' | 'data';
 
-export interface SmtpCapture {
+export interface SmtpReceiverOptions {
+  /** Accept AUTH with exactly these credentials (over plain SMTP); no AUTH at all without. */
+  auth?: { user: string; pass: string };
+  clock?: () => number;
+  /**
+   * Runs before the 250 answer; a throw answers 451 with its message. The demo stores the message
+   * here, so once a send has resolved its files exist.
+   */
+  onMessage?: (message: ReceivedMail<ParsedMail | undefined>) => Promise<void> | void;
+}
+
+export interface SmtpReceiver<Mail = ParsedMail> {
   readonly port: number;
   /** `smtp://127.0.0.1:PORT?ignoreTLS=true`: plain SMTP, no STARTTLS attempt. */
   readonly url: string;
-  readonly messages: readonly CapturedMessage[];
-  /** Connections accepted since the capture first started. */
+  readonly messages: readonly ReceivedMail<Mail>[];
+  /** Connections accepted since the receiver first started. */
   readonly connections: number;
   readonly running: boolean;
   /** The URL with credentials in it (percent-encoded). */
   urlWithAuth(user: string, pass: string, params?: string): string;
   /** Resolves once `n` messages were recorded in all; rejects at the deadline. */
-  waitForMessages(n: number, timeoutMs?: number): Promise<CapturedMessage[]>;
+  waitForMessages(n: number, timeoutMs?: number): Promise<ReceivedMail<Mail>[]>;
   /** Refuses the next `count` transactions at `stage` with `code` (451 temporary, 550 permanent…). */
   refuseNext(count: number, stage: RefusalStage, code: number, text?: string): void;
   /** Refuses this recipient at RCPT TO, every time, with `code`. */
@@ -38,6 +56,8 @@ export interface SmtpCapture {
   stop(): Promise<void>;
   /** Listens again on the same port. */
   start(): Promise<void>;
+  /** The same as `stop`, for callers that only ever close it. */
+  close(): Promise<void>;
 }
 
 interface Refusal {
@@ -47,15 +67,34 @@ interface Refusal {
   left: number;
 }
 
+/** Alert emails are small; the digest with its charts is the biggest, well under this. */
+const MAX_MESSAGE_BYTES = 25 * 1024 * 1024;
+
 function smtpError(code: number, text: string): Error {
   return Object.assign(new Error(text), { responseCode: code });
 }
 
-export async function startSmtpCapture(
-  options: { auth?: { user: string; pass: string } } = {},
-): Promise<SmtpCapture> {
-  const messages: CapturedMessage[] = [];
-  const events = new EventEmitter();
+type Parser = (raw: Buffer) => Promise<ParsedMail>;
+
+/** mailparser is loaded only when parsing is asked for: the demo does without it. */
+async function loadParser(parse: boolean): Promise<Parser | undefined> {
+  if (!parse) return undefined;
+  const { simpleParser } = await import('mailparser');
+  return (raw) => simpleParser(raw);
+}
+
+/** Messages parsed with mailparser (the tests) … */
+export function startSmtpReceiver(options?: SmtpReceiverOptions & { parse?: true }): Promise<SmtpReceiver>;
+/** … or kept raw (the benchmarks parse after measuring; the demo has its own reader). */
+export function startSmtpReceiver(
+  options: SmtpReceiverOptions & { parse: false },
+): Promise<SmtpReceiver<undefined>>;
+export async function startSmtpReceiver(
+  options: SmtpReceiverOptions & { parse?: boolean } = {},
+): Promise<SmtpReceiver<ParsedMail | undefined>> {
+  const { auth, clock = Date.now, onMessage } = options;
+  const parser = await loadParser(options.parse ?? true);
+  const arrivals = new Arrivals<ReceivedMail<ParsedMail | undefined>>();
   const refusals: Refusal[] = [];
   const refusedRecipients = new Map<string, number>();
   // The refusal picked for the transaction now open on each connection.
@@ -64,12 +103,30 @@ export async function startSmtpCapture(
   let port = 0;
   let server: SMTPServer | undefined;
 
-  const auth = options.auth;
+  const accept = async (session: SMTPServerSession, raw: Buffer): Promise<void> => {
+    let mail: ParsedMail | undefined;
+    try {
+      mail = await parser?.(raw);
+    } catch (error) {
+      throw smtpError(554, `unparseable message: ${String(error)}`);
+    }
+    const from = session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address;
+    const to = session.envelope.rcptTo.map((r) => r.address);
+    const message = { receivedAt: clock(), from, to, raw, mail };
+    try {
+      await onMessage?.(message);
+    } catch (error) {
+      throw smtpError(451, `the receiver could not store the message: ${String(error)}`);
+    }
+    arrivals.push(message);
+  };
+
   const serverOptions: SMTPServerOptions = {
     authOptional: true,
     disabledCommands: auth === undefined ? ['STARTTLS', 'AUTH'] : ['STARTTLS'],
     allowInsecureAuth: auth !== undefined,
     logger: false,
+    size: MAX_MESSAGE_BYTES,
     onConnect(_session, callback) {
       connections += 1;
       callback();
@@ -104,28 +161,15 @@ export async function startSmtpCapture(
       stream.on('end', () => {
         const refusal = current.get(session.id);
         if (refusal?.stage === 'data') return callback(smtpError(refusal.code, refusal.text));
-        const raw = Buffer.concat(chunks);
-        simpleParser(raw).then(
-          (mail) => {
-            messages.push(record(session, raw, mail));
-            events.emit('message');
-            callback();
-          },
-          (error: unknown) => callback(smtpError(554, `unparseable message: ${String(error)}`)),
-        );
+        accept(session, Buffer.concat(chunks)).then(() => callback(), callback);
       });
     },
   };
 
-  function record(session: SMTPServerSession, raw: Buffer, mail: ParsedMail): CapturedMessage {
-    const from = session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address;
-    return { from, to: session.envelope.rcptTo.map((r) => r.address), raw, mail };
-  }
-
   async function start(): Promise<void> {
     if (server !== undefined) return;
     const next = new SMTPServer(serverOptions);
-    next.on('error', () => {}); // a client dropping mid-session is expected when tests stop the server
+    next.on('error', () => {}); // a client dropping mid-session is expected when the server stops
     await new Promise<void>((resolve, reject) => {
       next.server.once('error', reject);
       next.listen(port, '127.0.0.1', () => {
@@ -156,7 +200,7 @@ export async function startSmtpCapture(
     get url() {
       return `smtp://127.0.0.1:${port}?ignoreTLS=true`;
     },
-    messages,
+    messages: arrivals.items,
     get connections() {
       return connections;
     },
@@ -167,22 +211,7 @@ export async function startSmtpCapture(
       const extra = params === '' ? '' : `&${params}`;
       return `smtp://${encodeURIComponent(user)}:${encodeURIComponent(pass)}@127.0.0.1:${port}?ignoreTLS=true${extra}`;
     },
-    waitForMessages(n, timeoutMs = 5_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          if (messages.length < n) return;
-          clearTimeout(timer);
-          events.off('message', check);
-          resolve(messages.slice(0, n));
-        };
-        const timer = setTimeout(() => {
-          events.off('message', check);
-          reject(new Error(`expected ${n} messages within ${timeoutMs} ms, got ${messages.length}`));
-        }, timeoutMs);
-        events.on('message', check);
-        check();
-      });
-    },
+    waitForMessages: (n, timeoutMs = DEFAULT_WAIT_MS) => arrivals.waitFor(n, timeoutMs),
     refuseNext(count, stage, code, text = code >= 500 ? 'Refused for good' : 'Try again later') {
       if (count > 0) refusals.push({ stage, code, text, left: count });
     },
@@ -191,5 +220,6 @@ export async function startSmtpCapture(
     },
     stop,
     start,
+    close: stop,
   };
 }
