@@ -14,13 +14,13 @@ import {
   formatContractProblems,
   loadContractFile,
 } from '../api/index.ts';
-import { formatPlanTable } from '../budget/planner.ts';
 import { targetsOfWorkspace } from '../poll/registry.ts';
 import { planWorkspace } from '../poll/schedule.ts';
 import { CliError, usageError } from './errors.ts';
 import { plural } from './format.ts';
 import { readAccount, reportLists } from './init-account.ts';
 import { loadConfigOrThrow } from './load-config.ts';
+import { formatPlanTable } from './plan-table.ts';
 import { reportProbe } from './probe.ts';
 import { summarize } from './validate.ts';
 import { VERSION } from './version.ts';

@@ -2,8 +2,8 @@
  * Plain-text rendering of a plan for the `plan` command. Locale-free number formatting, so the
  * output is the same on every machine (and diffable in tests and bug reports).
  */
+import type { Plan } from '../budget/planner.ts';
 import { formatDuration } from '../util/duration.ts';
-import type { Plan } from './planner.ts';
 
 /** `1234567` → `1,234,567`. */
 function grouped(value: number): string {
