@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { RateLimitedError } from '../api/errors.ts';
+import { RateLimitedError } from '../api/index.ts';
 import { realDelayMs } from '../util/clock.ts';
 import type { BudgetDecision, BudgetGrant, BudgetLimits, GatedBudget, PauseReason } from './budget-types.ts';
 import { checkLimits } from './limits.ts';
