@@ -4,8 +4,8 @@
  * and can be compared in tests and bug reports.
  */
 import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
-import { groupDigits } from '../rules/format.ts';
 import { formatDuration } from '../util/duration.ts';
+import { groupDigits } from '../util/format.ts';
 import { usageError } from './errors.ts';
 
 export { groupDigits };

@@ -5,7 +5,7 @@
  */
 import { Resvg } from '@resvg/resvg-js';
 import { median } from '../rules/bsr.ts';
-import { amount } from '../rules/format.ts';
+import { amount } from '../util/format.ts';
 import { AXIS_CHART_HEIGHT, AXIS_CHART_WIDTH, axisChartSvg, renderChartPng } from './axis-chart.ts';
 import type { BsrLine, DigestFigures } from './types.ts';
 

@@ -1,6 +1,7 @@
 import type { AlertSubject } from '../model/alert.ts';
 import type { BookObservation } from '../model/observation.ts';
 import { spokenDuration } from '../util/duration.ts';
+import { quote, rank as showRank, where } from '../util/format.ts';
 import {
   type ConditionState,
   initialCondition,
@@ -9,7 +10,6 @@ import {
   transitionObservation,
 } from './condition.ts';
 import type { BsrRemovedRule, BsrWorsenedRule, RuleConfig } from './config.ts';
-import { quote, rank as showRank, where } from './format.ts';
 import { lowPoint, lowPointFacts } from './low-point.ts';
 import { appliesTo, emit, type Scope } from './scope.ts';
 

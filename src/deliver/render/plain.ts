@@ -9,7 +9,7 @@
  */
 
 import type { Alert } from '../../model/alert.ts';
-import { groupDigits } from '../../rules/format.ts';
+import { groupDigits } from '../../util/format.ts';
 import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
 import {
