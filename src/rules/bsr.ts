@@ -2,6 +2,7 @@ import type { AlertSubject } from '../model/alert.ts';
 import type { BookObservation } from '../model/observation.ts';
 import { spokenDuration } from '../util/duration.ts';
 import { quote, rank as showRank, where } from '../util/format.ts';
+import { median } from '../util/stats.ts';
 import {
   type ConditionState,
   initialCondition,
@@ -34,14 +35,6 @@ export function bsrHistoryHoursNeeded(rules: readonly RuleConfig[]): number {
   let hours = 0;
   for (const rule of rules) if (rule.kind === 'bsr_worsened') hours = Math.max(hours, rule.baselineHours);
   return hours;
-}
-
-export function median(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  const upper = sorted[mid] ?? 0;
-  return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? upper) + upper) / 2;
 }
 
 /**
