@@ -4,6 +4,7 @@
  * and can be compared in tests and bug reports.
  */
 import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
+import { BIDI_CONTROLS } from '../util/bidi.ts';
 import { formatDuration } from '../util/duration.ts';
 import { groupDigits } from '../util/format.ts';
 import { usageError } from './errors.ts';
@@ -24,8 +25,7 @@ const ESCAPE_SEQUENCE =
  * DEL, C1 controls, and the bidirectional overrides that can make text read differently than
  * it is ("Trojan Source").
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
-const CONTROL_CHARACTER = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL_CHARACTER = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}]`, 'g');
 
 /**
  * Untrusted text (API error messages, titles, reasons read back from Redis) made safe to print:
@@ -98,7 +98,7 @@ export function cell(text: string, max: number): string {
  * Characters JSON.stringify leaves as they are but a terminal acts on (it escapes only C0). They can
  * only occur inside JSON strings, so escaping them keeps the JSON equal to the data.
  */
-const JSON_UNSAFE = /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]/g;
+const JSON_UNSAFE = new RegExp(`[\\u007f-\\u009f\\u2028\\u2029${BIDI_CONTROLS}]`, 'g');
 
 export function printJson(value: unknown, write: (text: string) => void = (t) => process.stdout.write(t)) {
   const text = JSON.stringify(value, null, 2).replace(
