@@ -7,11 +7,11 @@ import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
 import { BIDI_CONTROLS } from '../util/bidi.ts';
 import { formatDuration } from '../util/duration.ts';
 import { groupDigits } from '../util/format.ts';
+import { type Align, formatTable as layOutTable } from '../util/table.ts';
 import { usageError } from './errors.ts';
 
+export type { Align };
 export { groupDigits };
-
-export type Align = 'left' | 'right';
 
 /**
  * Terminal escape sequences (CSI such as "clear screen", OSC such as hyperlinks and window titles,
@@ -50,23 +50,8 @@ export function formatTable(
   rows: readonly (readonly string[])[],
   align: readonly Align[] = [],
 ): string {
-  const body = rows.map((row) => header.map((_, column) => tableCell(row[column] ?? '')));
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...body.map((cells) => cells[column]?.length ?? 0)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, column) => {
-        const width = widths[column] ?? cell.length;
-        return align[column] === 'right' ? cell.padStart(width) : cell.padEnd(width);
-      })
-      .join('  ')
-      .trimEnd();
-  return [
-    line(header.map(tableCell)),
-    line(widths.map((width) => '-'.repeat(width))),
-    ...body.map(line),
-  ].join('\n');
+  const cleanRows = rows.map((row) => header.map((_, column) => tableCell(row[column] ?? '')));
+  return layOutTable(header.map(tableCell), cleanRows, align);
 }
 
 /** `2026-11-21T14:05:00Z`: UTC to the second, the form the API and the logs use. */
