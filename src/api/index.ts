@@ -7,8 +7,14 @@ export {
   DEFAULT_TRANSIENT_RETRY_DELAY_MS,
 } from './client.ts';
 export type { EndpointName, ListEndpointName, LogicalField } from './contract/catalog.ts';
-export { CATALOG, ENDPOINT_NAMES } from './contract/catalog.ts';
-export { type CompiledContract, compileContract, defaultContract } from './contract/compile.ts';
+export { CATALOG, ENDPOINT_NAMES, isListEndpoint } from './contract/catalog.ts';
+export {
+  type BodyReader,
+  type CompiledContract,
+  compileContract,
+  defaultContract,
+  type ReadResult,
+} from './contract/compile.ts';
 export { DEFAULT_CONTRACT } from './contract/default.ts';
 export {
   type ContractLoad,
@@ -17,8 +23,24 @@ export {
   loadContractFile,
   parseContract,
 } from './contract/load.ts';
+export {
+  analyseAnswer,
+  type EndpointAnalysis,
+  type RecordedAnswer,
+  valueAt,
+} from './contract/probe-analyse.ts';
+export { RecordingError, readRecording, writeRecording } from './contract/probe-record.ts';
+export {
+  PROBED_ENDPOINTS,
+  type ProbedEndpoint,
+  ProbeError,
+  parseEndpoints,
+  plannedEndpoints,
+  probeService,
+} from './contract/probe-run.ts';
 export { type ContractFile, contractJsonSchema } from './contract/schema.ts';
 export { type ContractSimDialect, createSimDialect } from './contract/serve.ts';
+export { suggestContract } from './contract/suggest-contract.ts';
 export {
   ApiError,
   type ApiErrorInit,
@@ -37,6 +59,7 @@ export {
   type ValidationDetail,
   ValidationFailedError,
 } from './errors.ts';
+export { listPageReader } from './list-pages.ts';
 export { type Collected, type CollectOptions, collectAll } from './pagination.ts';
 export { parseRetryAfterMs } from './response.ts';
 export * from './schemas.ts';

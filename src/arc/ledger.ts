@@ -4,17 +4,17 @@
  * nothing about it being a repeat: without this record a re-run would count the same readers
  * again in the digest's ARC progress and report them as invited a second time.
  */
+
 import type { Cluster, Redis } from 'ioredis';
 import type { ArcInviteResult } from '../api/index.ts';
 import { recordInviteIds, recordInvites } from '../digest/arc-invites.ts';
 import type { Batch } from './batches.ts';
+import { answeredBatchesKey } from './keys.ts';
 
 /** Campaigns run for months; the record only has to outlive the API's memory of a key. */
 const LEDGER_TTL_MS = 400 * 86_400_000;
 
-export function answeredBatchesKey(prefix: string, workspace: string, campaignId: string): string {
-  return `${prefix}:arc:answered:${workspace}:${campaignId}`;
-}
+export { answeredBatchesKey };
 
 export class InviteLedger {
   private readonly key: string;

@@ -1,4 +1,5 @@
 /** The request budget's shapes, shared by the budget, its gate and their callers. */
+import type { Clock } from '../util/clock.ts';
 
 export interface BudgetLimits {
   perMinute: number;
@@ -36,4 +37,21 @@ export interface BudgetGrant {
   readonly month: string;
   readonly nonce: string;
   readonly count: number;
+}
+
+/**
+ * What the gate asks of a budget (`RedisRequestBudget` is one). Declared here so the gate does
+ * not import the budget that re-exports it.
+ */
+export interface GatedBudget {
+  readonly clock: Clock;
+  readonly windowMs: number;
+  tryAcquire(workspace: string, limits: BudgetLimits, count?: number): Promise<BudgetDecision>;
+  reserve(
+    workspace: string,
+    limits: BudgetLimits,
+    count: number,
+  ): Promise<{ decision: BudgetDecision; grant?: BudgetGrant }>;
+  restamp(grant: BudgetGrant, index: number): Promise<boolean>;
+  refund(grant: BudgetGrant, unused: number): Promise<void>;
 }

@@ -1,14 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { RateLimitedError } from '../api/errors.ts';
+import { RateLimitedError } from '../api/index.ts';
 import { realDelayMs } from '../util/clock.ts';
+import type { BudgetDecision, BudgetGrant, BudgetLimits, GatedBudget, PauseReason } from './budget-types.ts';
 import { checkLimits } from './limits.ts';
-import type {
-  BudgetDecision,
-  BudgetGrant,
-  BudgetLimits,
-  PauseReason,
-  RedisRequestBudget,
-} from './request-budget.ts';
 
 /**
  * Thrown by `budgetGate` when a request may not go out now. Carries the decision so the poller
@@ -58,7 +52,7 @@ const walks = new AsyncLocalStorage<Walk>();
  * that has already sent requests waits for the minute window instead of throwing them away.
  */
 export function budgetGate(
-  budget: RedisRequestBudget,
+  budget: GatedBudget,
   workspace: string,
   limits: BudgetLimits | (() => BudgetLimits),
 ): (request?: unknown) => Promise<void> {
@@ -83,11 +77,7 @@ export function budgetGate(
  * here (it frees within one window) and the walk goes on from its cursor: deferring would throw
  * away every page already fetched. A pause or the month's ceiling still ends the walk.
  */
-async function acquireWithinWalk(
-  budget: RedisRequestBudget,
-  walk: Walk,
-  limits: BudgetLimits,
-): Promise<void> {
+async function acquireWithinWalk(budget: GatedBudget, walk: Walk, limits: BudgetLimits): Promise<void> {
   for (;;) {
     const decision = await budget.tryAcquire(walk.workspace, limits);
     if (decision.granted) return;
@@ -112,7 +102,7 @@ export type ReserveWalk = <T>(
 ) => Promise<T>;
 
 export interface WalkBudgetOptions {
-  budget: RedisRequestBudget;
+  budget: GatedBudget;
   workspace: string;
   limits: BudgetLimits;
   /** The poll's learned cost (requests per poll, may be an average); null before its first poll. */

@@ -9,8 +9,6 @@
  */
 import { formatDuration } from '../util/duration.ts';
 
-export { formatPlanTable } from './plan-table.ts';
-
 export interface PlanTarget {
   id: string;
   kind: string;

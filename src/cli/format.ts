@@ -4,13 +4,14 @@
  * and can be compared in tests and bug reports.
  */
 import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
-import { groupDigits } from '../rules/format.ts';
+import { BIDI_CONTROLS } from '../util/bidi.ts';
 import { formatDuration } from '../util/duration.ts';
+import { groupDigits } from '../util/format.ts';
+import { type Align, formatTable as layOutTable } from '../util/table.ts';
 import { usageError } from './errors.ts';
 
+export type { Align };
 export { groupDigits };
-
-export type Align = 'left' | 'right';
 
 /**
  * Terminal escape sequences (CSI such as "clear screen", OSC such as hyperlinks and window titles,
@@ -24,8 +25,7 @@ const ESCAPE_SEQUENCE =
  * DEL, C1 controls, and the bidirectional overrides that can make text read differently than
  * it is ("Trojan Source").
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
-const CONTROL_CHARACTER = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL_CHARACTER = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}]`, 'g');
 
 /**
  * Untrusted text (API error messages, titles, reasons read back from Redis) made safe to print:
@@ -50,23 +50,8 @@ export function formatTable(
   rows: readonly (readonly string[])[],
   align: readonly Align[] = [],
 ): string {
-  const body = rows.map((row) => header.map((_, column) => tableCell(row[column] ?? '')));
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...body.map((cells) => cells[column]?.length ?? 0)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, column) => {
-        const width = widths[column] ?? cell.length;
-        return align[column] === 'right' ? cell.padStart(width) : cell.padEnd(width);
-      })
-      .join('  ')
-      .trimEnd();
-  return [
-    line(header.map(tableCell)),
-    line(widths.map((width) => '-'.repeat(width))),
-    ...body.map(line),
-  ].join('\n');
+  const cleanRows = rows.map((row) => header.map((_, column) => tableCell(row[column] ?? '')));
+  return layOutTable(header.map(tableCell), cleanRows, align);
 }
 
 /** `2026-11-21T14:05:00Z`: UTC to the second, the form the API and the logs use. */
@@ -98,7 +83,7 @@ export function cell(text: string, max: number): string {
  * Characters JSON.stringify leaves as they are but a terminal acts on (it escapes only C0). They can
  * only occur inside JSON strings, so escaping them keeps the JSON equal to the data.
  */
-const JSON_UNSAFE = /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]/g;
+const JSON_UNSAFE = new RegExp(`[\\u007f-\\u009f\\u2028\\u2029${BIDI_CONTROLS}]`, 'g');
 
 export function printJson(value: unknown, write: (text: string) => void = (t) => process.stdout.write(t)) {
   const text = JSON.stringify(value, null, 2).replace(

@@ -6,16 +6,18 @@
  * follows it. The probe's answer is the first page, and is all there is to read when it says so.
  */
 
-import type { BodyReader, ReadResult } from '../api/contract/compile.ts';
-import { type RecordedAnswer, valueAt } from '../api/contract/probe-analyse.ts';
-import type { ContractFile } from '../api/contract/schema.ts';
 import {
   type AnalyticsClient,
+  type BodyReader,
   type CompiledContract,
+  type ContractFile,
   collectAll,
   createAnalyticsClient,
+  listPageReader,
+  type ReadResult,
+  type RecordedAnswer,
+  valueAt,
 } from '../api/index.ts';
-import { listPageReader } from '../api/list-pages.ts';
 
 export interface Account {
   /** ASIN → the marketplaces it is ranked in (empty: read loosely, the config's default). */

@@ -3,24 +3,26 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { stringify as yamlText } from 'yaml';
-import { parseContract } from '../api/contract/load.ts';
-import type { RecordedAnswer } from '../api/contract/probe-analyse.ts';
-import { writeRecording } from '../api/contract/probe-record.ts';
-import { PROBED_ENDPOINTS, ProbeError, probeService } from '../api/contract/probe-run.ts';
-import { suggestContract } from '../api/contract/suggest-contract.ts';
 import {
   type CompiledContract,
   defaultContract,
   formatContractProblems,
   loadContractFile,
+  PROBED_ENDPOINTS,
+  ProbeError,
+  parseContract,
+  probeService,
+  type RecordedAnswer,
+  suggestContract,
+  writeRecording,
 } from '../api/index.ts';
-import { formatPlanTable } from '../budget/planner.ts';
 import { targetsOfWorkspace } from '../poll/registry.ts';
 import { planWorkspace } from '../poll/schedule.ts';
 import { CliError, usageError } from './errors.ts';
 import { plural } from './format.ts';
 import { readAccount, reportLists } from './init-account.ts';
 import { loadConfigOrThrow } from './load-config.ts';
+import { formatPlanTable } from './plan-table.ts';
 import { reportProbe } from './probe.ts';
 import { summarize } from './validate.ts';
 import { VERSION } from './version.ts';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { Runtime } from '../app/runtime.ts';
-import { formatPlanTable, type Plan } from '../budget/planner.ts';
+import type { Plan } from '../budget/planner.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
 import { silentLogger } from '../ops/logger.ts';
 import { targetsOfWorkspace } from '../poll/registry.ts';
@@ -8,6 +8,7 @@ import { planWorkspace } from '../poll/schedule.ts';
 import { CliError, EXIT_PLAN_DOES_NOT_FIT } from './errors.ts';
 import { printJson } from './format.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
+import { formatPlanTable } from './plan-table.ts';
 import { connectRuntime } from './run.ts';
 import { VERSION } from './version.ts';
 

@@ -2,23 +2,25 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { stringify as yamlText } from 'yaml';
-import { isListEndpoint } from '../api/contract/catalog.ts';
-import { analyseAnswer, type EndpointAnalysis, type RecordedAnswer } from '../api/contract/probe-analyse.ts';
-import { RecordingError, readRecording, writeRecording } from '../api/contract/probe-record.ts';
 import {
+  analyseAnswer,
+  type CompiledContract,
+  defaultContract,
+  type EndpointAnalysis,
+  formatContractProblems,
+  isListEndpoint,
+  loadContractFile,
   PROBED_ENDPOINTS,
   type ProbedEndpoint,
   ProbeError,
   parseEndpoints,
   plannedEndpoints,
   probeService,
-} from '../api/contract/probe-run.ts';
-import { suggestContract } from '../api/contract/suggest-contract.ts';
-import {
-  type CompiledContract,
-  defaultContract,
-  formatContractProblems,
-  loadContractFile,
+  type RecordedAnswer,
+  RecordingError,
+  readRecording,
+  suggestContract,
+  writeRecording,
 } from '../api/index.ts';
 import { Runtime } from '../app/runtime.ts';
 import { BudgetExhaustedError } from '../budget/request-budget.ts';

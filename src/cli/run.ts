@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { Runtime } from '../app/runtime.ts';
 import { type StartedWorkers, startWorkers } from '../app/start.ts';
-import { insecureSettings } from '../config/transport-security.ts';
+import { insecureSettings } from '../config/insecure-settings.ts';
 import { readinessChecks, startOpsServer } from '../ops/http-server.ts';
 import { createLogger, type Logger } from '../ops/logger.ts';
 import { logPlans, RunReporter } from '../ops/run-report.ts';

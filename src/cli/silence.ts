@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
-import { isAsin } from '../api/schemas.ts';
+import { isAsin } from '../api/index.ts';
 import { Runtime } from '../app/runtime.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
 import { suggest } from '../config/suggest.ts';

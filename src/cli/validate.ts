@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { Runtime } from '../app/runtime.ts';
+import { insecureSettings } from '../config/insecure-settings.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
-import { insecureSettings } from '../config/transport-security.ts';
 import { silentLogger } from '../ops/logger.ts';
 import { CliError, usageError } from './errors.ts';
 import { printJson } from './format.ts';

@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${VAR}" is the config's interpolation syntax, meant literally here.
 /** Where alerts go: channels, the routes that pick them, and the daily digest. */
 import { z } from 'zod';
-import { asinSchema } from '../api/schemas.ts';
+import { asinSchema } from '../api/index.ts';
 import { type ChannelConfig, channelSchema } from '../deliver/channels/registry.ts';
 import { ALERT_KINDS } from '../model/alert.ts';
 import { severitySchema } from '../rules/config.ts';

@@ -3,7 +3,7 @@
  * mapper (problems.ts) appends what was found, so a message never has to repeat the value.
  */
 import { z } from 'zod';
-import { MARKETPLACES } from '../api/schemas.ts';
+import { MARKETPLACES } from '../api/index.ts';
 import { Secret } from './secret.ts';
 
 const WHOLE_NUMBER_TEXT = /^\s*\d+\s*$/;

@@ -4,7 +4,7 @@
  * "Launch week: only critical" is a date range that matches severity info and warning.
  */
 import { z } from 'zod';
-import { asinSchema } from '../api/schemas.ts';
+import { asinSchema } from '../api/index.ts';
 import { ALERT_KINDS } from '../model/alert.ts';
 import { severitySchema } from '../rules/config.ts';
 import { clockTimeField, idField, timeZoneField, uniqueList } from './fields.ts';

@@ -3,8 +3,6 @@
  * opts out explicitly with `allowInsecure: true`, and then `run` and `validate` say so.
  */
 import { BlockList, isIP } from 'node:net';
-import type { ConfigProblem } from './problems.ts';
-import type { ShelfwatchConfig } from './schema.ts';
 
 const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
@@ -39,31 +37,4 @@ export function isPlainOffLoopback(text: string, scheme: 'http' | 'smtp'): boole
 /** The host of a URL, for messages (never the whole URL: it may carry a credential). */
 export function hostName(text: string): string {
   return urlOf(text)?.hostname ?? '(not a URL)';
-}
-
-/**
- * What a valid config allows only because of `allowInsecure: true`: one line each, for `validate`
- * to print and `run` to log as warnings. Settings where the opt-out changes nothing stay quiet.
- */
-export function insecureSettings(config: ShelfwatchConfig): ConfigProblem[] {
-  const warnings: ConfigProblem[] = [];
-  config.workspaces.forEach((ws, index) => {
-    if (ws.allowInsecure && isPlainOffLoopback(ws.baseUrl, 'http')) {
-      warnings.push({
-        path: `workspaces[${index}].baseUrl`,
-        message: `plain http to "${hostName(ws.baseUrl)}" (allowInsecure: true): the API key and the data travel unencrypted`,
-      });
-    }
-  });
-  config.channels.forEach((channel, index) => {
-    if (channel.type !== 'email' || !channel.allowInsecure) return;
-    const url = channel.smtpUrl.reveal();
-    if (isPlainOffLoopback(url, 'smtp')) {
-      warnings.push({
-        path: `channels[${index}].smtpUrl`,
-        message: `STARTTLS not required by "${hostName(url)}" (allowInsecure: true): the SMTP password and the mail travel unencrypted when the server offers no TLS`,
-      });
-    }
-  });
-  return warnings;
 }

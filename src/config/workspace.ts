@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${VAR}" is the config's interpolation syntax, meant literally here.
 /** The schema of one workspace: one API key, its plan, and what it watches. */
 import { z } from 'zod';
-import { asinSchema, type Marketplace } from '../api/schemas.ts';
+import { asinSchema, type Marketplace } from '../api/index.ts';
 import { duration, rulesSchema } from '../rules/config.ts';
 import {
   boolField,

@@ -3,6 +3,9 @@
  * escaped unless it is already `SafeHtml` (made by `html` itself). Untrusted text (review bodies,
  * titles, keywords) can only reach a page through here, so it is shown as text everywhere.
  */
+import { BIDI_OVERRIDES } from '../util/bidi.ts';
+import { escapeHtml } from '../util/html.ts';
+
 export class SafeHtml {
   constructor(readonly value: string) {}
   toString(): string {
@@ -10,24 +13,15 @@ export class SafeHtml {
   }
 }
 
-const ENTITIES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
 /**
- * Bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) would reorder the text
- * around them on the page: shown as their code point instead, so hostile text reads as it is.
+ * Bidirectional overrides and isolates would reorder the text around them on the page: shown as
+ * their code point instead, so hostile text reads as it is.
  */
-const BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
+const BIDI = new RegExp(`[${BIDI_OVERRIDES}]`, 'g');
 
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c)
-    .replace(BIDI, (c) => `[U+${c.codePointAt(0)?.toString(16).toUpperCase()}]`);
+/** Escaped for HTML, bidi overrides and isolates shown as `[U+202E]`. */
+function pageText(text: string): string {
+  return escapeHtml(text).replace(BIDI, (c) => `[U+${c.codePointAt(0)?.toString(16).toUpperCase()}]`);
 }
 
 type Value = SafeHtml | string | number | boolean | null | undefined | readonly Value[];
@@ -36,7 +30,7 @@ function render(value: Value): string {
   if (value === null || value === undefined || value === false) return '';
   if (value instanceof SafeHtml) return value.value;
   if (Array.isArray(value)) return value.map(render).join('');
-  return escapeHtml(String(value));
+  return pageText(String(value));
 }
 
 export function html(strings: TemplateStringsArray, ...values: Value[]): SafeHtml {

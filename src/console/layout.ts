@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { html, type SafeHtml } from './html.ts';
 
 /** What every page needs from the request: where it is and the session's CSRF token for its forms. */
@@ -87,4 +88,12 @@ export function fieldErrors(problems: readonly { field: string; reason: string }
   return html`<div class="error" role="alert"><p>Not accepted:</p><ul>${problems.map(
     (p) => html`<li><strong>${p.field}</strong>: ${p.reason}</li>`,
   )}</ul></div>`;
+}
+
+/** The 404 page, for unknown paths (server.ts) and unknown ids in known ones (routes.ts). */
+export function notFound(reply: FastifyReply, ctx: { path: string; csrf: string }, what: string) {
+  return reply
+    .code(404)
+    .type('text/html')
+    .send(page('Not found', ctx, html`<p>${what}</p><p><a href="/">Back to the overview</a></p>`));
 }

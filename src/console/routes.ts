@@ -14,7 +14,7 @@ import {
   SnapshotBookHistory,
   StoredBookHistory,
 } from './book-history.ts';
-import type { PageContext } from './layout.ts';
+import { notFound, type PageContext } from './layout.ts';
 import { alertPage, alertsPage, parseAlertFilter, queryAlerts } from './pages/alerts.ts';
 import { bookPage } from './pages/book.ts';
 import { DEFAULT_COMP_MARGIN } from './pages/book-sections.ts';
@@ -22,7 +22,6 @@ import { deadLettersPage } from './pages/dead-letters.ts';
 import { overviewPage } from './pages/overview.ts';
 import { parseSilenceForm, silencesPage } from './pages/silences.ts';
 import { reviewTextHider } from './review-text.ts';
-import { notFound } from './server.ts';
 
 type Query = Record<string, unknown>;
 const CHANNEL = /^[a-z0-9-]{1,64}$/;

@@ -6,11 +6,11 @@
  */
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Runtime } from '../app/runtime.ts';
 import { allowedHosts, ConsoleAuth, SESSION_COOKIE } from './auth.ts';
 import { html } from './html.ts';
-import { barePage, loginPage, page } from './layout.ts';
+import { barePage, loginPage, notFound } from './layout.ts';
 import { mountQueues } from './queues.ts';
 import { registerPages } from './routes.ts';
 import { CONSOLE_CSS } from './style.ts';
@@ -151,11 +151,4 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
       );
   });
   return app;
-}
-
-export function notFound(reply: FastifyReply, ctx: { path: string; csrf: string }, what: string) {
-  return reply
-    .code(404)
-    .type('text/html')
-    .send(page('Not found', ctx, html`<p>${what}</p><p><a href="/">Back to the overview</a></p>`));
 }

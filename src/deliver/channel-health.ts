@@ -4,6 +4,7 @@ import type { ChannelConfig } from '../config/schema.ts';
 import { ALERT_KINDS, type Alert, type AlertKind } from '../model/alert.ts';
 import { fingerprint } from '../rules/fingerprint.ts';
 import { channelPace } from './channels/registry.ts';
+import { disabledChannelKey } from './keys.ts';
 import type { DeliveryError } from './notifier.ts';
 import type { ChannelSettings } from './processor.ts';
 
@@ -18,7 +19,7 @@ export class ChannelHealth {
   ) {}
 
   private key(channelId: string): string {
-    return `${this.prefix}:disabled:${channelId}`;
+    return disabledChannelKey(this.prefix, channelId);
   }
 
   async disable(channelId: string, reason: string): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
+import { sentKey, unconfirmedKey } from './keys.ts';
 
 /**
  * The notification log: written only after a channel confirmed a send (at-least-once). A duplicate
@@ -13,11 +14,11 @@ export class DedupLog {
   ) {}
 
   private key(fingerprint: string, channelId: string): string {
-    return `${this.prefix}:sent:${fingerprint}:${channelId}`;
+    return sentKey(this.prefix, fingerprint, channelId);
   }
 
   private unconfirmedKey(fingerprint: string, channelId: string): string {
-    return `${this.prefix}:unconfirmed:${fingerprint}:${channelId}`;
+    return unconfirmedKey(this.prefix, fingerprint, channelId);
   }
 
   /**

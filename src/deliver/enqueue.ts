@@ -1,7 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { AlertLog } from '../history/alert-log.ts';
-import type { Alert } from '../model/alert.ts';
-import type { AlertSink } from '../poll/processor.ts';
+import type { Alert, AlertSink } from '../model/alert.ts';
 import type { FlushJobData } from './processor.ts';
 
 /** Job data of an admission: the alert (no secrets in it) and the channel's id — never its URL. */

@@ -1,36 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import type { Alert } from '../model/alert.ts';
-
-/**
- * The group buffer of one channel and group: alerts wait here until their flush job sends them as
- * one message. Every key of a group derives from the prefix, so a hash-tagged prefix keeps each
- * script's keys in one Redis Cluster slot.
- */
-export interface GroupKeys {
-  buffer: string;
-  due: string;
-  last: string;
-  /** The group's flush job data, so a janitor can schedule an orphaned group. */
-  meta: string;
-}
+import { type GroupKeys, groupBufferPattern, groupHashOfBuffer, groupKeys, inflightKey } from './keys.ts';
 
 export function groupHash(channelId: string, groupKey: string): string {
   return createHash('sha256').update(`${channelId}\u0000${groupKey}`).digest('hex').slice(0, 24);
 }
 
-export function groupKeys(prefix: string, hash: string): GroupKeys {
-  const base = `${prefix}:grp:${hash}`;
-  return { buffer: `${base}:buf`, due: `${base}:due`, last: `${base}:last`, meta: `${base}:meta` };
-}
-
-/**
- * The alerts one flush job took: kept per job, not per group, so a dead-lettered flush keeps its
- * own alerts (for `dlq list` and `dlq retry`) while later flushes of the group carry on with theirs.
- */
-export function inflightKey(prefix: string, hash: string, flushJobId: string): string {
-  return `${prefix}:grp:${hash}:inflight:${flushJobId}`;
-}
+export { type GroupKeys, groupKeys, inflightKey };
 
 // KEYS: buffer, due, last, meta. ARGV: fingerprint, alert JSON, now, groupWait, groupInterval,
 // notBefore, ttl, meta JSON.
@@ -199,10 +176,10 @@ export async function orphanedGroups(redis: Redis | Cluster, prefix: string): Pr
   for (const node of nodes) {
     let cursor = '0';
     do {
-      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}:grp:*:buf`, 'COUNT', 500);
+      const [next, keys] = await node.scan(cursor, 'MATCH', groupBufferPattern(prefix), 'COUNT', 500);
       cursor = next;
       for (const key of keys) {
-        const hash = key.slice(`${prefix}:grp:`.length, -':buf'.length);
+        const hash = groupHashOfBuffer(prefix, key);
         if ((await redis.exists(groupKeys(prefix, hash).due)) === 0) orphans.push(hash);
       }
     } while (cursor !== '0');

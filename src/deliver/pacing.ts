@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { SCRIPT_NOW_LUA, type TimeBasis, timeBasis, toClockTime, toScriptMs } from '../budget/time-basis.ts';
 import type { Clock } from '../util/clock.ts';
+import { paceKey } from './keys.ts';
 
 // The key holds either the time the next message may go ("<ms>": after a send, or a Retry-After
 // hold) or an in-flight send's booking ("b<ms>"). Scripts read both.
@@ -89,7 +90,7 @@ export class ChannelPacer {
   }
 
   private key(channelId: string): string {
-    return `${this.prefix}:pace:${channelId}`;
+    return paceKey(this.prefix, channelId);
   }
 
   /** A booking when the caller may send now, else the time to look again. */

@@ -1,22 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
+import { arcInviteIdsKey, arcInvitesKey } from './keys.ts';
 
-/**
- * Readers invited per ARC campaign, counted by `arc invite` and read by the digest (invites vs
- * reviews). A counter that was never written means "not recorded", which the digest shows as
- * such, never as 0 invites.
- */
-export function arcInvitesKey(prefix: string, workspace: string, campaignId: string): string {
-  return `${prefix}:arc:invites:${workspace}:${campaignId}`;
-}
-
-/**
- * The API's invite ids seen in `arc invite` answers, both `invited` and `already_invited`: a reader
- * the publisher invited elsewhere is answered `already_invited` with the API's invite id, and
- * counts as invited for the campaign's review rate although shelfwatch did not send the invite.
- */
-export function arcInviteIdsKey(prefix: string, workspace: string, campaignId: string): string {
-  return `${prefix}:arc:invite-ids:${workspace}:${campaignId}`;
-}
+export { arcInviteIdsKey, arcInvitesKey };
 
 /** Notes the invite ids of one answer (a set: an answer seen twice counts once). */
 export async function recordInviteIds(

@@ -5,8 +5,10 @@
  * else: resvg loads no system fonts, so the PNG is the same on every machine, and a machine
  * without fonts still gets its labels.
  */
+
 import { createRequire } from 'node:module';
 import { Resvg } from '@resvg/resvg-js';
+import { escapeHtml } from '../util/html.ts';
 
 export const AXIS_CHART_WIDTH = 420;
 export const AXIS_CHART_HEIGHT = 132;
@@ -29,18 +31,10 @@ export function renderChartPng(svg: string): Buffer {
     .asPng();
 }
 
-/** Text inside SVG markup: the five XML specials escaped, control characters dropped. */
+/** Text inside SVG markup: the five XML specials escaped (the one HTML escaper), control characters dropped. */
 export function escapeSvgText(text: string): string {
-  return (
-    text
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes.
-      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
-      .replace(/&/g, '&amp;')
-      .replace(/</g, '&lt;')
-      .replace(/>/g, '&gt;')
-      .replace(/"/g, '&quot;')
-      .replace(/'/g, '&#39;')
-  );
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes.
+  return escapeHtml(text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, ''));
 }
 
 export interface AxisChartOptions {

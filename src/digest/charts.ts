@@ -4,8 +4,8 @@
  * BSR is drawn on a log scale with the axis inverted, so up is always better.
  */
 import { Resvg } from '@resvg/resvg-js';
-import { median } from '../rules/bsr.ts';
-import { amount } from '../rules/format.ts';
+import { amount } from '../util/format.ts';
+import { median } from '../util/stats.ts';
 import { AXIS_CHART_HEIGHT, AXIS_CHART_WIDTH, axisChartSvg, renderChartPng } from './axis-chart.ts';
 import type { BsrLine, DigestFigures } from './types.ts';
 

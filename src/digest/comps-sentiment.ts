@@ -6,35 +6,7 @@
 import type { BookObservation } from '../model/observation.ts';
 import { netSentiment } from '../rules/sentiment.ts';
 import { pairName, plural, rank, rating } from './format.ts';
-import type { LastDigest, PairRef } from './types.ts';
-
-export interface CompStanding {
-  asin: string;
-  title: string;
-  bsr: number | null;
-  /** The comp ranks better than the book now; null when either has no rank. */
-  ahead: boolean | null;
-}
-
-export interface CompLine extends PairRef {
-  title: string;
-  bookBsr: number | null;
-  /** Best rank first; unranked comps last. */
-  comps: CompStanding[];
-}
-
-export interface SentimentLine extends PairRef {
-  title: string;
-  reviewCount: number | null;
-  averageRating: number | null;
-  /** positive − negative in percentage points; null when the snapshot has no shares. */
-  net: number | null;
-  positive: number | null;
-  negative: number | null;
-  /** What the last digest to the same recipient reported; null for none. */
-  ratingBefore: number | null;
-  netBefore: number | null;
-}
+import type { CompLine, LastDigest, SentimentLine } from './types.ts';
 
 export type SentimentMemory = NonNullable<LastDigest['sentiment']>;
 

@@ -2,7 +2,7 @@
  * Wording shared by the text and HTML parts, so both say exactly the same thing. These return
  * plain text; the HTML template escapes every string it gets from here.
  */
-import { amount, groupDigits, money, signedMoney } from '../rules/format.ts';
+import { amount, groupDigits, money, signedMoney } from '../util/format.ts';
 import type { DigestFigures, KeywordMove, PairRef, Revision, SalesMover, SalesSection } from './types.ts';
 
 export { amount, money };

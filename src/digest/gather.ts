@@ -3,8 +3,9 @@
  * through the workspace's budgeted client, so the digest spends from the same request budget as
  * the polls); books, keywords and reviews come from the poller's snapshots, at no request cost.
  */
+
+import type { Marketplace } from '../api/index.ts';
 import { type AnalyticsClient, collectAll, UnauthorizedError } from '../api/index.ts';
-import type { Marketplace } from '../api/schemas.ts';
 import { judgeApiOutcome } from '../budget/api-outcome-policy.ts';
 import type { ReserveWalk } from '../budget/gate.ts';
 import { PauseEpisodes } from '../budget/pause-episode.ts';

@@ -4,7 +4,7 @@
  * #50 → #30 are the same move, 0.22, and positive is always better (a lower rank).
  */
 import type { BookObservation, KeywordsObservation, RankPoint } from '../model/observation.ts';
-import { median } from '../rules/bsr.ts';
+import { median } from '../util/stats.ts';
 import { addDays, localDayBounds } from './dates.ts';
 import type { BsrLine, KeywordMove, LastDigest } from './types.ts';
 

@@ -3,7 +3,7 @@
  * digest day, the 7 days and the change (the day against the 7 days' daily average). Provisional
  * figures carry a dagger after the value: a leading "*" read like a list bullet.
  */
-import { groupDigits, money } from '../rules/format.ts';
+import { groupDigits, money } from '../util/format.ts';
 import type { Amounts } from './types.ts';
 
 export const PROVISIONAL_MARK = '†';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { z } from 'zod';
+import { digestStateKey } from './keys.ts';
 import type { LastDigest } from './types.ts';
 
 /**
@@ -55,8 +56,7 @@ export class DigestStateStore {
   ) {}
 
   private key(kind: 'last' | 'sent' | 'lock', workspace: string, channel: string, date?: string): string {
-    const base = `${this.prefix}:digest:${kind}:${workspace}:${channel}`;
-    return date === undefined ? base : `${base}:${date}`;
+    return digestStateKey(this.prefix, kind, workspace, channel, date);
   }
 
   /** The last digest sent to this recipient, or null (none yet, or a record this version cannot read). */

@@ -4,6 +4,7 @@
  */
 import { bookUrl } from '../deliver/render/amazon.ts';
 import { safeUrl } from '../deliver/render/plain.ts';
+import { escapeHtml } from '../util/html.ts';
 import type { DigestChart, DigestCharts } from './charts.ts';
 import { compSection, sentimentSection } from './comps-sentiment.ts';
 import {
@@ -26,18 +27,6 @@ import {
 import { type SalesTable, salesTable, titlesTable, weekOf } from './sales-table.ts';
 import { LIST_LIMIT } from './template-text.ts';
 import type { DigestFigures } from './types.ts';
-
-const HTML_ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c);
-}
 
 const S = {
   body: 'margin:0;padding:16px;background:#f5f5f4;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;color:#1c1917;font-size:14px;line-height:1.45',

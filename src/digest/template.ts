@@ -1,8 +1,10 @@
 /** The rendered digest: subject, plain text and HTML from one set of figures and charts. */
+
+import { escapeHtml } from '../util/html.ts';
 import { oneLine } from '../util/one-line.ts';
 import type { DigestCharts } from './charts.ts';
 import { subjectOf } from './format.ts';
-import { escapeHtml, renderHtml } from './template-html.ts';
+import { renderHtml } from './template-html.ts';
 import { renderText } from './template-text.ts';
 import type { DigestFigures, KeywordMove } from './types.ts';
 

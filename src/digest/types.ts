@@ -13,7 +13,6 @@ import type {
   ReviewsObservation,
   SalesDay,
 } from '../model/observation.ts';
-import type { CompLine, SentimentLine } from './comps-sentiment.ts';
 
 export type SalesFetch =
   /** Rows as the API answered for `from`..`to` (the digest day and the 7 days before). */
@@ -227,4 +226,33 @@ export interface LastDigest {
   reviewIds: string[];
   /** Sentiment per book as this digest reported it; absent in records of older versions. */
   sentiment?: { asin: string; marketplace: string; averageRating: number | null; net: number | null }[];
+}
+
+/** One comp title against the book, for the comps section (`comps-sentiment.ts`). */
+export interface CompStanding {
+  asin: string;
+  title: string;
+  bsr: number | null;
+  /** The comp ranks better than the book now; null when either has no rank. */
+  ahead: boolean | null;
+}
+
+export interface CompLine extends PairRef {
+  title: string;
+  bookBsr: number | null;
+  /** Best rank first; unranked comps last. */
+  comps: CompStanding[];
+}
+
+export interface SentimentLine extends PairRef {
+  title: string;
+  reviewCount: number | null;
+  averageRating: number | null;
+  /** positive − negative in percentage points; null when the snapshot has no shares. */
+  net: number | null;
+  positive: number | null;
+  negative: number | null;
+  /** What the last digest to the same recipient reported; null for none. */
+  ratingBefore: number | null;
+  netBefore: number | null;
 }

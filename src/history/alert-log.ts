@@ -4,8 +4,10 @@
  * delivery worker. Shared by every worker through Redis; bounded by count and age, both trimmed in
  * the same script that writes, so no janitor is needed. The console reads it; nothing else does.
  */
+
 import type { Cluster, Redis } from 'ioredis';
 import type { Alert, AlertKind, Severity } from '../model/alert.ts';
+import { alertLogAsinKey, alertLogKeys } from './keys.ts';
 
 export type DeliveryOutcome = 'queued' | 'delivered' | 'silenced' | 'dead-lettered';
 
@@ -121,8 +123,8 @@ export class AlertLog implements AlertOutcomeLog {
     private readonly limits: AlertLogLimits,
     private readonly now: () => number,
   ) {
-    this.keys = { index: `${prefix}:alertlog`, entries: `${prefix}:alertlog:entries` };
-    this.asinKey = (asin) => `${prefix}:alertlog:asin:${asin}`;
+    this.keys = alertLogKeys(prefix);
+    this.asinKey = (asin) => alertLogAsinKey(prefix, asin);
   }
 
   private readonly asinKey: (asin: string) => string;

@@ -14,8 +14,10 @@
  *   <prefix>:hist:<ws>:<asin>:<mp>:series        hash    name → index   TTL = retention, refreshed
  *   <prefix>:hist:<ws>:<asin>:<mp>:<YYYYMMDD>    string  points         TTL = day end + retention
  */
+
 import type { Cluster, Redis } from 'ioredis';
 import type { RankPoint } from '../model/observation.ts';
+import { historyBookKey } from './keys.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -74,8 +76,6 @@ export interface HistoryPoints {
   points: readonly RankPoint[];
 }
 
-const keyPart = (s: string) => s.replace(/[%:{}]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-
 export class RedisHistoryStore {
   readonly retentionMs: number;
   private readonly redis: Redis | Cluster;
@@ -88,7 +88,7 @@ export class RedisHistoryStore {
   }
 
   private bookKey(book: HistoryBook): string {
-    return `${this.prefix}:hist:${keyPart(book.workspace)}:${keyPart(book.asin)}:${keyPart(book.marketplace)}`;
+    return historyBookKey(this.prefix, book.workspace, book.asin, book.marketplace);
   }
 
   private dayKey(book: HistoryBook, dayMs: number): string {

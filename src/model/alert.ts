@@ -74,3 +74,8 @@ export interface Alert {
    */
   episode?: number;
 }
+
+/** Where alerts go: one delivery job per alert and channel, with ids derived from the fingerprint. */
+export interface AlertSink {
+  enqueue(alerts: readonly Alert[]): Promise<void>;
+}

@@ -3,11 +3,11 @@
  * book snapshots of the same workspace, so its alerts name the book people know instead of an
  * ASIN. Costs no API request; a book never polled yet is simply not named.
  */
-import { MARKETPLACES } from '../api/schemas.ts';
+import { MARKETPLACES } from '../api/index.ts';
 import type { Observation } from '../model/observation.ts';
 import type { BookName } from '../rules/scope.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
-import type { TargetRegistry } from './processor.ts';
+import type { TargetRegistry } from './registry.ts';
 import { bookTargetId, type WatchTarget } from './targets.ts';
 
 export async function bookNames(

@@ -1,5 +1,5 @@
+import type { Marketplace } from '../api/index.ts';
 import { type AnalyticsClient, collectAll, type Page } from '../api/index.ts';
-import type { Marketplace } from '../api/schemas.ts';
 import type {
   BookObservation,
   KeywordsObservation,

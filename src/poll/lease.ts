@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { TargetRef } from '../model/observation.ts';
+import { leaseKey } from './keys.ts';
 
 // KEYS: lease. ARGV: owner, ttl. Taken when free or already ours (the same poll run again).
 const ACQUIRE = `
@@ -25,7 +26,7 @@ export class TargetLease {
   ) {}
 
   private key(ref: TargetRef): string {
-    return `${this.prefix}:lease:${encodeURIComponent(ref.workspace)}:${ref.id}`;
+    return leaseKey(this.prefix, ref.workspace, ref.id);
   }
 
   /** A release function, or null when another poll of the target is under way. */

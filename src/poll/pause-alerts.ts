@@ -1,9 +1,10 @@
 import type { WorkspacePause } from '../budget/api-outcome-policy.ts';
 import type { PauseEpisodes } from '../budget/pause-episode.ts';
+import type { AlertSink } from '../model/alert.ts';
 import type { Logger } from '../ops/logger.ts';
 import { evaluateWorkspacePause, evaluateWorkspaceRecovery } from '../rules/source-health.ts';
 import type { Clock } from '../util/clock.ts';
-import type { AlertSink, TargetRegistry } from './processor.ts';
+import type { TargetRegistry } from './registry.ts';
 
 export interface PauseAlertDeps {
   pauses: PauseEpisodes;

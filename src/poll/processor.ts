@@ -4,10 +4,9 @@ import type { PauseEpisodes } from '../budget/pause-episode.ts';
 import type { RedisRequestBudget } from '../budget/request-budget.ts';
 import { recordHistory } from '../history/record.ts';
 import type { RedisHistoryStore } from '../history/store.ts';
-import type { Alert } from '../model/alert.ts';
+import type { Alert, AlertSink } from '../model/alert.ts';
 import type { Observation } from '../model/observation.ts';
 import type { Logger } from '../ops/logger.ts';
-import type { RuleConfig } from '../rules/config.ts';
 import {
   encodeRuleState,
   evaluate,
@@ -30,6 +29,7 @@ import { type FetchResult, fetchObservation, isEmptyWhereDataExpected } from './
 import type { TargetLease } from './lease.ts';
 import { announcePause, closePauseEpisode } from './pause-alerts.ts';
 import { fetchKeywordSeries, judgeHours, type SeriesFetchResult } from './rankings.ts';
+import type { TargetRegistry } from './registry.ts';
 import type { WatchTarget } from './targets.ts';
 
 export interface PollJobData {
@@ -38,15 +38,9 @@ export interface PollJobData {
 }
 
 /** What the poller needs to know of the current config; rebuilt when the config changes. */
-export interface TargetRegistry {
-  target(workspace: string, targetId: string): WatchTarget | undefined;
-  rules(workspace: string): RuleConfig[];
-}
-
-/** Where alerts go: one delivery job per alert and channel, with ids derived from the fingerprint. */
-export interface AlertSink {
-  enqueue(alerts: readonly Alert[]): Promise<void>;
-}
+// Declared beside their implementations (registry.ts, model/alert.ts) so that book-names.ts,
+// pause-alerts.ts and deliver/enqueue.ts need not import this file; re-exported for its callers.
+export type { AlertSink, TargetRegistry };
 
 export interface PollDeps {
   clientFor(workspace: string): AnalyticsClient;

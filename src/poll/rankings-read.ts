@@ -13,7 +13,7 @@
  * counted as unreadable; a trailing `null` younger than `SETTLE_MS` is not judged yet, as the
  * contract lets it gain a rank later.
  */
-import type { RankingSeries } from '../api/schemas.ts';
+import type { RankingSeries } from '../api/index.ts';
 import type { KeywordsObservation } from '../model/observation.ts';
 
 export const HOUR_MS = 3_600_000;

@@ -5,9 +5,8 @@
  * hour, and a drop that persists is not alerted again. Each hour is judged at its own time (rules
  * read `nowMs`), so a re-judged hour (retry, replica) gives the same fingerprints.
  */
-import type { AnalyticsClient } from '../api/index.ts';
+import type { AnalyticsClient, Marketplace, RankingSeries } from '../api/index.ts';
 import { collectAll } from '../api/index.ts';
-import type { Marketplace, RankingSeries } from '../api/schemas.ts';
 import type { Alert } from '../model/alert.ts';
 import type { KeywordsObservation, Observation } from '../model/observation.ts';
 import type { RuleConfig } from '../rules/config.ts';

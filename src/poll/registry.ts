@@ -1,7 +1,6 @@
 import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
 import type { RuleConfig } from '../rules/config.ts';
 import { allowedKeywordCadenceMs, chooseKeywordSource } from './keyword-source.ts';
-import type { TargetRegistry } from './processor.ts';
 import {
   bookTargetId,
   estimatedCostPerPoll,
@@ -91,6 +90,12 @@ function keywordSourceOf(
 
 function override(ms: number | undefined): { overrideCadenceMs?: number } {
   return ms === undefined ? {} : { overrideCadenceMs: ms };
+}
+
+/** Which targets exist and which rules apply where, as a poll asks it. */
+export interface TargetRegistry {
+  target(workspace: string, targetId: string): WatchTarget | undefined;
+  rules(workspace: string): RuleConfig[];
 }
 
 /** The poller's view of one loaded config: which targets exist and which rules apply where. */

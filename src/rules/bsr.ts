@@ -1,6 +1,8 @@
 import type { AlertSubject } from '../model/alert.ts';
 import type { BookObservation } from '../model/observation.ts';
 import { spokenDuration } from '../util/duration.ts';
+import { quote, rank as showRank, where } from '../util/format.ts';
+import { median } from '../util/stats.ts';
 import {
   type ConditionState,
   initialCondition,
@@ -9,7 +11,6 @@ import {
   transitionObservation,
 } from './condition.ts';
 import type { BsrRemovedRule, BsrWorsenedRule, RuleConfig } from './config.ts';
-import { quote, rank as showRank, where } from './format.ts';
 import { lowPoint, lowPointFacts } from './low-point.ts';
 import { appliesTo, emit, type Scope } from './scope.ts';
 
@@ -34,14 +35,6 @@ export function bsrHistoryHoursNeeded(rules: readonly RuleConfig[]): number {
   let hours = 0;
   for (const rule of rules) if (rule.kind === 'bsr_worsened') hours = Math.max(hours, rule.baselineHours);
   return hours;
-}
-
-export function median(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  const upper = sorted[mid] ?? 0;
-  return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? upper) + upper) / 2;
 }
 
 /**

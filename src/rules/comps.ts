@@ -1,4 +1,5 @@
 import type { BookObservation, CompTitle } from '../model/observation.ts';
+import { quote, rank as showRank, where } from '../util/format.ts';
 import {
   type ConditionState,
   type FiringCondition,
@@ -8,7 +9,6 @@ import {
   transitionObservation,
 } from './condition.ts';
 import type { CompOvertookRule } from './config.ts';
-import { quote, rank as showRank, where } from './format.ts';
 import { appliesTo, emit, type Scope } from './scope.ts';
 
 /** Slack for float rounding in the ratio comparisons. */

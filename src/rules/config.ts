@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { asinSchema, marketplaceSchema } from '../api/schemas.ts';
+import { asinSchema, marketplaceSchema } from '../api/index.ts';
 import { parseDuration } from '../util/duration.ts';
 
 /**

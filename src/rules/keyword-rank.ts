@@ -1,8 +1,8 @@
 import type { AlertSubject } from '../model/alert.ts';
 import type { KeywordsObservation } from '../model/observation.ts';
+import { quote, rank as showRank, where } from '../util/format.ts';
 import { type Transition, transitionObservation } from './condition.ts';
 import type { KeywordRankDropRule } from './config.ts';
-import { quote, rank as showRank, where } from './format.ts';
 import { openKeywordPass } from './keyword-pass.ts';
 import {
   allocColumns,

@@ -1,6 +1,5 @@
 import type { KeywordRank } from '../model/observation.ts';
 import type { ConditionState } from './condition.ts';
-import type { RuleState } from './scope.ts';
 
 /**
  * keyword_rank_drop conditions as columns, one entry per keyword in the order of the observation
@@ -180,9 +179,13 @@ export function keywordKey(ruleId: string, asin: string, marketplace: string, ke
 /**
  * Every condition of a rule state in the keyed form `RuleState.conditions` had before the columns
  * (`ruleId|asin|marketplace|keyword` for keywords). For tests, diagnostics and the comparison with
- * the old format; the engine never builds it.
+ * the old format; the engine never builds it. Takes the two fields of a `RuleState` it reads, so
+ * this module does not import `scope.ts`, which imports it.
  */
-export function conditionsOf(state: RuleState): Record<string, ConditionState> {
+export function conditionsOf(state: {
+  conditions: Record<string, ConditionState>;
+  keywords?: KeywordState | undefined;
+}): Record<string, ConditionState> {
   const out: Record<string, ConditionState> = { ...state.conditions };
   const kw = state.keywords;
   if (kw === undefined) return out;

@@ -1,6 +1,6 @@
 import { spokenDuration } from '../util/duration.ts';
+import { rank } from '../util/format.ts';
 import type { FiringCondition } from './condition.ts';
-import { rank } from './format.ts';
 
 /**
  * What a recovered message says about the episode it ends: how low the rank went and for how long

@@ -5,8 +5,8 @@ import type {
   ReviewSummary,
   ReviewsObservation,
 } from '../model/observation.ts';
+import { groupDigits, quote, where } from '../util/format.ts';
 import type { ReviewCountDownRule, ReviewNewRule, ReviewRemovedRule } from './config.ts';
-import { groupDigits, quote, where } from './format.ts';
 import type { ReviewPass } from './review-track.ts';
 import { appliesTo, bookFacts, bookName, emit, type Scope } from './scope.ts';
 

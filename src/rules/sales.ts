@@ -1,6 +1,6 @@
 import type { MoneyMinor, SalesDay, SalesObservation } from '../model/observation.ts';
+import { amount, groupDigits, money, percent, signedMoney } from '../util/format.ts';
 import type { RoyaltyChangeRule, SalesRevisionRule } from './config.ts';
-import { amount, groupDigits, money, percent, signedMoney } from './format.ts';
 import { appliesTo, emit, type Scope } from './scope.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { BookObservation } from '../model/observation.ts';
+import { quote, where } from '../util/format.ts';
 import { initialCondition, type Judgement, stepCondition, transitionObservation } from './condition.ts';
 import type { SentimentShiftRule } from './config.ts';
-import { quote, where } from './format.ts';
 import { appliesTo, emit, type Scope } from './scope.ts';
 
 /** Slack for float rounding: 4.4 − 4.2 is 0.20000000000000018. */

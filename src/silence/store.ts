@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import type { Alert } from '../model/alert.ts';
+import { silenceKeys } from './keys.ts';
 import { checkSilence, type Silence, type SilenceMatch, silenceState } from './silence.ts';
 
 /** How long silences that ended, and records of silenced alerts, are kept (like the dedup log). */
@@ -49,12 +50,7 @@ export class SilenceStore {
     private readonly redis: Redis | Cluster,
     prefix: string,
   ) {
-    this.keys = {
-      silences: `${prefix}:silences`,
-      log: `${prefix}:silenced`,
-      details: `${prefix}:silenced:alerts`,
-      hits: `${prefix}:silenced:hits`,
-    };
+    this.keys = silenceKeys(prefix);
   }
 
   /** Checks and stores a silence; throws `SilenceInputError` for bad input. */

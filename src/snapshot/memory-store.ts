@@ -12,7 +12,7 @@ import {
   readSeq,
   readStoredTarget,
 } from './record.ts';
-import type { SnapshotStore, StoredTarget, TargetHealth } from './store.ts';
+import type { SnapshotStore, StoredTarget, TargetHealth } from './types.ts';
 
 export interface MemorySnapshotStoreOptions {
   /** Only shapes the internal keys (kept identical to Redis's so both share one layout). */

@@ -9,7 +9,7 @@ import {
   encodeObservation,
 } from './encoding.ts';
 import { SnapshotDecodeError, SnapshotEncodeError } from './errors.ts';
-import type { StoredTarget, TargetHealth } from './store.ts';
+import type { StoredTarget, TargetHealth } from './types.ts';
 
 /**
  * What a target's snapshot key holds, shared by both adapters so they cannot drift apart:

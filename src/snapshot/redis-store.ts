@@ -13,7 +13,7 @@ import {
   prepareCommit,
   readStoredTarget,
 } from './record.ts';
-import type { SnapshotStore, StoredTarget, TargetHealth } from './store.ts';
+import type { SnapshotStore, StoredTarget, TargetHealth } from './types.ts';
 
 export interface RedisSnapshotStoreOptions {
   /** Not configured with ioredis `keyPrefix`: keys are built from `prefix` here (and scripts need whole keys). */

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  formatPlanTable,
-  type Plan,
-  type PlanInput,
-  type PlanTarget,
-  planCadences,
-} from '../../src/budget/planner.ts';
+import { type Plan, type PlanInput, type PlanTarget, planCadences } from '../../src/budget/planner.ts';
+import { formatPlanTable } from '../../src/cli/plan-table.ts';
 import { seededRandom } from '../../src/sim/prng.ts';
 
 const M = 60_000;

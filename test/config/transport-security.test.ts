@@ -6,9 +6,10 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insecureSettings } from '../../src/config/insecure-settings.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { Secret } from '../../src/config/secret.ts';
-import { insecureSettings, isLoopbackHost } from '../../src/config/transport-security.ts';
+import { isLoopbackHost } from '../../src/config/transport-security.ts';
 import { createSmtpPool, type SmtpPool, SmtpSendError } from '../../src/deliver/channels/smtp-pool.ts';
 import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../cli/helpers.ts';
 import { problemAt, tempDir, validRaw } from './helpers.ts';

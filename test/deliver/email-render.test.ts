@@ -3,7 +3,6 @@ import { MARKETPLACES } from '../../src/api/schemas.ts';
 import type { OutgoingMessage } from '../../src/deliver/notifier.ts';
 import {
   amazonProductUrl,
-  escapeHtml,
   MAX_LISTED_ALERTS,
   messageToken,
   renderAlertEmail,
@@ -11,6 +10,7 @@ import {
 } from '../../src/deliver/render/email.ts';
 import { sampleMessage } from '../../src/deliver/sample-alert.ts';
 import type { Alert, AlertKind } from '../../src/model/alert.ts';
+import { escapeHtml } from '../../src/util/html.ts';
 
 const ASIN = 'B0CJ4XQ2ZK';
 const OPTS = { from: 'alerts@example.com', to: ['author@example.com'] };

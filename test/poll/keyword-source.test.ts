@@ -1,6 +1,6 @@
 /** The cheaper keyword source per workspace: series or snapshots, compared at the cadence the budget allows. */
 import { describe, expect, it } from 'vitest';
-import { formatPlanTable } from '../../src/budget/planner.ts';
+import { formatPlanTable } from '../../src/cli/plan-table.ts';
 import { chooseKeywordSource, keywordSourceCosts } from '../../src/poll/keyword-source.ts';
 import { targetsOfWorkspace } from '../../src/poll/registry.ts';
 import { planWorkspace } from '../../src/poll/schedule.ts';

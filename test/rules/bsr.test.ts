@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { BookObservation } from '../../src/model/observation.ts';
-import { bsrHistoryHoursNeeded, bsrWorse, median } from '../../src/rules/bsr.ts';
+import { bsrHistoryHoursNeeded, bsrWorse } from '../../src/rules/bsr.ts';
 import type { BsrWorsenedRule } from '../../src/rules/config.ts';
 import { evaluate } from '../../src/rules/engine.ts';
+import { median } from '../../src/util/stats.ts';
 import { book, HOUR, kinds, rule, run, T0 } from './helpers.ts';
 
 const worse = (extra: object = {}) => rule({ id: 'bsr', kind: 'bsr_worsened', ...extra });

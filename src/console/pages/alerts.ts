@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { asinSchema } from '../../api/schemas.ts';
+import { asinSchema } from '../../api/index.ts';
 import {
   type AlertLog,
   type AlertLogEntry,

@@ -1,4 +1,4 @@
-import { isAsin } from '../../api/schemas.ts';
+import { isAsin } from '../../api/index.ts';
 import type { ShelfwatchConfig } from '../../config/schema.ts';
 import { ALERT_KINDS, type AlertKind, type Severity } from '../../model/alert.ts';
 import { SEVERITIES, type SilenceMatchers } from '../../silence/silence.ts';

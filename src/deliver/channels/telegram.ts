@@ -33,13 +33,17 @@ const REFUSING = new Set([401, 403, 404]);
 /** 400s that are about the chat, not the message. */
 const CHAT_GONE = /chat not found|upgraded to a supergroup|bot was kicked|not enough rights|have no rights/i;
 
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
-const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => ENTITIES[c] ?? c);
+/**
+ * Telegram's HTML parse mode, not HTML: it knows the named entities &lt; &gt; &amp; &quot; only, and
+ * message lengths are counted after this escaping, so an apostrophe stays one character.
+ */
+const TELEGRAM_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+const telegramEscape = (text: string) => text.replace(/[&<>"]/g, (c) => TELEGRAM_ENTITIES[c] ?? c);
 export const telegramMarkup: Markup = {
-  escape: escapeHtml,
+  escape: telegramEscape,
   bold: (text) => `<b>${text}</b>`,
   quote: (line) => `│ ${line}`,
-  link: (url, label) => `<a href="${escapeHtml(url)}">${escapeHtml(label)}</a>`,
+  link: (url, label) => `<a href="${telegramEscape(url)}">${telegramEscape(label)}</a>`,
 };
 
 const schema = z
@@ -75,7 +79,7 @@ const schema = z
 
 export function renderTelegramText(message: OutgoingMessage): string {
   const group = message.alerts.length > 1;
-  const heading = `<b>${escapeHtml(messageHeading(message))}</b>`;
+  const heading = `<b>${telegramEscape(messageHeading(message))}</b>`;
   const { shown, moreLine } = fitAlerts(
     message,
     { maxAlerts: 20, totalChars: TELEGRAM_TEXT_CHARS - heading.length - 60 },
@@ -87,7 +91,7 @@ export function renderTelegramText(message: OutgoingMessage): string {
         bodyChars: group ? 300 : 2_000,
         timeZone: message.timeZone,
       });
-      const link = text.url === undefined ? '' : `\n<a href="${escapeHtml(text.url)}">Open</a>`;
+      const link = text.url === undefined ? '' : `\n<a href="${telegramEscape(text.url)}">Open</a>`;
       const details = text.details === '' ? '' : `\n${text.details}`;
       return `${text.mark} <b>${text.title}</b>${details}${link}`;
     },

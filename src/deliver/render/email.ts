@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Alert, AlertKind } from '../../model/alert.ts';
+import { escapeHtml } from '../../util/html.ts';
 import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
 import { type Facts, MAX, rowsOf, SAMPLE_ROWS, show, time, truncateText } from './email-facts.ts';
@@ -26,18 +27,6 @@ export interface RenderedEmail {
 /** Listed alerts per message: beyond this an email gets hard to read and slow to open. */
 export const MAX_LISTED_ALERTS = 200;
 const SUBJECT_MAX = 120;
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
-}
 
 /** Product page on the alert's own marketplace; none when the marketplace is unknown (reviews). */
 export function amazonProductUrl(asin: unknown, marketplace: unknown): string | undefined {

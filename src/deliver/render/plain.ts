@@ -9,7 +9,8 @@
  */
 
 import type { Alert } from '../../model/alert.ts';
-import { groupDigits } from '../../rules/format.ts';
+import { BIDI_CONTROLS } from '../../util/bidi.ts';
+import { groupDigits } from '../../util/format.ts';
 import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
 import {
@@ -27,10 +28,10 @@ import {
   truncateMapped,
 } from './text.ts';
 
-const BIDI_CONTROLS = /[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const BIDI = new RegExp(`[${BIDI_CONTROLS}]`, 'g');
 
 export function stripBidi(text: string): string {
-  return text.replace(BIDI_CONTROLS, '');
+  return text.replace(BIDI, '');
 }
 
 /** A channel's way to show untrusted text. */

@@ -6,7 +6,7 @@
  */
 import type { ContextBlock, HeaderBlock, MrkdwnElement, PlainTextElement, SectionBlock } from '@slack/types';
 import type { Alert } from '../../model/alert.ts';
-import { groupDigits } from '../../rules/format.ts';
+import { groupDigits } from '../../util/format.ts';
 import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
 import { alertCount, httpUrl, messageHeading, stripBidi } from './plain.ts';

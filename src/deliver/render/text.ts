@@ -4,9 +4,9 @@
  * plain, unescaped text: each channel escapes for its own markup (Slack mrkdwn, HTML).
  */
 import type { Alert, AlertKind, Severity } from '../../model/alert.ts';
-// Formatting only (digits, money, ranks): shared so a message reads like the alert's title.
-import { groupDigits, money, rank } from '../../rules/format.ts';
 import { formatDuration, spokenDuration } from '../../util/duration.ts';
+// Formatting only (digits, money, ranks): shared so a message reads like the alert's title.
+import { groupDigits, money, rank } from '../../util/format.ts';
 import { oneLine } from '../../util/one-line.ts';
 import { localTime } from './local-time.ts';
 

@@ -1,9 +1,8 @@
 import type { World } from '../world/index.ts';
-import type { InviteStore } from './invites.ts';
 
 export interface ApiContext {
   readonly world: World;
-  readonly invites: InviteStore;
+  readonly invites: InviteEndpoint;
   readonly nowMs: number;
   readonly workspace: string;
   /** Decoded path parameters, e.g. `asin`. */
@@ -21,3 +20,11 @@ export interface ApiResult {
 }
 
 export type Handler = (ctx: ApiContext) => ApiResult;
+
+/**
+ * The invite endpoint keeps answers between requests (`InviteStore` in invites.ts). Declared here
+ * as what the router calls, so the context does not import the store that imports the context.
+ */
+export interface InviteEndpoint {
+  handle(ctx: ApiContext): ApiResult;
+}

@@ -2,8 +2,9 @@
  * Plain-text rendering of a plan for the `plan` command. Locale-free number formatting, so the
  * output is the same on every machine (and diffable in tests and bug reports).
  */
+import type { Plan } from '../budget/planner.ts';
 import { formatDuration } from '../util/duration.ts';
-import type { Plan } from './planner.ts';
+import { type Align, formatTable } from '../util/table.ts';
 
 /** `1234567` → `1,234,567`. */
 function grouped(value: number): string {
@@ -21,7 +22,7 @@ function cost(value: number): string {
 
 export function formatPlanTable(plan: Plan): string {
   const header = ['target', 'kind', 'req/poll', 'cadence', 'req/month', 'share'];
-  const rightAligned = [false, false, true, false, true, true];
+  const align: Align[] = ['left', 'left', 'right', 'left', 'right', 'right'];
   const body = plan.rows.map((row) => [
     row.id,
     row.kind,
@@ -30,19 +31,7 @@ export function formatPlanTable(plan: Plan): string {
     grouped(row.requestsPerMonth),
     percent(row.shareOfQuota),
   ]);
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...body.map((cells) => cells[column]?.length ?? 0)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, column) => {
-        const width = widths[column] ?? cell.length;
-        return rightAligned[column] ? cell.padStart(width) : cell.padEnd(width);
-      })
-      .join('  ')
-      .trimEnd();
-
-  const lines = [line(header), line(widths.map((width) => '-'.repeat(width))), ...body.map(line)];
+  const lines = [formatTable(header, body, align)];
   if (plan.rows.length === 0) lines.push('(no targets)');
   const footer: [string, string][] = [
     ['plannable budget', `${grouped(plan.plannableBudget)} requests (rest of this month, reserve kept)`],

@@ -1,4 +1,7 @@
-/** Plain-text formatting for alert titles. Deterministic (no locale data), so titles are stable. */
+/**
+ * Plain-text formatting of numbers, money and ranks: alert titles, messages, the digest and the CLI.
+ * Deterministic (no locale data), so output is stable.
+ */
 
 export function groupDigits(n: number): string {
   const digits = Math.abs(Math.trunc(n)).toString();

@@ -1,0 +1,116 @@
+/**
+ * The house's walls, checked on every `npm test` (test/walls/boundaries.test.ts runs this file
+ * against src/ and workers/, and against a fixture tree that breaks each rule). `npm run walls`
+ * runs it alone. Paths are relative to the repository root; node's built-in modules resolve to
+ * their bare names (`node:fs` → `fs`), packages to `node_modules/<name>/…`.
+ *
+ * Only src/ and workers/ are cruised: tests and benchmarks may reach into any module they check.
+ */
+
+/** Modules that talk to the outside world: a pure room imports none of them. */
+const IO_PACKAGES = 'node_modules/(bullmq|ioredis|redis|undici)/';
+const IO_BUILTINS = '^(fs|net|http|https|http2|tls|dgram|dns|child_process)(/|$)';
+
+/**
+ * TEMPORARY (issue #12, item 1, the "jobs" helper's work): these three files still import the
+ * top-level workers/ folder. The lead deletes this list once the jobs move is merged.
+ */
+const TEMPORARY_WORKERS_IMPORTERS = [
+  '^src/app/start[.]ts$',
+  '^src/cli/digest[.]ts$',
+  '^src/demo/digest[.]ts$',
+];
+
+/**
+ * TEMPORARY (issue #12, item 1, the "jobs" helper's work): deliver enqueue ↔ processor, the last
+ * type-only cycle. The lead deletes this exception once the jobs move is merged.
+ */
+const TEMPORARY_CYCLE_MEMBERS = ['^src/deliver/enqueue[.]ts$', '^src/deliver/processor[.]ts$'];
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+export default {
+  forbidden: [
+    {
+      name: 'no-cycle',
+      comment:
+        'No import cycles, type-only imports included (tsPreCompilationDeps): a cycle means two modules ' +
+        'cannot be read, tested or moved apart. Move the shared shape to the lower module.',
+      severity: 'error',
+      from: { pathNot: TEMPORARY_CYCLE_MEMBERS },
+      to: { circular: true },
+    },
+    {
+      name: 'api-sealed',
+      comment:
+        'src/api is the API client: it knows nothing of queues, Redis or the rest of src/ (src/util only).',
+      severity: 'error',
+      from: { path: '^src/api/' },
+      to: { path: ['^(src|workers)/', 'node_modules/(bullmq|ioredis)/'], pathNot: '^src/(api|util)/' },
+    },
+    {
+      name: 'sim-sealed',
+      comment:
+        'src/sim is the simulator of the API: it knows nothing of queues, Redis or the rest of src/ (src/util only).',
+      severity: 'error',
+      from: { path: '^src/sim/' },
+      to: { path: ['^(src|workers)/', 'node_modules/(bullmq|ioredis)/'], pathNot: '^src/(sim|util)/' },
+    },
+    {
+      name: 'rules-pure',
+      comment:
+        'src/rules judges observations: no I/O (Redis, queues, files, network) and nothing of delivery.',
+      severity: 'error',
+      from: { path: '^src/rules/' },
+      to: { path: [IO_PACKAGES, IO_BUILTINS, '^src/deliver/'] },
+    },
+    {
+      name: 'channels-know-no-rules',
+      comment: 'A delivery channel sends a rendered alert; what an alert means is the rules’ business.',
+      severity: 'error',
+      from: { path: '^src/deliver/channels/' },
+      to: { path: '^src/rules/' },
+    },
+    {
+      name: 'no-import-of-cli',
+      comment: 'src/cli is the outermost room: it imports the others, never the other way round.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/cli/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'no-import-of-outer-folders',
+      comment:
+        'workers/ only wires processors to queues; test/ and bench/ check src/. Nothing in src/ imports them.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: TEMPORARY_WORKERS_IMPORTERS },
+      to: { path: '^(workers|test|bench)/' },
+    },
+    {
+      name: 'no-import-of-outer-folders-but-workers',
+      comment: 'The part of the rule above the temporary exception does not cover: test/ and bench/.',
+      severity: 'error',
+      from: { path: TEMPORARY_WORKERS_IMPORTERS },
+      to: { path: '^(test|bench)/' },
+    },
+    {
+      name: 'api-through-index',
+      comment: 'Outside src/api, import the API client from src/api/index.ts: the files behind it may move.',
+      severity: 'error',
+      from: { pathNot: '^src/api/' },
+      to: { path: '^src/api/', pathNot: '^src/api/index[.]ts$' },
+    },
+    {
+      name: 'resolvable',
+      comment: 'An import the checker cannot resolve is an import no rule above can judge.',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    // Type-only imports are edges too: a cycle of types still ties the modules together.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+  },
+};

@@ -1,0 +1,17 @@
+/**
+ * Every Redis key of silences, under the run's prefix: the silences, the log of silenced alerts,
+ * their details and hit counts. Stored data is read back by these exact strings: do not change them.
+ */
+export function silenceKeys(prefix: string): {
+  silences: string;
+  log: string;
+  details: string;
+  hits: string;
+} {
+  return {
+    silences: `${prefix}:silences`,
+    log: `${prefix}:silenced`,
+    details: `${prefix}:silenced:alerts`,
+    hits: `${prefix}:silenced:hits`,
+  };
+}

@@ -1,0 +1,129 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * The import walls of .dependency-cruiser.mjs: the real tree keeps them, and a tree that breaks
+ * each one fails with the rule's name (so a rule that matches nothing cannot pass unnoticed).
+ */
+const ROOT = resolve(import.meta.dirname, '../..');
+const CONFIG = join(ROOT, '.dependency-cruiser.mjs');
+const CRUISER = join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs');
+const run = promisify(execFile);
+
+interface CheckResult {
+  exitCode: number;
+  output: string;
+}
+
+async function checkWalls(cwd: string): Promise<CheckResult> {
+  const args = [CRUISER, '--config', CONFIG, '--output-type', 'err', 'src', 'workers'];
+  try {
+    const { stdout, stderr } = await run(process.execPath, args, { cwd, timeout: 60_000 });
+    return { exitCode: 0, output: stdout + stderr };
+  } catch (error) {
+    const failed = error as { code?: unknown; stdout?: string; stderr?: string };
+    if (typeof failed.code !== 'number') throw error;
+    return { exitCode: failed.code, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
+  }
+}
+
+/** A throwaway repository root with the given files, the project's tsconfig and node_modules. */
+function fixtureTree(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'shelfwatch-walls-'));
+  created.push(dir);
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        allowImportingTsExtensions: true,
+        noEmit: true,
+        verbatimModuleSyntax: true,
+      },
+      include: ['src', 'workers', 'test', 'bench'],
+    }),
+  );
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+const created: string[] = [];
+afterAll(() => {
+  for (const dir of created) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Files every fixture has, importing nothing: the targets of the imports under test. */
+const TARGETS: Record<string, string> = {
+  'src/api/index.ts': 'export const index = 1;\n',
+  'src/api/client.ts': 'export const client = 1;\n',
+  'src/util/format.ts': 'export const format = 1;\n',
+  'src/rules/engine.ts': 'export const engine = 1;\n',
+  'src/deliver/notifier.ts': 'export const notifier = 1;\n',
+  'src/cli/main.ts': 'export const main = 1;\n',
+  'workers/poll.ts': 'export const poll = 1;\n',
+  'test/helpers/redis.ts': 'export const redis = 1;\n',
+  'bench/engine.ts': 'export const bench = 1;\n',
+};
+
+describe('import walls (.dependency-cruiser.mjs)', () => {
+  it('hold in src/ and workers/', async () => {
+    const result = await checkWalls(ROOT);
+    expect(result.output).toContain('no dependency violations found');
+    expect(result.exitCode).toBe(0);
+  }, 120_000);
+
+  it('let allowed imports through', async () => {
+    const dir = fixtureTree({
+      ...TARGETS,
+      'src/api/ok.ts': "import { format } from '../util/format.ts';\nexport const ok = format;\n",
+      'src/rules/ok.ts': "import { createHash } from 'node:crypto';\nexport const ok = createHash;\n",
+      'src/digest/ok.ts': "import { index } from '../api/index.ts';\nexport const ok = index;\n",
+      'src/cli/ok.ts': "import { engine } from '../rules/engine.ts';\nexport const ok = engine;\n",
+      'workers/ok.ts': "import { main } from '../src/cli/main.ts';\nexport const ok = main;\n",
+    });
+    const result = await checkWalls(dir);
+    expect(result.output).toContain('no dependency violations found');
+    expect(result.exitCode).toBe(0);
+  }, 60_000);
+
+  it('fail on each forbidden import, naming the rule', async () => {
+    const dir = fixtureTree({
+      ...TARGETS,
+      'src/util/a.ts': "import type { B } from './b.ts';\nexport type A = B | 1;\n",
+      'src/util/b.ts': "import type { A } from './a.ts';\nexport type B = A | 2;\n",
+      'src/api/leak.ts': "import type { Queue } from 'bullmq';\nexport type Leak = Queue;\n",
+      'src/sim/leak.ts':
+        "import { notifier } from '../deliver/notifier.ts';\nexport const leak = notifier;\n",
+      'src/rules/io.ts': "import { readFileSync } from 'node:fs';\nexport const io = readFileSync;\n",
+      'src/deliver/channels/judge.ts':
+        "import { engine } from '../../rules/engine.ts';\nexport const j = engine;\n",
+      'src/poll/up.ts': "import { main } from '../cli/main.ts';\nexport const up = main;\n",
+      'src/poll/out.ts': "import { redis } from '../../test/helpers/redis.ts';\nexport const out = redis;\n",
+      'src/digest/around.ts': "import { client } from '../api/client.ts';\nexport const around = client;\n",
+      'src/ops/missing.ts': "import { gone } from './gone.ts';\nexport const missing = gone;\n",
+    });
+    const result = await checkWalls(dir);
+    expect(result.exitCode).not.toBe(0);
+    const expected: [rule: string, from: string][] = [
+      ['no-cycle', 'src/util/a.ts'],
+      ['api-sealed', 'src/api/leak.ts'],
+      ['sim-sealed', 'src/sim/leak.ts'],
+      ['rules-pure', 'src/rules/io.ts'],
+      ['channels-know-no-rules', 'src/deliver/channels/judge.ts'],
+      ['no-import-of-cli', 'src/poll/up.ts'],
+      ['no-import-of-outer-folders', 'src/poll/out.ts'],
+      ['api-through-index', 'src/digest/around.ts'],
+      ['resolvable', 'src/ops/missing.ts'],
+    ];
+    for (const [rule, from] of expected) expect(result.output).toContain(`error ${rule}: ${from}`);
+  }, 60_000);
+});
