@@ -2,6 +2,7 @@
  * Plain-text formatting of numbers, money and ranks: alert titles, messages, the digest and the CLI.
  * Deterministic (no locale data), so output is stable.
  */
+import { minorDigits } from './money.ts';
 
 export function groupDigits(n: number): string {
   const digits = Math.abs(Math.trunc(n)).toString();
@@ -15,13 +16,6 @@ export function groupDigits(n: number): string {
 
 export function rank(n: number | null): string {
   return n === null ? 'unranked' : `#${groupDigits(n)}`;
-}
-
-/** Currencies whose minor unit is the major unit (ISO 4217 exponent 0) among those Amazon pays in. */
-const ZERO_DECIMAL = new Set(['JPY', 'KRW', 'CLP', 'VND', 'ISK', 'HUF']);
-
-export function minorDigits(currency: string): number {
-  return ZERO_DECIMAL.has(currency) ? 0 : 2;
 }
 
 /** `8712, 'USD'` → `87.12`; integer arithmetic, no float rounding. */

@@ -1,8 +1,18 @@
-/** ISO 4217 currencies without minor units that the marketplaces use. */
-const ZERO_DECIMAL = new Set(['JPY', 'KRW']);
+// Digits of a currency's minor unit (ISO 4217), 2 unless listed. One list for reading amounts, the
+// contract's money formats and printing: three lists once read CLP with two decimals and printed it
+// with none, 100 times too large.
+const MINOR_DIGITS: Readonly<Record<string, number>> = {
+  JPY: 0,
+  KRW: 0,
+  CLP: 0,
+  VND: 0,
+  ISK: 0,
+  BHD: 3,
+  KWD: 3,
+};
 
 export function minorDigits(currency: string): number {
-  return ZERO_DECIMAL.has(currency) ? 0 : 2;
+  return MINOR_DIGITS[currency] ?? 2;
 }
 
 /**

@@ -2,6 +2,7 @@
  * Value formats, read (API → canonical) and written (canonical → API, for the simulator). A reader
  * returns FAIL for a value it cannot read; what was there is reported by the caller.
  */
+import { minorDigits } from '../../util/money.ts';
 import type { FieldKind } from './catalog.ts';
 
 export const FAIL: unique symbol = Symbol('contract.fail');
@@ -9,12 +10,6 @@ export type Read = (value: unknown) => unknown;
 export type Write = (value: unknown) => unknown;
 
 export type UnrankedValue = null | number | 'missing';
-
-/** Digits after the point of a currency's minor unit (ISO 4217); 2 unless listed. */
-const MINOR_DIGITS: Readonly<Record<string, number>> = { JPY: 0, KRW: 0, CLP: 0, ISK: 0, BHD: 3, KWD: 3 };
-export function minorDigits(currency: string): number {
-  return MINOR_DIGITS[currency] ?? 2;
-}
 
 /** ISO text without the `.000` a whole second gets from toISOString (the canonical form). */
 export function isoFromMs(ms: number): string {
