@@ -21,10 +21,10 @@
  */
 
 import { Runtime } from '../../src/app/runtime.ts';
-import { repeatFor } from '../../src/app/schedulers.ts';
 import type { Plan } from '../../src/budget/planner.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import type { ShelfwatchConfig } from '../../src/config/schema.ts';
+import { repeatFor } from '../../src/jobs/schedulers.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { PollDeferredError, type PollDeps, type PollResult, processPoll } from '../../src/poll/processor.ts';
 import { planWorkspace, schedulesFromPlan } from '../../src/poll/schedule.ts';

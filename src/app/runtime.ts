@@ -34,11 +34,12 @@ import type { ChannelSettings, DeliveryDeps } from '../deliver/processor.ts';
 import { createRouter } from '../deliver/routing.ts';
 import { AlertLog } from '../history/alert-log.ts';
 import { RedisHistoryStore } from '../history/store.ts';
+import { type ReconcileReport, reconcilePollSchedulers } from '../jobs/poll-schedulers.ts';
+import { DELIVER_QUEUE, POLL_QUEUE } from '../jobs/queues.ts';
 import type { Logger } from '../ops/logger.ts';
 import { budgetSource, channelSource, Metrics, queueSource, whenReady } from '../ops/metrics.ts';
 import { TargetLease } from '../poll/lease.ts';
 import type { AlertSink, PollDeps, PollJobData } from '../poll/processor.ts';
-import { type ReconcileReport, reconcilePollSchedulers } from '../poll/reconciler.ts';
 import { ConfigTargetRegistry } from '../poll/registry.ts';
 import { planWorkspace, schedulesFromPlan } from '../poll/schedule.ts';
 import { configAuthors, SilenceGate } from '../silence/gate.ts';
@@ -46,10 +47,9 @@ import { SilenceStore } from '../silence/store.ts';
 import { RedisSnapshotStore } from '../snapshot/store.ts';
 import { type Clock, realDelayMs, systemClock } from '../util/clock.ts';
 import { createNotifiers } from './notifiers.ts';
-import { DELIVER_QUEUE, POLL_QUEUE } from './queues.ts';
 import { createRedisConnection, type RedisConnection } from './redis-connection.ts';
 
-export { DELIVER_QUEUE, POLL_QUEUE } from './queues.ts';
+export { DELIVER_QUEUE, POLL_QUEUE } from '../jobs/queues.ts';
 
 export interface RuntimeOptions {
   config: ShelfwatchConfig;

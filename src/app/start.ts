@@ -1,10 +1,10 @@
 import type { Worker } from 'bullmq';
-import { startDeliverWorker } from '../../workers/deliver.ts';
-import { startDigest } from '../../workers/digest.ts';
-import { startPollWorker } from '../../workers/poll.ts';
 import { orphanedGroups } from '../deliver/groups.ts';
 import { flushOrphanedGroups } from '../deliver/processor.ts';
 import { desiredDigestSchedules } from '../digest/schedule.ts';
+import { startDeliverWorker } from '../jobs/deliver-job.ts';
+import { startDigest } from '../jobs/digest-job.ts';
+import { startPollWorker } from '../jobs/poll-job.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Shutdown } from '../ops/shutdown.ts';
 import { isConnectionError, type RedisConnectionWatch, watchRedisConnection } from './redis-connection.ts';

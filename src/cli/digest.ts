@@ -1,12 +1,12 @@
 import { basename, dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { digestDepsOf } from '../../workers/digest.ts';
 import { Runtime } from '../app/runtime.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
 import { DeliveryError } from '../deliver/notifier.ts';
 import { buildDigest, type DigestRecipient } from '../digest/build.ts';
 import { DigestDeferredError } from '../digest/gather.ts';
 import { deliverDigest, inlineImagesAsDataUris, writeAtomically } from '../digest/send.ts';
+import { digestDepsOf } from '../jobs/digest-job.ts';
 import { createLogger } from '../ops/logger.ts';
 import { CliError, usageError } from './errors.ts';
 import { printJson } from './format.ts';

@@ -4,10 +4,11 @@
  * the SMTP capture like any digest) and also written as `digest.html` with its charts inlined, the
  * file `shelfwatch digest --now --out` would write, to open in a browser.
  */
-import { digestDepsOf } from '../../workers/digest.ts';
+
 import type { Runtime } from '../app/runtime.ts';
 import type { SmtpPool } from '../deliver/channels/smtp-pool.ts';
 import { deliverDigest, inlineImagesAsDataUris, writeAtomically } from '../digest/send.ts';
+import { digestDepsOf } from '../jobs/digest-job.ts';
 import { DEMO_WORKSPACE, EMAIL_CHANNEL } from './config.ts';
 
 export interface ProducedDigest {

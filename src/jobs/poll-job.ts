@@ -1,0 +1,102 @@
+import { DelayedError, type Job, Worker } from 'bullmq';
+import type { Cluster, Redis } from 'ioredis';
+import type { Metrics, PollOutcome } from '../ops/metrics.ts';
+import {
+  PollDeferredError,
+  type PollDeps,
+  type PollJobData,
+  type PollResult,
+  processPoll,
+} from '../poll/processor.ts';
+import { type Clock, clockTimeOfReal, realDelayMs } from '../util/clock.ts';
+import { POLL_QUEUE } from './queues.ts';
+import { plannedRunTimeOf } from './schedulers.ts';
+
+export interface PollWorkerOptions {
+  connection: Redis | Cluster;
+  prefix: string;
+  concurrency: number;
+  deps: PollDeps;
+  clock: Clock;
+  /** Aborted on shutdown; combined with BullMQ's own per-job signal. */
+  shutdownSignal: AbortSignal;
+  /**
+   * A deferral longer than this (real ms) drops the poll instead of parking it: the scheduler's
+   * next job comes sooner, and a month of parked polls must not pile up behind an exhausted quota.
+   */
+  maxDeferMs?: number;
+  metrics?: Metrics;
+  /** BullMQ's job lock and stalled-job check (tests shorten them); the defaults are POLL_STALL. */
+  stall?: { lockDurationMs: number; stalledIntervalMs: number };
+}
+
+/**
+ * A killed worker's poll stays locked until its lock expires (`lockDurationMs` after the last
+ * renewal), and is put back in the queue by the next stalled-job check of a live worker after
+ * that (every `stalledIntervalMs`): a free worker then runs it again. So the target's gap is at
+ * most the sum of the two plus one poll (docs/operations.md, test/poll/stall-gap.test.ts). BullMQ's
+ * defaults; a shorter lock would expire under long event-loop stalls and run polls twice.
+ */
+export const POLL_STALL = { lockDurationMs: 30_000, stalledIntervalMs: 30_000 } as const;
+
+/** The longest a killed worker's target waits before another worker polls it again (plus one poll). */
+export function stalledPollBoundMs(stall: PollWorkerOptions['stall'] = POLL_STALL): number {
+  return stall.lockDurationMs + stall.stalledIntervalMs;
+}
+
+export type PollJobResult = PollResult | { status: 'skipped'; retryAtMs: number; reason: string };
+
+/** When this poll was due: the scheduler's planned time, stable across retries of the same job. */
+export function scheduledTimeOf(job: Job<PollJobData>): number {
+  return plannedRunTimeOf(job);
+}
+
+/** Wires `processPoll` to the poll queue; the logic lives in src/poll/processor.ts. */
+export function startPollWorker(options: PollWorkerOptions): Worker<PollJobData, PollJobResult> {
+  const { deps, clock } = options;
+  const maxDeferMs = options.maxDeferMs ?? 15 * 60_000;
+  return new Worker<PollJobData, PollJobResult>(
+    POLL_QUEUE,
+    async (job, token, jobSignal) => {
+      const signal =
+        jobSignal === undefined
+          ? options.shutdownSignal
+          : AbortSignal.any([jobSignal, options.shutdownSignal]);
+      const kind = deps.registry.target(job.data.workspace, job.data.targetId)?.kind ?? 'unknown';
+      const count = (outcome: PollOutcome) => options.metrics?.poll(job.data.workspace, kind, outcome);
+      options.metrics?.pollLag((Date.now() - scheduledTimeOf(job)) / 1_000);
+      try {
+        const result = await processPoll(deps, job.data, {
+          signal,
+          pollTimeMs: clockTimeOfReal(clock, scheduledTimeOf(job)),
+        });
+        count(result.status);
+        return result;
+      } catch (error) {
+        if (!(error instanceof PollDeferredError)) {
+          count('failed');
+          throw error;
+        }
+        const delay = realDelayMs(clock, error.retryAtMs - clock.now());
+        if (delay > maxDeferMs) {
+          count('skipped');
+          return { status: 'skipped', retryAtMs: error.retryAtMs, reason: error.reason };
+        }
+        count('deferred');
+        // Parked, not failed: a deferral never spends one of the job's attempts.
+        await job.moveToDelayed(Date.now() + delay, token);
+        throw new DelayedError();
+      }
+    },
+    {
+      connection: options.connection,
+      prefix: options.prefix,
+      concurrency: options.concurrency,
+      // Re-running a poll is safe (fingerprinted deliveries, CAS commit): survive repeated worker kills.
+      maxStalledCount: 5,
+      lockDuration: (options.stall ?? POLL_STALL).lockDurationMs,
+      stalledInterval: (options.stall ?? POLL_STALL).stalledIntervalMs,
+      autorun: true,
+    },
+  );
+}
