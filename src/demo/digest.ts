@@ -8,7 +8,6 @@
 import type { Runtime } from '../app/runtime.ts';
 import type { SmtpPool } from '../deliver/channels/smtp-pool.ts';
 import { deliverDigest, inlineImagesAsDataUris, writeAtomically } from '../digest/send.ts';
-import { digestDepsOf } from '../jobs/digest-job.ts';
 import { DEMO_WORKSPACE, EMAIL_CHANNEL } from './config.ts';
 
 export interface ProducedDigest {
@@ -23,7 +22,7 @@ export async function produceDigest(
   dir: string,
   signal: AbortSignal,
 ): Promise<ProducedDigest> {
-  const deps = digestDepsOf(runtime, smtp);
+  const deps = runtime.digestDeps(smtp);
   const { built } = await deliverDigest(deps, {
     recipient: { workspace: DEMO_WORKSPACE, channel: EMAIL_CHANNEL, timeZone: 'UTC' },
     nowMs: runtime.clock.now(),

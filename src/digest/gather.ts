@@ -10,6 +10,7 @@ import type { ReserveWalk } from '../budget/gate.ts';
 import { PauseEpisodes } from '../budget/pause-episode.ts';
 import type { RedisRequestBudget } from '../budget/request-budget.ts';
 import type { WorkspaceConfig } from '../config/schema.ts';
+import { DeferredError } from '../jobs/deferred.ts';
 import type { BookObservation, KeywordsObservation, SalesDay, TargetRef } from '../model/observation.ts';
 import { targetsOfWorkspace } from '../poll/registry.ts';
 import { SilenceStore } from '../silence/store.ts';
@@ -31,21 +32,6 @@ import type {
 export const SALES_FETCH_DAYS = 8;
 /** A sales walk longer than this is a protocol fault, not a reason to spend the month's budget. */
 const MAX_SALES_PAGES = 50;
-
-/**
- * The digest must wait for the request budget (or a 429's Retry-After). The worker turns this
- * into a delayed job; it costs no attempt and nothing is sent or stored.
- */
-export class DigestDeferredError extends Error {
-  override readonly name = 'DigestDeferredError';
-  constructor(
-    readonly retryAtMs: number,
-    readonly reason: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`digest deferred until ${new Date(retryAtMs).toISOString()}: ${reason}`, options);
-  }
-}
 
 export interface GatherDeps {
   client: AnalyticsClient;
@@ -140,7 +126,7 @@ export async function fetchDigestSales(
     const episodes = new PauseEpisodes(deps.redis, deps.prefix);
     const verdict = await judgeApiOutcome({ budget: deps.budget, episodes }, ws.id, error);
     if (verdict?.kind === 'deferred') {
-      throw new DigestDeferredError(verdict.retryAtMs, verdict.reason, { cause: error });
+      throw new DeferredError('digest', verdict.retryAtMs, verdict.reason, { cause: error });
     }
     return { status: 'unavailable', reason: describe(error) };
   }

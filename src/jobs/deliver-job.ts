@@ -1,10 +1,13 @@
-import { DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
+/**
+ * The deliver queue's two jobs: admissions (one alert to one channel's group) and flushes (one
+ * group as one message). A flush failing for good keeps its group's alerts as its dead letter.
+ */
+import { type Job, Worker } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import type { DeliverQueueData, DeliveryJobData } from '../deliver/enqueue.ts';
 import {
   type AdmitResult,
   type DeliveryDeps,
-  FlushDeferredError,
   type FlushJobData,
   type FlushResult,
   keepForDeadLetter,
@@ -12,9 +15,10 @@ import {
   processAdmit,
   processFlush,
 } from '../deliver/processor.ts';
-import type { DeliveryOutcome, Metrics } from '../ops/metrics.ts';
-import { type Clock, realDelayMs } from '../util/clock.ts';
+import type { Metrics } from '../ops/metrics.ts';
+import type { Clock } from '../util/clock.ts';
 import { DELIVER_QUEUE } from './queues.ts';
+import { type JobPolicy, jobProcessor } from './run-job.ts';
 
 export interface DeliverWorkerOptions {
   connection: Redis | Cluster;
@@ -28,55 +32,42 @@ export interface DeliverWorkerOptions {
 
 /**
  * A flush parked more often than this (a channel answering 429 for hours) fails into the dead
- * letters. Waits for the pacing slot are not counted (FlushDeferredError.counted).
+ * letters. Waits for the pacing slot are not counted (DeferredError.counted).
  */
 const MAX_DEFERRALS = 500;
 
-/** Wires admission and flush jobs to their processors; the logic lives in src/deliver/processor.ts. */
+/** What a flush run means to the job wrapper: dead letters, the deferral limit, delivery metrics. */
+export function flushPolicy(options: DeliverWorkerOptions): JobPolicy<FlushJobData, FlushResult> {
+  const { deps, metrics } = options;
+  return {
+    process: (job, signal) => processFlush(deps, job.data, signal, job.id ?? ''),
+    isPermanent: (error): error is PermanentDeliveryError => error instanceof PermanentDeliveryError,
+    maxDeferrals: MAX_DEFERRALS,
+    beforeFinalFailure: async (job) => {
+      await keepForDeadLetter(deps, job.data, job.id ?? '');
+    },
+    count(job, ending) {
+      if (ending.outcome === 'completed') {
+        const { result } = ending;
+        metrics?.delivery(job.data.channelId, result.status, result.status === 'sent' ? result.alerts : 0);
+      } else if (ending.outcome !== 'skipped') {
+        metrics?.delivery(job.data.channelId, ending.outcome, 0);
+      }
+    },
+  };
+}
+
+/** The deliver queue's worker: admissions run as they are, flushes inside the job wrapper. */
 export function startDeliverWorker(
   options: DeliverWorkerOptions,
 ): Worker<DeliverQueueData, AdmitResult | FlushResult> {
-  const { deps, clock } = options;
+  const flush = jobProcessor(flushPolicy(options), options);
   return new Worker<DeliverQueueData, AdmitResult | FlushResult>(
     DELIVER_QUEUE,
     async (job, token, jobSignal) => {
-      if (job.name !== 'flush') return processAdmit(deps, job.data as DeliveryJobData);
-      const signal =
-        jobSignal === undefined
-          ? options.shutdownSignal
-          : AbortSignal.any([jobSignal, options.shutdownSignal]);
-      const flush = job as Job<FlushJobData & { deferrals?: number }>;
-      const count = (outcome: DeliveryOutcome, alerts = 0) =>
-        options.metrics?.delivery(flush.data.channelId, outcome, alerts);
-      try {
-        const result = await processFlush(deps, flush.data, signal, flush.id ?? '');
-        count(result.status, result.status === 'sent' ? result.alerts : 0);
-        return result;
-      } catch (error) {
-        // A job failing for good keeps its group's alerts as its dead letter first.
-        const keep = () => keepForDeadLetter(deps, flush.data, flush.id ?? '');
-        if (error instanceof PermanentDeliveryError) {
-          count('rejected');
-          await keep();
-          throw new UnrecoverableError(error.message);
-        }
-        if (!(error instanceof FlushDeferredError)) {
-          count('failed');
-          if (flush.attemptsMade + 1 >= (flush.opts.attempts ?? 1)) await keep();
-          throw error;
-        }
-        const deferrals = (flush.data.deferrals ?? 0) + (error.counted ? 1 : 0);
-        if (deferrals > MAX_DEFERRALS) {
-          count('rejected');
-          await keep();
-          throw new UnrecoverableError(`deferred ${MAX_DEFERRALS} times: ${error.reason}`);
-        }
-        count('deferred');
-        if (error.counted) await flush.updateData({ ...flush.data, deferrals });
-        // Parked, not failed: waiting for a slot or a Retry-After never spends an attempt.
-        await flush.moveToDelayed(Date.now() + realDelayMs(clock, error.untilMs - clock.now()), token);
-        throw new DelayedError();
-      }
+      if (job.name !== 'flush') return processAdmit(options.deps, job.data as DeliveryJobData);
+      // A flush has no maxDeferMs, so it never ends as skipped.
+      return (await flush(job as Job<FlushJobData>, token, jobSignal)) as FlushResult;
     },
     {
       connection: options.connection,

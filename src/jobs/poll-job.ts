@@ -1,15 +1,11 @@
-import { DelayedError, type Job, Worker } from 'bullmq';
+/** The poll job: `processPoll` on the poll queue, deferrals parked for up to 15 minutes. */
+import { type Job, Worker } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
-import type { Metrics, PollOutcome } from '../ops/metrics.ts';
-import {
-  PollDeferredError,
-  type PollDeps,
-  type PollJobData,
-  type PollResult,
-  processPoll,
-} from '../poll/processor.ts';
-import { type Clock, clockTimeOfReal, realDelayMs } from '../util/clock.ts';
+import type { Metrics } from '../ops/metrics.ts';
+import { type PollDeps, type PollJobData, type PollResult, processPoll } from '../poll/processor.ts';
+import { type Clock, clockTimeOfReal } from '../util/clock.ts';
 import { POLL_QUEUE } from './queues.ts';
+import { type JobPolicy, jobProcessor, type SkippedRun } from './run-job.ts';
 import { plannedRunTimeOf } from './schedulers.ts';
 
 export interface PollWorkerOptions {
@@ -44,59 +40,46 @@ export function stalledPollBoundMs(stall: PollWorkerOptions['stall'] = POLL_STAL
   return stall.lockDurationMs + stall.stalledIntervalMs;
 }
 
-export type PollJobResult = PollResult | { status: 'skipped'; retryAtMs: number; reason: string };
+export type PollJobResult = PollResult | SkippedRun;
 
 /** When this poll was due: the scheduler's planned time, stable across retries of the same job. */
 export function scheduledTimeOf(job: Job<PollJobData>): number {
   return plannedRunTimeOf(job);
 }
 
-/** Wires `processPoll` to the poll queue; the logic lives in src/poll/processor.ts. */
-export function startPollWorker(options: PollWorkerOptions): Worker<PollJobData, PollJobResult> {
-  const { deps, clock } = options;
-  const maxDeferMs = options.maxDeferMs ?? 15 * 60_000;
-  return new Worker<PollJobData, PollJobResult>(
-    POLL_QUEUE,
-    async (job, token, jobSignal) => {
-      const signal =
-        jobSignal === undefined
-          ? options.shutdownSignal
-          : AbortSignal.any([jobSignal, options.shutdownSignal]);
+/** What a poll run means to the job wrapper: the processor, its deferral bound and its metrics. */
+export function pollPolicy(options: PollWorkerOptions): JobPolicy<PollJobData, PollResult> {
+  const { deps, clock, metrics } = options;
+  return {
+    process(job, signal) {
+      metrics?.pollLag((Date.now() - scheduledTimeOf(job)) / 1_000);
+      return processPoll(deps, job.data, {
+        signal,
+        pollTimeMs: clockTimeOfReal(clock, scheduledTimeOf(job)),
+      });
+    },
+    maxDeferMs: options.maxDeferMs ?? 15 * 60_000,
+    count(job, ending) {
+      if (metrics === undefined) return;
       const kind = deps.registry.target(job.data.workspace, job.data.targetId)?.kind ?? 'unknown';
-      const count = (outcome: PollOutcome) => options.metrics?.poll(job.data.workspace, kind, outcome);
-      options.metrics?.pollLag((Date.now() - scheduledTimeOf(job)) / 1_000);
-      try {
-        const result = await processPoll(deps, job.data, {
-          signal,
-          pollTimeMs: clockTimeOfReal(clock, scheduledTimeOf(job)),
-        });
-        count(result.status);
-        return result;
-      } catch (error) {
-        if (!(error instanceof PollDeferredError)) {
-          count('failed');
-          throw error;
-        }
-        const delay = realDelayMs(clock, error.retryAtMs - clock.now());
-        if (delay > maxDeferMs) {
-          count('skipped');
-          return { status: 'skipped', retryAtMs: error.retryAtMs, reason: error.reason };
-        }
-        count('deferred');
-        // Parked, not failed: a deferral never spends one of the job's attempts.
-        await job.moveToDelayed(Date.now() + delay, token);
-        throw new DelayedError();
-      }
+      const outcome = ending.outcome === 'completed' ? ending.result.status : ending.outcome;
+      // A poll never fails for good (no permanent errors): 'rejected' cannot reach here.
+      if (outcome !== 'rejected') metrics.poll(job.data.workspace, kind, outcome);
     },
-    {
-      connection: options.connection,
-      prefix: options.prefix,
-      concurrency: options.concurrency,
-      // Re-running a poll is safe (fingerprinted deliveries, CAS commit): survive repeated worker kills.
-      maxStalledCount: 5,
-      lockDuration: (options.stall ?? POLL_STALL).lockDurationMs,
-      stalledInterval: (options.stall ?? POLL_STALL).stalledIntervalMs,
-      autorun: true,
-    },
-  );
+  };
+}
+
+/** The poll queue's worker. */
+export function startPollWorker(options: PollWorkerOptions): Worker<PollJobData, PollJobResult> {
+  const stall = options.stall ?? POLL_STALL;
+  return new Worker<PollJobData, PollJobResult>(POLL_QUEUE, jobProcessor(pollPolicy(options), options), {
+    connection: options.connection,
+    prefix: options.prefix,
+    concurrency: options.concurrency,
+    // Re-running a poll is safe (fingerprinted deliveries, CAS commit): survive repeated worker kills.
+    maxStalledCount: 5,
+    lockDuration: stall.lockDurationMs,
+    stalledInterval: stall.stalledIntervalMs,
+    autorun: true,
+  });
 }

@@ -4,6 +4,7 @@ import type { PauseEpisodes } from '../budget/pause-episode.ts';
 import type { RedisRequestBudget } from '../budget/request-budget.ts';
 import { recordHistory } from '../history/record.ts';
 import type { RedisHistoryStore } from '../history/store.ts';
+import { DeferredError } from '../jobs/deferred.ts';
 import type { Alert } from '../model/alert.ts';
 import type { Observation } from '../model/observation.ts';
 import type { Logger } from '../ops/logger.ts';
@@ -89,21 +90,6 @@ export type PollResult =
   | { status: 'ok'; alerts: number; requests: number; committed: boolean; baseline: boolean }
   | { status: 'no_data' | 'error'; alerts: number; requests: number; reason: string }
   | { status: 'stale' | 'duplicate' };
-
-/**
- * The poll must wait (budget window, a 429's Retry-After): the worker turns this into a delayed
- * job. It never costs a job attempt, and nothing about the target changes.
- */
-export class PollDeferredError extends Error {
-  override readonly name = 'PollDeferredError';
-  constructor(
-    readonly retryAtMs: number,
-    readonly reason: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`poll deferred until ${new Date(retryAtMs).toISOString()}: ${reason}`, options);
-  }
-}
 
 function emptyHealth(): TargetHealth {
   return {
@@ -193,7 +179,7 @@ async function pollTarget(
     );
     if (verdict?.pause !== undefined) await announcePause(deps, data.workspace, verdict.pause);
     if (verdict?.kind === 'deferred') {
-      throw new PollDeferredError(verdict.retryAtMs, verdict.reason, { cause: error });
+      throw new DeferredError('poll', verdict.retryAtMs, verdict.reason, { cause: error });
     }
     workspaceFailure = verdict?.kind === 'unauthorized';
     failure = { status: 'error', reason: describe(error), requests: 0, drift: describeDrift(error) };

@@ -11,8 +11,9 @@ import { MAX_RATE_LIMIT_PAUSE_MS } from '../../src/budget/api-outcome-policy.ts'
 import { createSmtpPool, type SmtpPool } from '../../src/deliver/channels/smtp-pool.ts';
 import { DeliveryError } from '../../src/deliver/notifier.ts';
 import { buildDigest } from '../../src/digest/build.ts';
-import { DigestDeferredError } from '../../src/digest/gather.ts';
 import { processDigest } from '../../src/digest/processor.ts';
+// The digest's deferrals are the jobs' one DeferredError (named DigestDeferredError when thrown).
+import { DeferredError as DigestDeferredError } from '../../src/jobs/deferred.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 import { type SmtpCapture, startSmtpCapture } from '../helpers/smtp-capture.ts';
 import { type Scenario, startScenario, WORKSPACE } from './sim-scenario.ts';
