@@ -12,11 +12,11 @@ import type { RedisRequestBudget } from '../budget/request-budget.ts';
 import type { WorkspaceConfig } from '../config/schema.ts';
 import { DeferredError } from '../jobs/deferred.ts';
 import type { BookObservation, KeywordsObservation, SalesDay, TargetRef } from '../model/observation.ts';
+import { salesDayOf } from '../model/sales-day.ts';
 import { targetsOfWorkspace } from '../poll/registry.ts';
 import { SilenceStore } from '../silence/store.ts';
 import { SnapshotDecodeError, type SnapshotStore, type StoredTarget } from '../snapshot/store.ts';
 import type { Clock } from '../util/clock.ts';
-import { toMinor } from '../util/money.ts';
 import { readInvites } from './arc-invites.ts';
 import { addDays, localDayBounds } from './dates.ts';
 import type {
@@ -63,25 +63,6 @@ function describe(error: unknown): string {
   return String(error).slice(0, 200);
 }
 
-/** The API's rows → integer minor units; the API's own day labels are kept as they are. */
-function toSalesDay(r: {
-  asin: string;
-  marketplace: string;
-  date: string;
-  units: number;
-  royalties: { amount: string; currency: string };
-  ad_spend: { amount: string; currency: string };
-}): SalesDay {
-  return {
-    asin: r.asin,
-    marketplace: r.marketplace,
-    date: r.date,
-    units: r.units,
-    royalties: { minor: toMinor(r.royalties.amount, r.royalties.currency), currency: r.royalties.currency },
-    adSpend: { minor: toMinor(r.ad_spend.amount, r.ad_spend.currency), currency: r.ad_spend.currency },
-  };
-}
-
 /**
  * One walk per watched marketplace (the API answers one marketplace unless told otherwise).
  * A budget refusal or a 429 defers the whole digest (`api-outcome-policy.ts`); a 401 pauses the
@@ -110,7 +91,7 @@ export async function fetchDigestSales(
       requests += result.requests;
       if (result.truncated)
         return { status: 'unavailable', reason: `the sales list ran past ${MAX_SALES_PAGES} pages` };
-      rows.push(...result.items.map(toSalesDay));
+      rows.push(...result.items.map(salesDayOf));
     }
     return undefined;
   };

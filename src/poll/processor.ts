@@ -20,6 +20,7 @@ import {
 } from '../rules/engine.ts';
 import { inStoredOrder } from '../snapshot/keyword-order.ts';
 import {
+  DEFAULT_HEALTH,
   SnapshotDecodeError,
   type SnapshotStore,
   type StoredTarget,
@@ -91,17 +92,6 @@ export type PollResult =
   | { status: 'no_data' | 'error'; alerts: number; requests: number; reason: string }
   | { status: 'stale' | 'duplicate' };
 
-function emptyHealth(): TargetHealth {
-  return {
-    consecutiveFailures: 0,
-    lastOutcome: null,
-    lastPollAt: null,
-    lastError: null,
-    costPerPoll: null,
-    sourceHealth: undefined,
-  };
-}
-
 /** Learned requests per poll: a moving average, so one odd page count does not swing the plan. */
 function learnCost(previous: number | null, requests: number): number {
   return previous === null ? requests : Math.round((previous * 0.7 + requests * 0.3) * 100) / 100;
@@ -137,7 +127,7 @@ async function pollTarget(
   const { stored, expectedSeq } = await readBaseline(deps, ref);
   // A deferred job and the scheduler's next one may both reach the same poll time; one is enough.
   if (stored !== undefined && stored.committedAt >= ctx.pollTimeMs) return { status: 'duplicate' };
-  const health = { ...emptyHealth(), ...(await deps.store.getHealth(ref)) };
+  const health = { ...DEFAULT_HEALTH, ...(await deps.store.getHealth(ref)) };
   // Raised by an earlier poll that may have died before enqueueing them (the error path below).
   if (health.pendingAlerts !== undefined && health.pendingAlerts.length > 0) {
     await deps.alerts.enqueue(health.pendingAlerts);
