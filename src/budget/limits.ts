@@ -1,5 +1,5 @@
 import type { WorkspaceConfig } from '../config/schema.ts';
-import type { BudgetLimits } from './request-budget.ts';
+import type { BudgetLimits } from './budget-types.ts';
 
 /** The limits as whole numbers: the per-minute limit and the month ceiling this caller may reach. */
 export function checkLimits(limits: BudgetLimits): { perMinute: number; ceiling: number } {

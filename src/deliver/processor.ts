@@ -5,7 +5,7 @@ import type { Logger } from '../ops/logger.ts';
 import type { SilenceGate } from '../silence/gate.ts';
 import type { Clock } from '../util/clock.ts';
 import type { DedupLog } from './dedup.ts';
-import type { DeliveryJobData } from './enqueue.ts';
+import type { DeliveryJobData, FlushJobData } from './enqueue.ts';
 import { type GroupBuffer, groupHash } from './groups.ts';
 import { DeliveryError, type Notifier } from './notifier.ts';
 import type { ChannelPacer } from './pacing.ts';
@@ -23,15 +23,6 @@ export interface ChannelSettings {
   paceKey: string;
   /** Zone of the times in this channel's messages (UTC when absent). */
   timeZone?: string;
-}
-
-export interface FlushJobData {
-  channelId: string;
-  groupHash: string;
-  /** The group's description, for `dlq list`. */
-  groupKey: string;
-  hideLowStarText: boolean;
-  critical: boolean;
 }
 
 export interface DeliveryDeps {

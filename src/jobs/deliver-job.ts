@@ -4,11 +4,10 @@
  */
 import { type Job, Worker } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
-import type { DeliverQueueData, DeliveryJobData } from '../deliver/enqueue.ts';
+import type { DeliverQueueData, DeliveryJobData, FlushJobData } from '../deliver/enqueue.ts';
 import {
   type AdmitResult,
   type DeliveryDeps,
-  type FlushJobData,
   type FlushResult,
   keepForDeadLetter,
   PermanentDeliveryError,
