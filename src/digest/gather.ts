@@ -3,7 +3,7 @@
  * through the workspace's budgeted client, so the digest spends from the same request budget as
  * the polls); books, keywords and reviews come from the poller's snapshots, at no request cost.
  */
-import { type AnalyticsClient, collectAll, UnauthorizedError } from '../api/index.ts';
+import { type AnalyticsClient, collectAll } from '../api/index.ts';
 import type { Marketplace } from '../api/schemas.ts';
 import { judgeApiOutcome } from '../budget/api-outcome-policy.ts';
 import type { ReserveWalk } from '../budget/gate.ts';
@@ -58,7 +58,6 @@ export interface GatherRequest {
 }
 
 function describe(error: unknown): string {
-  if (error instanceof UnauthorizedError) return 'the API refused the key (401)';
   if (error instanceof Error) return `${error.name}: ${error.message}`.slice(0, 200);
   return String(error).slice(0, 200);
 }
@@ -109,7 +108,11 @@ export async function fetchDigestSales(
     if (verdict?.kind === 'deferred') {
       throw new DeferredError('digest', verdict.retryAtMs, verdict.reason, { cause: error });
     }
-    return { status: 'unavailable', reason: describe(error) };
+    // A refused key reads as the policy words it, as in the polls' health alerts.
+    return {
+      status: 'unavailable',
+      reason: verdict?.kind === 'unauthorized' ? verdict.reason : describe(error),
+    };
   }
   return { status: 'ok', rows, from, to: day, requests };
 }

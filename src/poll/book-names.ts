@@ -7,7 +7,7 @@ import { MARKETPLACES } from '../api/schemas.ts';
 import type { Observation } from '../model/observation.ts';
 import type { BookName } from '../rules/scope.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
-import type { TargetRegistry } from './processor.ts';
+import type { TargetRegistry } from './poll-types.ts';
 import { bookTargetId, type WatchTarget } from './targets.ts';
 
 export async function bookNames(

@@ -3,7 +3,7 @@ import type { PauseEpisodes } from '../budget/pause-episode.ts';
 import type { Logger } from '../ops/logger.ts';
 import { evaluateWorkspacePause, evaluateWorkspaceRecovery } from '../rules/source-health.ts';
 import type { Clock } from '../util/clock.ts';
-import type { AlertSink, TargetRegistry } from './processor.ts';
+import type { AlertSink, TargetRegistry } from './poll-types.ts';
 
 export interface PauseAlertDeps {
   pauses: PauseEpisodes;

@@ -1,7 +1,7 @@
 import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
 import type { RuleConfig } from '../rules/config.ts';
 import { allowedKeywordCadenceMs, chooseKeywordSource } from './keyword-source.ts';
-import type { TargetRegistry } from './processor.ts';
+import type { TargetRegistry } from './poll-types.ts';
 import {
   bookTargetId,
   estimatedCostPerPoll,

@@ -3,7 +3,7 @@ import { type Plan, planCadences } from '../budget/planner.ts';
 import type { WorkspaceConfig } from '../config/schema.ts';
 import { type Clock, realDelayMs } from '../util/clock.ts';
 import { keywordSourceCosts } from './keyword-source.ts';
-import type { PollJobData } from './processor.ts';
+import type { PollJobData } from './poll-types.ts';
 import { estimatedCostPerPoll, MAX_CADENCE_MS, USEFUL_CADENCE_MS, type WatchTarget } from './targets.ts';
 
 /** One poll scheduler the plan wants: a target polled every `everyMs` real milliseconds. */

@@ -1,0 +1,69 @@
+import type { AnalyticsClient } from '../api/index.ts';
+import type { PauseEpisodes } from '../budget/pause-episode.ts';
+import type { RedisRequestBudget } from '../budget/request-budget.ts';
+import type { RedisHistoryStore } from '../history/store.ts';
+import type { Alert } from '../model/alert.ts';
+import type { Logger } from '../ops/logger.ts';
+import type { RuleConfig } from '../rules/config.ts';
+import type { SnapshotStore } from '../snapshot/store.ts';
+import type { Clock } from '../util/clock.ts';
+import type { TargetLease } from './lease.ts';
+import type { WatchTarget } from './targets.ts';
+
+export interface PollJobData {
+  workspace: string;
+  targetId: string;
+}
+
+/** What the poller needs to know of the current config; rebuilt when the config changes. */
+export interface TargetRegistry {
+  target(workspace: string, targetId: string): WatchTarget | undefined;
+  rules(workspace: string): RuleConfig[];
+}
+
+/** Where alerts go: one delivery job per alert and channel, with ids derived from the fingerprint. */
+export interface AlertSink {
+  enqueue(alerts: readonly Alert[]): Promise<void>;
+}
+
+export interface PollDeps {
+  clientFor(workspace: string): AnalyticsClient;
+  store: SnapshotStore;
+  budget: RedisRequestBudget;
+  /** Workspace pauses the API caused, alerted once per episode (budget/pause-episode.ts). */
+  pauses: PauseEpisodes;
+  registry: TargetRegistry;
+  alerts: AlertSink;
+  clock: Clock;
+  logger: Logger;
+  /** After a 401, how long the workspace rests before one request tries the key again. */
+  authRecheckMs?: number;
+  /**
+   * Runs a poll's requests with its learned cost reserved up front (`walkWithinBudget`, wired by the
+   * runtime); absent, each request takes its own turn at the budget gate.
+   */
+  reserveWalk?: <T>(
+    workspace: string,
+    costPerPoll: number | null,
+    signal: AbortSignal,
+    walk: () => Promise<T>,
+  ) => Promise<T>;
+  /** Hourly rank and BSR points kept for charts (absent: none kept). */
+  history?: RedisHistoryStore;
+  /** One poll of a target at a time across processes (absent in single-process tests). */
+  lease?: TargetLease;
+}
+
+export interface PollContext {
+  signal: AbortSignal;
+  /**
+   * The poll's identity in time: the scheduled time of the job, stable across retries and re-runs,
+   * so a re-run after a crash evaluates to the same fingerprints.
+   */
+  pollTimeMs: number;
+}
+
+export type PollResult =
+  | { status: 'ok'; alerts: number; requests: number; committed: boolean; baseline: boolean }
+  | { status: 'no_data' | 'error'; alerts: number; requests: number; reason: string }
+  | { status: 'stale' | 'duplicate' };
