@@ -3,7 +3,8 @@
  * Whatever cannot be read is logged and replaced, so one unreadable record never fails every poll.
  */
 import type { Observation } from '../model/observation.ts';
-import { type RuleState, salvageRuleState } from '../rules/engine.ts';
+import { salvageRuleState } from '../rule-state/index.ts';
+import type { RuleState } from '../rules/engine.ts';
 import {
   DEFAULT_HEALTH,
   SnapshotDecodeError,

@@ -1,16 +1,16 @@
 import { recordHistory } from '../history/record.ts';
 import type { Alert } from '../model/alert.ts';
 import type { Observation } from '../model/observation.ts';
+import { encodeRuleState } from '../rule-state/index.ts';
 import type { RuleConfig } from '../rules/config.ts';
 import {
-  encodeRuleState,
   evaluate,
   evaluateSourceHealth,
   type RuleState,
   ruleStateLostAlerts,
   type SourceHealthState,
 } from '../rules/engine.ts';
-import { inStoredOrder } from '../snapshot/keyword-order.ts';
+import { inStoredOrder } from '../rules/keyword-order.ts';
 import type { StoredTarget, TargetHealth } from '../snapshot/store.ts';
 import { readBaseline, readHealth, readRuleState } from './baseline.ts';
 import { bookNames } from './book-names.ts';
