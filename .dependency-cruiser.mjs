@@ -11,22 +11,6 @@
 const IO_PACKAGES = 'node_modules/(bullmq|ioredis|redis|undici)/';
 const IO_BUILTINS = '^(fs|net|http|https|http2|tls|dgram|dns|child_process)(/|$)';
 
-/**
- * TEMPORARY (issue #12, item 1, the "jobs" helper's work): these three files still import the
- * top-level workers/ folder. The lead deletes this list once the jobs move is merged.
- */
-const TEMPORARY_WORKERS_IMPORTERS = [
-  '^src/app/start[.]ts$',
-  '^src/cli/digest[.]ts$',
-  '^src/demo/digest[.]ts$',
-];
-
-/**
- * TEMPORARY (issue #12, item 1, the "jobs" helper's work): deliver enqueue ↔ processor, the last
- * type-only cycle. The lead deletes this exception once the jobs move is merged.
- */
-const TEMPORARY_CYCLE_MEMBERS = ['^src/deliver/enqueue[.]ts$', '^src/deliver/processor[.]ts$'];
-
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
   forbidden: [
@@ -36,7 +20,7 @@ export default {
         'No import cycles, type-only imports included (tsPreCompilationDeps): a cycle means two modules ' +
         'cannot be read, tested or moved apart. Move the shared shape to the lower module.',
       severity: 'error',
-      from: { pathNot: TEMPORARY_CYCLE_MEMBERS },
+      from: {},
       to: { circular: true },
     },
     {
@@ -82,15 +66,8 @@ export default {
       comment:
         'workers/ only wires processors to queues; test/ and bench/ check src/. Nothing in src/ imports them.',
       severity: 'error',
-      from: { path: '^src/', pathNot: TEMPORARY_WORKERS_IMPORTERS },
+      from: { path: '^src/' },
       to: { path: '^(workers|test|bench)/' },
-    },
-    {
-      name: 'no-import-of-outer-folders-but-workers',
-      comment: 'The part of the rule above the temporary exception does not cover: test/ and bench/.',
-      severity: 'error',
-      from: { path: TEMPORARY_WORKERS_IMPORTERS },
-      to: { path: '^(test|bench)/' },
     },
     {
       name: 'api-through-index',

@@ -19,9 +19,10 @@
 import * as jsondiffpatch from 'jsondiffpatch';
 import microdiff from 'microdiff';
 import type { KeywordsObservation } from '../src/model/observation.ts';
+import { decodeRuleState, encodeRuleState } from '../src/rule-state/index.ts';
 import { defaultRules } from '../src/rules/config.ts';
 import { diffKeywords } from '../src/rules/diff.ts';
-import { decodeRuleState, encodeRuleState, evaluate, type RuleState } from '../src/rules/engine.ts';
+import { evaluate, type RuleState } from '../src/rules/engine.ts';
 import type { BenchContext, BenchResult } from './lib/context.ts';
 import { fmt, table, times } from './lib/format.ts';
 import { benchAsin, keywordList, nextSnapshot } from './lib/keywords.ts';

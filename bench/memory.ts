@@ -4,8 +4,9 @@ import type { TargetRef } from '../src/model/observation.ts';
 import { silentLogger } from '../src/ops/logger.ts';
 import { type PollDeps, processPoll } from '../src/poll/processor.ts';
 import { keywordsTargetId, type WatchTarget } from '../src/poll/targets.ts';
+import { decodeRuleState } from '../src/rule-state/index.ts';
 import { defaultRules } from '../src/rules/config.ts';
-import { conditionsOf, decodeRuleState } from '../src/rules/engine.ts';
+import { conditionsOf } from '../src/rules/engine.ts';
 import { encodeObservation } from '../src/snapshot/encoding.ts';
 import { SnapshotKeys } from '../src/snapshot/keys.ts';
 import { decodeRecord } from '../src/snapshot/record.ts';
@@ -114,7 +115,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       ],
     ),
     '',
-    `The rule state holds one keyword_rank_drop condition per keyword, as columns aligned with the snapshot's keyword order and encoded by \`src/rules/state-codec.ts\`: ${fmt(perBook.ruleStateBytes / KEYWORDS, 1)} B a keyword (as JSON keyed \`ruleId|asin|marketplace|keyword\`, the previous format: ${fmt(perBook.ruleStateJson / KEYWORDS)} B).`,
+    `The rule state holds one keyword_rank_drop condition per keyword, as columns aligned with the snapshot's keyword order and encoded by \`src/rule-state/codec.ts\`: ${fmt(perBook.ruleStateBytes / KEYWORDS, 1)} B a keyword (as JSON keyed \`ruleId|asin|marketplace|keyword\`, the previous format: ${fmt(perBook.ruleStateJson / KEYWORDS)} B).`,
     '',
     `#### History kept for charts: Redis bytes per book, ${history.days} days of ${history.keywords} keywords and BSR (${history.books} books, MEMORY USAGE SAMPLES 0)`,
     '',

@@ -7,8 +7,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Queue } from 'bullmq';
+import { reconcilePollSchedulers } from '../src/jobs/poll-schedulers.ts';
 import { silentLogger } from '../src/ops/logger.ts';
-import { reconcilePollSchedulers } from '../src/poll/reconciler.ts';
 import { ConfigTargetRegistry } from '../src/poll/registry.ts';
 import { planWorkspace, schedulesFromPlan } from '../src/poll/schedule.ts';
 import { systemClock } from '../src/util/clock.ts';

@@ -21,12 +21,13 @@
  */
 
 import { Runtime } from '../../src/app/runtime.ts';
-import { repeatFor } from '../../src/app/schedulers.ts';
 import type { Plan } from '../../src/budget/planner.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import type { ShelfwatchConfig } from '../../src/config/schema.ts';
+import { DeferredError } from '../../src/jobs/deferred.ts';
+import { repeatFor } from '../../src/jobs/schedulers.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
-import { PollDeferredError, type PollDeps, type PollResult, processPoll } from '../../src/poll/processor.ts';
+import { type PollDeps, type PollResult, processPoll } from '../../src/poll/processor.ts';
 import { planWorkspace, schedulesFromPlan } from '../../src/poll/schedule.ts';
 import { SimControlClient } from '../../src/sim/index.ts';
 import { acceleratedClock, type Clock } from '../../src/util/clock.ts';
@@ -237,7 +238,7 @@ export async function runMonth(options: {
     try {
       result = await processPoll(deps, { workspace, targetId: slot.targetId }, { signal, pollTimeMs });
     } catch (error) {
-      if (!(error instanceof PollDeferredError)) throw error;
+      if (!(error instanceof DeferredError)) throw error;
       if (slot.version !== version) return;
       const now = clock.now();
       if (error.retryAtMs - now <= MAX_DEFER_MS) {

@@ -42,7 +42,7 @@ export async function resumeWorkspace(deps: ResumeDeps, workspace: string): Prom
 }
 
 /**
- * A poll the pause deferred was started once and then moved to delayed (workers/poll.ts), so it
+ * A poll the pause deferred was started once and then moved to delayed (src/jobs/poll-job.ts), so it
  * has `attemptsStarted > 0`; a scheduler's next job (never started) is left at its planned time.
  * A poll skipped because its wait was too long (an exhausted quota) is not parked: it waits for
  * its scheduler's next run.

@@ -1,10 +1,10 @@
 import type { Worker } from 'bullmq';
-import { startDeliverWorker } from '../../workers/deliver.ts';
-import { startDigest } from '../../workers/digest.ts';
-import { startPollWorker } from '../../workers/poll.ts';
 import { orphanedGroups } from '../deliver/groups.ts';
 import { flushOrphanedGroups } from '../deliver/processor.ts';
 import { desiredDigestSchedules } from '../digest/schedule.ts';
+import { startDeliverWorker } from '../jobs/deliver-job.ts';
+import { startDigestWorker } from '../jobs/digest-job.ts';
+import { startPollWorker } from '../jobs/poll-job.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Shutdown } from '../ops/shutdown.ts';
 import { isConnectionError, type RedisConnectionWatch, watchRedisConnection } from './redis-connection.ts';
@@ -84,14 +84,20 @@ export async function startWorkers(
   });
   options.onWorkers?.({ poll, deliver });
   // Released in reverse: poll stops taking jobs first, then deliveries finish what polls enqueued.
-  const digest = startDigest(runtime, { smtp: runtime.smtp, shutdownSignal: shutdown.signal });
+  const digest = startDigestWorker({
+    connection,
+    prefix,
+    deps: runtime.digestDeps(),
+    clock: runtime.clock,
+    shutdownSignal: shutdown.signal,
+  });
   const watch = watchRedisConnection(runtime.redis, runtime.logger);
   logWorkerErrors(runtime.logger, 'deliver', deliver, watch);
   logWorkerErrors(runtime.logger, 'poll', poll, watch);
-  logWorkerErrors(runtime.logger, 'digest', digest.worker, watch);
+  logWorkerErrors(runtime.logger, 'digest', digest, watch);
   shutdown.add('redis connection watch', () => watch.stop());
-  runtime.workers.push(poll, deliver, digest.worker);
-  runtime.metricQueues.digest = digest.queue;
+  runtime.workers.push(poll, deliver, digest);
+  runtime.metricQueues.digest = runtime.digestQueue;
   shutdown.add('deliver worker', () => deliver.close());
   shutdown.add('digest worker', () => digest.close());
   shutdown.add('poll worker', () => poll.close());
@@ -105,7 +111,7 @@ export async function startWorkers(
   shutdown.add('group janitor', () => clearInterval(janitor));
   const reconcile = async () => {
     await runtime.reconcile();
-    await digest.reconcile();
+    await runtime.reconcileDigests();
   };
   // A failed reconcile (Redis away) is retried by the schedule check and the next re-plan.
   const reconcileOrLog = () =>
@@ -121,7 +127,7 @@ export async function startWorkers(
       },
       {
         queue: 'digest',
-        count: () => digest.queue.getJobSchedulersCount(),
+        count: () => runtime.digestQueue.getJobSchedulersCount(),
         wanted: () => desiredDigestSchedules(runtime.config).length,
       },
     ],
@@ -149,5 +155,5 @@ export async function startWorkers(
         );
     });
   }
-  return { poll, deliver, digest: digest.worker, schedules, reconcile };
+  return { poll, deliver, digest, schedules, reconcile };
 }

@@ -1,3 +1,4 @@
+import type { WorkspaceConfig } from '../config/schema.ts';
 import type { BudgetLimits } from './budget-types.ts';
 
 /** The limits as whole numbers: the per-minute limit and the month ceiling this caller may reach. */
@@ -18,4 +19,14 @@ export function positiveInteger(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1)
     throw new RangeError(`${name} must be a whole number ≥ 1, got ${value}`);
   return value;
+}
+
+/** Background polls keep the workspace's reserve free for interactive commands (keywords, arc invite). */
+export function pollLimits(ws: WorkspaceConfig): BudgetLimits {
+  return {
+    perMinute: ws.plan.perMinute,
+    perMonth: ws.plan.perMonth,
+    // The epsilon keeps 100,000 × (1 − 0.34) at 66,000, as the planner counts it, not 65,999.
+    monthCeiling: Math.floor(ws.plan.perMonth * (1 - ws.reserve) + 1e-6),
+  };
 }

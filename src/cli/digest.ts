@@ -1,12 +1,11 @@
 import { basename, dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { digestDepsOf } from '../../workers/digest.ts';
 import { Runtime } from '../app/runtime.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
 import { DeliveryError } from '../deliver/notifier.ts';
 import { buildDigest, type DigestRecipient } from '../digest/build.ts';
-import { DigestDeferredError } from '../digest/gather.ts';
 import { deliverDigest, inlineImagesAsDataUris, writeAtomically } from '../digest/send.ts';
+import { DeferredError } from '../jobs/deferred.ts';
 import { createLogger } from '../ops/logger.ts';
 import { CliError, usageError } from './errors.ts';
 import { printJson } from './format.ts';
@@ -67,7 +66,7 @@ function previewRecipient(config: ShelfwatchConfig, workspace: string | undefine
 }
 
 function explain(error: unknown): never {
-  if (error instanceof DigestDeferredError) {
+  if (error instanceof DeferredError) {
     throw new CliError(
       `the digest cannot fetch sales now (${error.reason}); try again after ${new Date(error.retryAtMs).toISOString()}`,
       { cause: error },
@@ -105,7 +104,7 @@ async function runDigest(
   await connectRuntime(runtime);
   const smtp = runtime.smtp;
   try {
-    const deps = digestDepsOf(runtime, smtp);
+    const deps = runtime.digestDeps(smtp);
     if (out !== undefined && preview !== undefined) {
       const built = await buildDigest(deps, {
         workspace: preview.workspace,

@@ -6,9 +6,9 @@
 import type { Job, Queue } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import type { ChannelHealth } from './channel-health.ts';
-import type { DeliverQueueData } from './enqueue.ts';
+import type { DeliverQueueData, FlushJobData } from './enqueue.ts';
 import type { GroupBuffer } from './groups.ts';
-import { type FlushJobData, keepForDeadLetter } from './processor.ts';
+import { keepForDeadLetter } from './processor.ts';
 
 export interface DeadLetterDeps {
   queue: Queue<DeliverQueueData>;

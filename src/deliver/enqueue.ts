@@ -1,13 +1,22 @@
 import type { Queue } from 'bullmq';
 import type { AlertLog } from '../history/alert-log.ts';
 import type { Alert, AlertSink } from '../model/alert.ts';
-import type { FlushJobData } from './processor.ts';
 
 /** Job data of an admission: the alert (no secrets in it) and the channel's id — never its URL. */
 export interface DeliveryJobData {
   alert: Alert;
   channelId: string;
   hideLowStarText?: boolean;
+}
+
+/** Job data of a flush: one channel's group, sent as one message (deliver/processor.ts). */
+export interface FlushJobData {
+  channelId: string;
+  groupHash: string;
+  /** The group's description, for `dlq list`. */
+  groupKey: string;
+  hideLowStarText: boolean;
+  critical: boolean;
 }
 
 export type DeliverQueueData = DeliveryJobData | FlushJobData;

@@ -1,10 +1,11 @@
 import type { AlertOutcomeLog } from '../history/alert-log.ts';
+import { DeferredError } from '../jobs/deferred.ts';
 import type { Alert, AlertKind } from '../model/alert.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { SilenceGate } from '../silence/gate.ts';
 import type { Clock } from '../util/clock.ts';
 import type { DedupLog } from './dedup.ts';
-import type { DeliveryJobData } from './enqueue.ts';
+import type { DeliveryJobData, FlushJobData } from './enqueue.ts';
 import { type GroupBuffer, groupHash } from './groups.ts';
 import { DeliveryError, type Notifier } from './notifier.ts';
 import type { ChannelPacer } from './pacing.ts';
@@ -22,15 +23,6 @@ export interface ChannelSettings {
   paceKey: string;
   /** Zone of the times in this channel's messages (UTC when absent). */
   timeZone?: string;
-}
-
-export interface FlushJobData {
-  channelId: string;
-  groupHash: string;
-  /** The group's description, for `dlq list`. */
-  groupKey: string;
-  hideLowStarText: boolean;
-  critical: boolean;
 }
 
 export interface DeliveryDeps {
@@ -56,23 +48,6 @@ export type AdmitResult =
   | { status: 'buffered'; flushAt: number }
   | { status: 'already_sent' | 'unknown_channel' };
 export type FlushResult = { status: 'sent'; alerts: number } | { status: 'empty' };
-
-/** A flush must wait (pacing, a 429, quiet hours): parked as a delayed job, no attempt spent. */
-export class FlushDeferredError extends Error {
-  override readonly name = 'FlushDeferredError';
-  /**
-   * `counted` false for a wait on the channel's pacing slot: some flush sends every interval, so
-   * that wait always ends, however many groups queue behind one webhook. Quiet hours and a
-   * channel's refusals (429, 5xx with Retry-After) count towards the deferral limit.
-   */
-  constructor(
-    readonly untilMs: number,
-    readonly reason: string,
-    readonly counted = true,
-  ) {
-    super(`flush deferred until ${new Date(untilMs).toISOString()}: ${reason}`);
-  }
-}
 
 /**
  * Sends of one message that timed out after the request went out (possibly shown) before it is
@@ -178,9 +153,9 @@ export async function processFlush(
     throw new PermanentDeliveryError(`channel "${data.channelId}" is disabled: ${disabled}`);
   const now = deps.clock.now();
   const quietEnd = data.critical ? null : quietHoursEnd(now, settings.quietHours);
-  if (quietEnd !== null) throw new FlushDeferredError(quietEnd, 'quiet hours');
+  if (quietEnd !== null) throw new DeferredError('flush', quietEnd, 'quiet hours');
   const slot = await deps.pacer.acquire(settings.paceKey, now, settings.minIntervalMs);
-  if (typeof slot === 'number') throw new FlushDeferredError(slot, 'channel pacing', false);
+  if (typeof slot === 'number') throw new DeferredError('flush', slot, 'channel pacing', { counted: false });
   // The slot stays booked until this send ends, whatever happens in between (see ChannelPacer).
   // Never fails the job: a delivered message must not turn into a resend, and a send's own error
   // must reach the caller; a lost release only leaves the channel paused until the booking expires.
@@ -263,7 +238,7 @@ async function takeAndSend(
     if (error.retryAfterMs !== undefined) {
       const until = deps.clock.now() + error.retryAfterMs;
       await deps.pacer.holdUntil(flush.paceKey, until, deps.clock.now());
-      throw new FlushDeferredError(until, `${data.channelId} answered ${error.status ?? 'busy'}`);
+      throw new DeferredError('flush', until, `${data.channelId} answered ${error.status ?? 'busy'}`);
     }
     if (error.possiblyDelivered) await countUnconfirmedSend(deps, data.channelId, alerts, messageId, error);
     if (error.disableChannel) await deps.disableChannel(data.channelId, error);

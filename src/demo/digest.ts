@@ -4,7 +4,7 @@
  * the SMTP capture like any digest) and also written as `digest.html` with its charts inlined, the
  * file `shelfwatch digest --now --out` would write, to open in a browser.
  */
-import { digestDepsOf } from '../../workers/digest.ts';
+
 import type { Runtime } from '../app/runtime.ts';
 import type { SmtpPool } from '../deliver/channels/smtp-pool.ts';
 import { deliverDigest, inlineImagesAsDataUris, writeAtomically } from '../digest/send.ts';
@@ -22,7 +22,7 @@ export async function produceDigest(
   dir: string,
   signal: AbortSignal,
 ): Promise<ProducedDigest> {
-  const deps = digestDepsOf(runtime, smtp);
+  const deps = runtime.digestDeps(smtp);
   const { built } = await deliverDigest(deps, {
     recipient: { workspace: DEMO_WORKSPACE, channel: EMAIL_CHANNEL, timeZone: 'UTC' },
     nowMs: runtime.clock.now(),

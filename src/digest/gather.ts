@@ -3,20 +3,19 @@
  * through the workspace's budgeted client, so the digest spends from the same request budget as
  * the polls); books, keywords and reviews come from the poller's snapshots, at no request cost.
  */
-
-import type { Marketplace } from '../api/index.ts';
-import { type AnalyticsClient, collectAll, UnauthorizedError } from '../api/index.ts';
+import { type AnalyticsClient, collectAll, type Marketplace } from '../api/index.ts';
 import { judgeApiOutcome } from '../budget/api-outcome-policy.ts';
 import type { ReserveWalk } from '../budget/gate.ts';
 import { PauseEpisodes } from '../budget/pause-episode.ts';
 import type { RedisRequestBudget } from '../budget/request-budget.ts';
 import type { WorkspaceConfig } from '../config/schema.ts';
+import { DeferredError } from '../jobs/deferred.ts';
 import type { BookObservation, KeywordsObservation, SalesDay, TargetRef } from '../model/observation.ts';
+import { salesDayOf } from '../model/sales-day.ts';
 import { targetsOfWorkspace } from '../poll/registry.ts';
 import { SilenceStore } from '../silence/store.ts';
 import { SnapshotDecodeError, type SnapshotStore, type StoredTarget } from '../snapshot/store.ts';
 import type { Clock } from '../util/clock.ts';
-import { toMinor } from '../util/money.ts';
 import { readInvites } from './arc-invites.ts';
 import { addDays, localDayBounds } from './dates.ts';
 import type {
@@ -32,21 +31,6 @@ import type {
 export const SALES_FETCH_DAYS = 8;
 /** A sales walk longer than this is a protocol fault, not a reason to spend the month's budget. */
 const MAX_SALES_PAGES = 50;
-
-/**
- * The digest must wait for the request budget (or a 429's Retry-After). The worker turns this
- * into a delayed job; it costs no attempt and nothing is sent or stored.
- */
-export class DigestDeferredError extends Error {
-  override readonly name = 'DigestDeferredError';
-  constructor(
-    readonly retryAtMs: number,
-    readonly reason: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`digest deferred until ${new Date(retryAtMs).toISOString()}: ${reason}`, options);
-  }
-}
 
 export interface GatherDeps {
   client: AnalyticsClient;
@@ -73,28 +57,8 @@ export interface GatherRequest {
 }
 
 function describe(error: unknown): string {
-  if (error instanceof UnauthorizedError) return 'the API refused the key (401)';
   if (error instanceof Error) return `${error.name}: ${error.message}`.slice(0, 200);
   return String(error).slice(0, 200);
-}
-
-/** The API's rows → integer minor units; the API's own day labels are kept as they are. */
-function toSalesDay(r: {
-  asin: string;
-  marketplace: string;
-  date: string;
-  units: number;
-  royalties: { amount: string; currency: string };
-  ad_spend: { amount: string; currency: string };
-}): SalesDay {
-  return {
-    asin: r.asin,
-    marketplace: r.marketplace,
-    date: r.date,
-    units: r.units,
-    royalties: { minor: toMinor(r.royalties.amount, r.royalties.currency), currency: r.royalties.currency },
-    adSpend: { minor: toMinor(r.ad_spend.amount, r.ad_spend.currency), currency: r.ad_spend.currency },
-  };
 }
 
 /**
@@ -125,7 +89,7 @@ export async function fetchDigestSales(
       requests += result.requests;
       if (result.truncated)
         return { status: 'unavailable', reason: `the sales list ran past ${MAX_SALES_PAGES} pages` };
-      rows.push(...result.items.map(toSalesDay));
+      rows.push(...result.items.map(salesDayOf));
     }
     return undefined;
   };
@@ -141,9 +105,13 @@ export async function fetchDigestSales(
     const episodes = new PauseEpisodes(deps.redis, deps.prefix);
     const verdict = await judgeApiOutcome({ budget: deps.budget, episodes }, ws.id, error);
     if (verdict?.kind === 'deferred') {
-      throw new DigestDeferredError(verdict.retryAtMs, verdict.reason, { cause: error });
+      throw new DeferredError('digest', verdict.retryAtMs, verdict.reason, { cause: error });
     }
-    return { status: 'unavailable', reason: describe(error) };
+    // A refused key reads as the policy words it, as in the polls' health alerts.
+    return {
+      status: 'unavailable',
+      reason: verdict?.kind === 'unauthorized' ? verdict.reason : describe(error),
+    };
   }
   return { status: 'ok', rows, from, to: day, requests };
 }

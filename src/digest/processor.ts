@@ -3,9 +3,9 @@
  * derived from the scheduled fire time, so a retry or a re-run after a crash finds the day already
  * sent and sends nothing. The record is written after the channel confirmed (at-least-once).
  */
+import { DeferredError } from '../jobs/deferred.ts';
 import type { DigestDeps, DigestRecipient } from './build.ts';
 import { digestDay } from './dates.ts';
-import { DigestDeferredError } from './gather.ts';
 import type { DigestJobData } from './schedule.ts';
 import { deliverDigest } from './send.ts';
 
@@ -48,7 +48,8 @@ export async function processDigest(
   if (await deps.state.wasSent(data.workspace, data.channel, day)) return { status: 'duplicate', day };
   const release = await deps.state.lock(data.workspace, data.channel, LOCK_TTL_MS);
   if (release === undefined) {
-    throw new DigestDeferredError(
+    throw new DeferredError(
+      'digest',
       deps.clock.now() + LOCKED_RETRY_MS,
       'another process is sending this digest',
     );

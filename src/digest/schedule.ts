@@ -3,13 +3,8 @@
  * `digest.time` in the recipient's IANA time zone. Daylight saving is cron-parser's job (through
  * BullMQ): 08:00 stays 08:00 local on both sides of a change.
  */
-import { getNextMillis, type Queue } from 'bullmq';
-import type { Cluster, Redis } from 'ioredis';
-import { type ReconcileReport, reconcileSchedulers } from '../app/schedulers.ts';
+import { getNextMillis } from 'bullmq';
 import type { ShelfwatchConfig } from '../config/schema.ts';
-import type { Logger } from '../ops/logger.ts';
-
-export { DIGEST_QUEUE } from '../app/queues.ts';
 
 /** Ids only: BullMQ stores job data in plain text, so no address, URL or secret goes here. */
 export interface DigestJobData {
@@ -23,8 +18,6 @@ export interface DesiredDigestSchedule {
   tz: string;
   data: DigestJobData;
 }
-
-export type DigestReconcileReport = ReconcileReport;
 
 /** `08:30` → `30 8 * * *`. */
 export function digestPattern(time: string): string {
@@ -72,37 +65,4 @@ export function nextFireTimes(
     at = next;
   }
   return out;
-}
-
-/** Completed digest jobs are kept a while for `status`; failed ones longer, to look into. */
-export const DIGEST_JOB_OPTIONS = {
-  attempts: 6,
-  backoff: { type: 'exponential', delay: 60_000 },
-  removeOnComplete: { age: 14 * 86_400, count: 1_000 },
-  removeOnFail: { age: 30 * 86_400, count: 5_000 },
-} as const;
-
-/**
- * Makes the digest queue's schedulers match the config (one process at a time, see
- * `reconcileSchedulers`): new recipients get one, a changed time or zone is upserted, and
- * recipients that left the config lose theirs.
- */
-export function reconcileDigestSchedulers(options: {
-  queue: Queue<DigestJobData>;
-  redis: Redis | Cluster;
-  lockKey: string;
-  desired: readonly DesiredDigestSchedule[];
-  logger: Logger;
-  lockTtlMs?: number;
-}): Promise<DigestReconcileReport> {
-  return reconcileSchedulers<DigestJobData>({
-    ...options,
-    desired: options.desired.map((want) => ({
-      schedulerId: want.schedulerId,
-      repeat: { pattern: want.pattern, tz: want.tz },
-      data: want.data,
-    })),
-    jobName: 'digest',
-    jobOptions: DIGEST_JOB_OPTIONS,
-  });
 }

@@ -69,7 +69,7 @@ export interface KeywordsObservation {
   marketplace: string;
   /**
    * The tracked keywords: in API order (by traffic share) on a target's first poll, then in its
-   * stored snapshot's order with new keywords after (`snapshot/keyword-order.ts`).
+   * stored snapshot's order with new keywords after (`rules/keyword-order.ts`).
    */
   ranks: KeywordRank[];
 }

@@ -3,14 +3,38 @@
  * the plan's projection, poll schedules and outcomes, channel health, dead letters, queue depths.
  * Times are ms in the runtime's clock (BullMQ's real times are translated).
  */
-import type { JobType } from 'bullmq';
-import { pollLimits, type Runtime } from '../app/runtime.ts';
-import type { PauseReason } from '../budget/request-budget.ts';
+import type { JobType, Queue } from 'bullmq';
+import { pollLimits } from '../budget/limits.ts';
+import type { Plan } from '../budget/planner.ts';
+import type { PauseReason, RedisRequestBudget } from '../budget/request-budget.ts';
+import type { ShelfwatchConfig } from '../config/schema.ts';
+import type { ChannelHealth } from '../deliver/channel-health.ts';
 import { countDeadLetters } from '../deliver/dead-letters.ts';
+import type { DeliverQueueData } from '../deliver/enqueue.ts';
 import type { TargetKind } from '../model/observation.ts';
+import type { PollJobData } from '../poll/processor.ts';
+import type { ConfigTargetRegistry } from '../poll/registry.ts';
+import type { SilenceStore } from '../silence/store.ts';
 import { type SilenceView, silenceViews } from '../silence/view.ts';
-import type { TargetHealth } from '../snapshot/store.ts';
-import { clockTimeOfReal } from '../util/clock.ts';
+import type { SnapshotStore, TargetHealth } from '../snapshot/store.ts';
+import { type Clock, clockTimeOfReal } from '../util/clock.ts';
+
+/**
+ * What the status reads, all of it in Redis: the process's runtime (src/app/runtime.ts) has these
+ * parts, and this module needs no more of it.
+ */
+export interface StatusSources {
+  config: ShelfwatchConfig;
+  clock: Clock;
+  budget: RedisRequestBudget;
+  store: Pick<SnapshotStore, 'getHealth'>;
+  registry: ConfigTargetRegistry;
+  pollQueue: Queue<PollJobData>;
+  deliverQueue: Queue<DeliverQueueData>;
+  channelHealth: ChannelHealth;
+  silences: SilenceStore;
+  plans(): Promise<Map<string, Plan>>;
+}
 
 export interface TargetStatus {
   id: string;
@@ -76,7 +100,7 @@ const DAY_MS = 86_400_000;
 /** Titles of recently silenced alerts the status shows (the rest are counted). */
 const RECENT_SHOWN = 5;
 
-async function silenceStatus(runtime: Runtime, now: number): Promise<StatusReport['silences']> {
+async function silenceStatus(runtime: StatusSources, now: number): Promise<StatusReport['silences']> {
   const [all, hits, lastDay] = await Promise.all([
     runtime.silences.all(),
     runtime.silences.hits(),
@@ -90,7 +114,7 @@ async function silenceStatus(runtime: Runtime, now: number): Promise<StatusRepor
 }
 
 async function nextPolls(
-  runtime: Runtime,
+  runtime: StatusSources,
 ): Promise<Map<string, { nextMs: number | null; everyMs: number | null }>> {
   const byTarget = new Map<string, { nextMs: number | null; everyMs: number | null }>();
   for (const scheduler of await runtime.pollQueue.getJobSchedulers(0, -1)) {
@@ -105,7 +129,7 @@ async function nextPolls(
   return byTarget;
 }
 
-export async function gatherStatus(runtime: Runtime): Promise<StatusReport> {
+export async function gatherStatus(runtime: StatusSources): Promise<StatusReport> {
   const now = runtime.clock.now();
   const [plans, schedules, deadLetters, pollCounts, deliverCounts] = await Promise.all([
     runtime.plans(),

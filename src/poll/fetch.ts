@@ -8,7 +8,7 @@ import type {
   SalesDay,
   SalesObservation,
 } from '../model/observation.ts';
-import { toMinor } from '../util/money.ts';
+import { salesDayOf } from '../model/sales-day.ts';
 import type { WatchTarget } from './targets.ts';
 
 const DAY_MS = 86_400_000;
@@ -178,14 +178,7 @@ async function fetchSales(client: AnalyticsClient, marketplace: string | null, c
       { signal: ctx.signal },
     ),
   );
-  const days: SalesDay[] = items.map((r) => ({
-    asin: r.asin,
-    marketplace: r.marketplace,
-    date: r.date,
-    units: r.units,
-    royalties: { minor: toMinor(r.royalties.amount, r.royalties.currency), currency: r.royalties.currency },
-    adSpend: { minor: toMinor(r.ad_spend.amount, r.ad_spend.currency), currency: r.ad_spend.currency },
-  }));
+  const days: SalesDay[] = items.map(salesDayOf);
   days.sort((a, b) => (a.date === b.date ? a.asin.localeCompare(b.asin) : a.date < b.date ? -1 : 1));
   // The same day twice in one answer: keep the first, so the same answer always reads the same
   // (a contradicting duplicate would otherwise flip between polls and look like a revision).

@@ -3,8 +3,24 @@ import { type Plan, planCadences } from '../budget/planner.ts';
 import type { WorkspaceConfig } from '../config/schema.ts';
 import { type Clock, realDelayMs } from '../util/clock.ts';
 import { keywordSourceCosts } from './keyword-source.ts';
-import { type DesiredSchedule, schedulerIdFor } from './reconciler.ts';
+import type { PollJobData } from './poll-types.ts';
 import { estimatedCostPerPoll, MAX_CADENCE_MS, USEFUL_CADENCE_MS, type WatchTarget } from './targets.ts';
+
+/** One poll scheduler the plan wants: a target polled every `everyMs` real milliseconds. */
+export interface DesiredSchedule {
+  schedulerId: string;
+  everyMs: number;
+  /** Delay of a new scheduler's first run; later runs keep that phase, spreading equal cadences. */
+  firstRunDelayMs?: number;
+  /** A cadence set in the config: applied as written, without the hysteresis of planned ones. */
+  exact?: boolean;
+  data: PollJobData;
+}
+
+/** Scheduler ids become part of BullMQ job ids, which may not contain ":". */
+export function schedulerIdFor(workspace: string, targetId: string): string {
+  return `${workspace}.${targetId}`.replaceAll(':', '_');
+}
 
 /**
  * The plan for one workspace: each target's learned cost (or a first guess), the useful and slowest
@@ -75,7 +91,7 @@ export function schedulesFromPlan(workspace: string, plan: Plan, clock: Clock): 
       everyMs,
       // The first poll (a silent baseline) comes within a few minutes, not a whole cadence later;
       // the phase it sets keeps targets of one cadence from all firing in the same minute. Later
-      // cadence changes keep that phase (repeatFor in app/schedulers.ts); the delay only places a
+      // cadence changes keep that phase (repeatFor in jobs/schedulers.ts); the delay only places a
       // new scheduler's first run, or an overdue one's next.
       firstRunDelayMs: offsetFor(schedulerId, Math.min(everyMs, FIRST_RUN_SPREAD_MS)),
       ...(row.overridden ? { exact: true } : {}),

@@ -21,14 +21,6 @@ export {
   type SourceHealthRuleState,
   type SourceHealthState,
 } from './source-health.ts';
-export {
-  decodeRuleState,
-  encodeRuleState,
-  RuleStateDecodeError,
-  RuleStateEncodeError,
-  type SalvagedRuleState,
-  salvageRuleState,
-} from './state-codec.ts';
 
 /**
  * Judges one ok poll of one target: `prev` is the last committed observation of the target,
@@ -41,7 +33,7 @@ export {
  * - `prev === undefined` (first poll, or the snapshot was lost) gives no alerts: it sets baselines.
  * - A lost `state` with a known `prev` is rebuilt from `prev`, so alerts are still judged.
  * - The returned state holds only subjects of this poll (keywords no longer tracked are dropped);
- *   its keyword columns are aligned with `next`, so store it with `next` (`encodeRuleState`).
+ *   its keyword columns are aligned with `next`, so store it with `next` (`encodeRuleState` in src/rule-state/).
  */
 export function evaluate(
   ctx: RuleContext,

@@ -19,7 +19,7 @@ export interface MissingReview extends ReviewSummary {
   removedAt: number | null;
 }
 
-/** Stored in the rule state (`state-codec.ts`), keyed by review id. */
+/** Stored in the rule state (`src/rule-state/`), keyed by review id. */
 export interface ReviewTrack {
   missing: Map<string, MissingReview>;
 }

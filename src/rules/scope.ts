@@ -45,7 +45,7 @@ export function bookFacts(ctx: RuleContext, asin: string, marketplace: string | 
 /**
  * Condition states of one poll target. `conditions` holds the few conditions of BSR rules, keyed
  * `ruleId|subjectKey` (plain JSON); keyword_rank_drop conditions, one per keyword, are columns
- * aligned with the observation (`keyword-state.ts`). Stored through `state-codec.ts`.
+ * aligned with the observation (`keyword-state.ts`). Stored through `src/rule-state/`.
  */
 export interface RuleState {
   conditions: Record<string, ConditionState>;

@@ -19,7 +19,7 @@ import type { StoredTarget, TargetHealth } from './types.ts';
  *   u8 0 (no rule state) | u8 1 + string (rule state as JSON) | u8 2 + uvarint length + bytes,
  *   the observation (`encoding.ts`, with its own version byte) to the end.
  *
- * The rule state is opaque here: the rules engine encodes its state to bytes (`rules/state-codec.ts`)
+ * The rule state is opaque here: the rules engine encodes its state to bytes (`src/rule-state/`)
  * and those are kept as they are (flag 2); any other value is kept as JSON (flag 1, what versions
  * before the binary rule state wrote, still read). A version that does not know flag 2 reads such a
  * record as unreadable and takes a fresh baseline: no crash on a rollback.

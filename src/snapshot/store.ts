@@ -5,6 +5,6 @@
 
 export { SnapshotDecodeError, SnapshotEncodeError } from './errors.ts';
 export { MemorySnapshotStore, type MemorySnapshotStoreOptions } from './memory-store.ts';
-export { DEFAULT_TTL_MS } from './record.ts';
+export { DEFAULT_HEALTH, DEFAULT_TTL_MS } from './record.ts';
 export { RedisSnapshotStore, type RedisSnapshotStoreOptions } from './redis-store.ts';
 export type { SnapshotStore, StoredTarget, TargetHealth } from './types.ts';

@@ -1,9 +1,9 @@
 /** A scheduler's job carries its planned run time: polls and digests are stamped when they were due. */
 import { type Job, Queue, Worker } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
-import { plannedRunTimeOf } from '../../src/app/schedulers.ts';
+import { scheduledTimeOf } from '../../src/jobs/poll-job.ts';
+import { plannedRunTimeOf } from '../../src/jobs/schedulers.ts';
 import type { PollJobData } from '../../src/poll/processor.ts';
-import { scheduledTimeOf } from '../../workers/poll.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 
 const prefix = testPrefix('planned-run');

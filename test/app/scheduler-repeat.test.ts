@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KEEP_SLOWER_SHARE, repeatFor } from '../../src/app/schedulers.ts';
+import { KEEP_SLOWER_SHARE, repeatFor } from '../../src/jobs/schedulers.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

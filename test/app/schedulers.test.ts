@@ -1,6 +1,6 @@
 import { type Job, Queue, Worker } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type DesiredScheduler, reconcileSchedulers } from '../../src/app/schedulers.ts';
+import { type DesiredScheduler, reconcileSchedulers } from '../../src/jobs/schedulers.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 

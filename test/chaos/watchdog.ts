@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { TargetKind } from '../../src/model/observation.ts';
 import type { PollJobData } from '../../src/poll/processor.ts';
-import { schedulerIdFor } from '../../src/poll/reconciler.ts';
+import { schedulerIdFor } from '../../src/poll/schedule.ts';
 import type { RedisSnapshotStore } from '../../src/snapshot/store.ts';
 
 export interface PollGap {

@@ -4,12 +4,12 @@
  * deferring the digest and fetching page 1 again, and pages thrown away are counted as wasted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digestDepsOf } from '../../src/app/job-deps.ts';
 import { Runtime } from '../../src/app/runtime.ts';
 import { fetchDigestSales } from '../../src/digest/gather.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { parsePlan } from '../../src/sim/index.ts';
 import { acceleratedClock } from '../../src/util/clock.ts';
-import { digestDepsOf } from '../../workers/digest.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { useSimulator } from '../helpers/sim.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';

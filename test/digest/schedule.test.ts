@@ -2,13 +2,13 @@ import { Queue } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
 import { localTime } from '../../src/digest/dates.ts';
 import {
-  DIGEST_QUEUE,
   type DigestJobData,
   desiredDigestSchedules,
   digestPattern,
   nextFireTimes,
-  reconcileDigestSchedulers,
 } from '../../src/digest/schedule.ts';
+import { reconcileDigestSchedulers } from '../../src/jobs/digest-schedulers.ts';
+import { DIGEST_QUEUE } from '../../src/jobs/queues.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';

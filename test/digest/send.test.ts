@@ -12,8 +12,9 @@ import { createSmtpPool, type SmtpPool } from '../../src/deliver/channels/smtp-p
 import { DeliveryError } from '../../src/deliver/notifier.ts';
 import { type SmtpReceiver, startSmtpReceiver } from '../../src/dev/receivers/smtp.ts';
 import { buildDigest } from '../../src/digest/build.ts';
-import { DigestDeferredError } from '../../src/digest/gather.ts';
 import { processDigest } from '../../src/digest/processor.ts';
+// The digest's deferrals are the jobs' one DeferredError (named DigestDeferredError when thrown).
+import { DeferredError as DigestDeferredError } from '../../src/jobs/deferred.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 import { type Scenario, startScenario, WORKSPACE } from './sim-scenario.ts';
 

@@ -2,7 +2,7 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createAnalyticsClient } from '../../src/api/index.ts';
-import { pollLimits } from '../../src/app/runtime.ts';
+import { pollLimits } from '../../src/budget/limits.ts';
 import { PauseEpisodes } from '../../src/budget/pause-episode.ts';
 import { budgetGate, RedisRequestBudget } from '../../src/budget/request-budget.ts';
 import { workspaceContract } from '../../src/config/contract.ts';

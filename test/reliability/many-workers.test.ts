@@ -13,7 +13,7 @@ import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POLL_QUEUE } from '../../src/app/queues.ts';
+import { POLL_QUEUE } from '../../src/jobs/queues.ts';
 import type { SimLoggedRequest } from '../../src/sim/control-schemas.ts';
 import { BIN, ROOT } from '../helpers/cli.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';

@@ -8,8 +8,9 @@ import type {
   SalesDay,
   SalesObservation,
 } from '../../src/model/observation.ts';
+import { decodeRuleState, encodeRuleState } from '../../src/rule-state/index.ts';
 import { type RuleConfig, type RuleConfigInput, ruleSchema } from '../../src/rules/config.ts';
-import { decodeRuleState, encodeRuleState, evaluate, type RuleState } from '../../src/rules/engine.ts';
+import { evaluate, type RuleState } from '../../src/rules/engine.ts';
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Observation } from '../../src/model/observation.ts';
-import { encodeRuleState, evaluate } from '../../src/rules/engine.ts';
+import { encodeRuleState } from '../../src/rule-state/index.ts';
+import { evaluate } from '../../src/rules/engine.ts';
 import { REMOVED_REVIEW_KEPT_MS, REVIEW_REMOVED_AFTER_POLLS } from '../../src/rules/review-track.ts';
 import { DAY, HOUR, review, reviews, rule, run, T0 } from './helpers.ts';
 

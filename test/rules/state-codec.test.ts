@@ -1,16 +1,14 @@
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { KeywordsObservation, Observation } from '../../src/model/observation.ts';
-import type { ConditionState } from '../../src/rules/condition.ts';
 import {
-  conditionsOf,
   decodeRuleState,
   encodeRuleState,
-  evaluate,
-  type RuleState,
   RuleStateDecodeError,
   RuleStateEncodeError,
-} from '../../src/rules/engine.ts';
+} from '../../src/rule-state/index.ts';
+import type { ConditionState } from '../../src/rules/condition.ts';
+import { conditionsOf, evaluate, type RuleState } from '../../src/rules/engine.ts';
 import { allocColumns, findRepeats, type KeywordColumns, writeEntry } from '../../src/rules/keyword-state.ts';
 import { seededRandom } from '../../src/sim/prng.ts';
 import { ASIN, book, HOUR, keywords, rule, run, T0 } from './helpers.ts';

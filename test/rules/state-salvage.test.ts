@@ -5,13 +5,12 @@
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
-  conditionsOf,
   decodeRuleState,
   encodeRuleState,
-  type RuleState,
   RuleStateDecodeError,
   salvageRuleState,
-} from '../../src/rules/engine.ts';
+} from '../../src/rule-state/index.ts';
+import { conditionsOf, type RuleState } from '../../src/rules/engine.ts';
 import { HOUR, keywords, review, reviews, rule, run, T0 } from './helpers.ts';
 
 const kw = rule({ id: 'kw', kind: 'keyword_rank_drop', positionsLost: 5, sendResolved: true });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KeywordsObservation, Observation } from '../../src/model/observation.ts';
-import { inStoredOrder } from '../../src/snapshot/keyword-order.ts';
+import { inStoredOrder } from '../../src/rules/keyword-order.ts';
 
 const kw = (pairs: [string, number | null][], at = 1): KeywordsObservation => ({
   kind: 'keywords',

@@ -1,12 +1,4 @@
-import {
-  type ByteReader,
-  type ByteWriter,
-  isUint,
-  isZigzagSafe,
-  unzigzag,
-  zigzag,
-} from '../snapshot/bytes.ts';
-import type { ConditionState } from './condition.ts';
+import type { ConditionState } from '../rules/condition.ts';
 import {
   CLEAR,
   FIRING,
@@ -16,11 +8,19 @@ import {
   PENDING,
   PHASE_MASK,
   put,
-} from './keyword-state.ts';
-import { RuleStateDecodeError, RuleStateEncodeError } from './state-legacy.ts';
+} from '../rules/keyword-state.ts';
+import {
+  type ByteReader,
+  type ByteWriter,
+  isUint,
+  isZigzagSafe,
+  unzigzag,
+  zigzag,
+} from '../snapshot/bytes.ts';
+import { RuleStateDecodeError, RuleStateEncodeError } from './legacy.ts';
 
 /**
- * One condition in the bytes of `state-codec.ts`: compact keyword entries (what every poll writes)
+ * One condition in the bytes of `codec.ts`: compact keyword entries (what every poll writes)
  * and exact ones (any number, for values the compact form cannot carry, and for keyed conditions).
  */
 

@@ -1,26 +1,11 @@
 import type { Queue } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
-import { type DesiredScheduler, type ReconcileReport, reconcileSchedulers } from '../app/schedulers.ts';
 import type { Logger } from '../ops/logger.ts';
-import type { PollJobData } from './processor.ts';
+import type { PollJobData } from '../poll/processor.ts';
+import type { DesiredSchedule } from '../poll/schedule.ts';
+import { type DesiredScheduler, type ReconcileReport, reconcileSchedulers } from './schedulers.ts';
 
-export type { ReconcileReport } from '../app/schedulers.ts';
-
-/** One poll scheduler the plan wants: a target polled every `everyMs` real milliseconds. */
-export interface DesiredSchedule {
-  schedulerId: string;
-  everyMs: number;
-  /** Delay of a new scheduler's first run; later runs keep that phase, spreading equal cadences. */
-  firstRunDelayMs?: number;
-  /** A cadence set in the config: applied as written, without the hysteresis of planned ones. */
-  exact?: boolean;
-  data: PollJobData;
-}
-
-/** Scheduler ids become part of BullMQ job ids, which may not contain ":". */
-export function schedulerIdFor(workspace: string, targetId: string): string {
-  return `${workspace}.${targetId}`.replaceAll(':', '_');
-}
+export type { ReconcileReport } from './schedulers.ts';
 
 /** Poll jobs are cheap to keep for a while and useful in `status`; failures are kept longer. */
 const POLL_JOB_OPTIONS = { removeOnComplete: { count: 1_000 }, removeOnFail: { count: 5_000 }, attempts: 3 };

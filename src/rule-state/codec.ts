@@ -1,9 +1,9 @@
 import { crc32 } from 'node:zlib';
 import type { Observation } from '../model/observation.ts';
+import type { ConditionState } from '../rules/condition.ts';
+import { allocColumns, type KeywordColumns, type KeywordState } from '../rules/keyword-state.ts';
+import type { RuleState } from '../rules/scope.ts';
 import { ByteReader, ByteWriter } from '../snapshot/bytes.ts';
-import type { ConditionState } from './condition.ts';
-import { allocColumns, type KeywordColumns, type KeywordState } from './keyword-state.ts';
-import type { RuleState } from './scope.ts';
 import {
   fitsCompact,
   readCompact,
@@ -12,11 +12,11 @@ import {
   writeCompact,
   writeExact,
   writeExactEntry,
-} from './state-entries.ts';
-import { migrateLegacyState, RuleStateDecodeError, RuleStateEncodeError } from './state-legacy.ts';
-import { readReviewTrack, writeReviewTrack } from './state-reviews.ts';
+} from './entries.ts';
+import { migrateLegacyState, RuleStateDecodeError, RuleStateEncodeError } from './legacy.ts';
+import { readReviewTrack, writeReviewTrack } from './reviews.ts';
 
-export { RuleStateDecodeError, RuleStateEncodeError } from './state-legacy.ts';
+export { RuleStateDecodeError, RuleStateEncodeError } from './legacy.ts';
 
 /**
  * The rule state as the snapshot record stores it: bytes the store keeps without reading (record
@@ -24,7 +24,7 @@ export { RuleStateDecodeError, RuleStateEncodeError } from './state-legacy.ts';
  *
  *   u8 version (1, or 2 with missing reviews), num base time T (the observation's time)
  *   uvarint count, then per condition: str key, exact condition     ← BSR rules' few conditions
- *   version 2 only: the campaign's missing reviews (`state-reviews.ts`)
+ *   version 2 only: the campaign's missing reviews (`reviews.ts`)
  *   u8 0 (no keyword columns) | u8 1 and:
  *     uvarint n (= the observation's keyword count)
  *     uvarint repeats, then per repeat: uvarint gap to the last repeat's index, uvarint first index
@@ -34,7 +34,7 @@ export { RuleStateDecodeError, RuleStateEncodeError } from './state-legacy.ts';
  * Layout 0 (compact) is what every poll writes: a head byte (phase, "baseline is null",
  * "baselineAt is T", "clearAt is T"), then only what the head does not say: the baseline as a
  * uvarint, times as zigzag varints of T − time, pending count, firing times and repeat count
- * (`state-entries.ts`). A clear keyword judged this poll takes 2–7 bytes (4.5 a keyword on the
+ * (`entries.ts`). A clear keyword judged this poll takes 2–7 bytes (4.5 a keyword on the
  * memory benchmark's books, against 138 as keyed JSON). A rule whose columns hold a value that form
  * cannot carry exactly (a fractional or negative baseline, a time 2^51 ms or more from T, a -0)
  * takes layout 1 (exact) instead: a phase byte, then every field as `ByteWriter.num`, lossless for
@@ -102,7 +102,7 @@ function sealed(w: ByteWriter): Buffer {
 
 /**
  * The rule state a record holds: undefined for none, bytes from `encodeRuleState`, or the JSON the
- * previous version stored (migrated, see `state-legacy.ts`). Anything unreadable is a
+ * previous version stored (migrated, see `legacy.ts`). Anything unreadable is a
  * `RuleStateDecodeError`.
  */
 export function decodeRuleState(stored: unknown, observation: Observation): RuleState | undefined {

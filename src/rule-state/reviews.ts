@@ -1,10 +1,10 @@
 import type { ReviewPlatform } from '../model/observation.ts';
+import type { MissingReview, ReviewTrack } from '../rules/review-track.ts';
 import type { ByteReader, ByteWriter } from '../snapshot/bytes.ts';
-import type { MissingReview, ReviewTrack } from './review-track.ts';
-import { RuleStateDecodeError } from './state-legacy.ts';
+import { RuleStateDecodeError } from './legacy.ts';
 
 /**
- * The missing reviews of a campaign in the bytes of `state-codec.ts` (version 2):
+ * The missing reviews of a campaign in the bytes of `codec.ts` (version 2):
  *   uvarint count, then per review: str id, str asin, u8 platform, u8 rating,
  *   num publishedAt, uvarint missing, num removedAt (null until removed)
  */

@@ -1,0 +1,185 @@
+/**
+ * The dependencies of each job, built from the process's shared parts (`Runtime`): what the poll,
+ * the delivery and the digest processors receive. Built once; the jobs in src/jobs/ only run them.
+ */
+import type { Queue } from 'bullmq';
+import { walkWithinBudget } from '../budget/gate.ts';
+import { pollLimits } from '../budget/limits.ts';
+import { PauseEpisodes } from '../budget/pause-episode.ts';
+import type { RedisRequestBudget } from '../budget/request-budget.ts';
+import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
+import {
+  type ChannelHealth,
+  channelDisabledAlert,
+  channelSettings,
+  sharedTimeZone,
+} from '../deliver/channel-health.ts';
+import type { SmtpPool } from '../deliver/channels/smtp-pool.ts';
+import { DedupLog } from '../deliver/dedup.ts';
+import {
+  DEFAULT_DELIVERY_SETTINGS,
+  type DeliverQueueData,
+  type DeliveryJobSettings,
+  jobRetention,
+  QueueAlertSink,
+} from '../deliver/enqueue.ts';
+import { GroupBuffer } from '../deliver/groups.ts';
+import type { Notifier } from '../deliver/notifier.ts';
+import { ChannelPacer } from '../deliver/pacing.ts';
+import type { ChannelSettings, DeliveryDeps } from '../deliver/processor.ts';
+import { createRouter } from '../deliver/routing.ts';
+import type { DigestDeps } from '../digest/build.ts';
+import { DigestStateStore } from '../digest/state.ts';
+import type { AlertLog } from '../history/alert-log.ts';
+import { RedisHistoryStore } from '../history/store.ts';
+import type { Logger } from '../ops/logger.ts';
+import type { Metrics } from '../ops/metrics.ts';
+import { TargetLease } from '../poll/lease.ts';
+import type { AlertSink, PollDeps } from '../poll/processor.ts';
+import type { ConfigTargetRegistry } from '../poll/registry.ts';
+import { configAuthors, SilenceGate } from '../silence/gate.ts';
+import type { SilenceStore } from '../silence/store.ts';
+import type { RedisSnapshotStore } from '../snapshot/store.ts';
+import { type Clock, realDelayMs } from '../util/clock.ts';
+import type { ApiClients } from './api-clients.ts';
+import type { RedisConnection } from './redis-connection.ts';
+
+/** The shared parts of a process that job dependencies are made of. */
+export interface JobParts {
+  config: ShelfwatchConfig;
+  logger: Logger;
+  clock: Clock;
+  redis: RedisConnection;
+  prefix: string;
+  budget: RedisRequestBudget;
+  store: RedisSnapshotStore;
+  registry: ConfigTargetRegistry;
+  clients: ApiClients;
+  metrics: Metrics;
+  deliverQueue: Queue<DeliverQueueData>;
+  alertLog: AlertLog;
+}
+
+function workspaceOf(config: ShelfwatchConfig, id: string): WorkspaceConfig {
+  const ws = config.workspaces.find((w) => w.id === id);
+  if (ws === undefined) throw new Error(`no workspace "${id}" in the config`);
+  return ws;
+}
+
+export function pollDepsOf(
+  parts: JobParts,
+  delivery: DeliveryJobSettings = DEFAULT_DELIVERY_SETTINGS,
+): PollDeps {
+  const { config, redis, prefix, budget, metrics } = parts;
+  return {
+    clientFor: (workspace) => parts.clients.client(workspace),
+    store: parts.store,
+    budget,
+    pauses: new PauseEpisodes(redis, prefix),
+    registry: parts.registry,
+    alerts: countingSink(
+      new QueueAlertSink(parts.deliverQueue, createRouter(config), delivery, parts.alertLog),
+      metrics,
+    ),
+    clock: parts.clock,
+    logger: parts.logger.child({ component: 'poll' }),
+    lease: new TargetLease(redis, prefix),
+    reserveWalk: (workspace, costPerPoll, signal, walk) =>
+      walkWithinBudget(
+        {
+          budget,
+          workspace,
+          limits: pollLimits(workspaceOf(config, workspace)),
+          costPerPoll,
+          signal,
+          onWasted: (requests) => metrics.apiRequestsWasted(workspace, requests),
+        },
+        walk,
+      ),
+    history: new RedisHistoryStore({ redis, prefix, retentionMs: config.history.retention }),
+  };
+}
+
+export function deliveryDepsOf(
+  parts: JobParts,
+  channels: {
+    notifiers: Map<string, Notifier>;
+    health: ChannelHealth;
+    silences: SilenceStore;
+    settings?: Map<string, ChannelSettings> | undefined;
+    delivery?: DeliveryJobSettings | undefined;
+  },
+): DeliveryDeps {
+  const { config, redis, prefix, clock, metrics, deliverQueue, logger } = parts;
+  const delivery = channels.delivery ?? DEFAULT_DELIVERY_SETTINGS;
+  const router = createRouter(config);
+  return {
+    silences: new SilenceGate(channels.silences, config.muteWindows, configAuthors(config), (channel, n) =>
+      metrics.silenced(channel, n),
+    ),
+    channels: channels.notifiers,
+    settings: channels.settings ?? channelSettings(config.channels, sharedTimeZone(config.workspaces)),
+    groups: new GroupBuffer(redis, prefix),
+    pacer: new ChannelPacer(redis, prefix, clock),
+    dedup: new DedupLog(redis, prefix),
+    clock,
+    logger: logger.child({ component: 'deliver' }),
+    scheduleFlush: async (jobId, data, runAtMs) => {
+      await deliverQueue.add('flush', data, {
+        jobId,
+        delay: realDelayMs(clock, runAtMs - clock.now()),
+        ...jobRetention(delivery),
+      });
+    },
+    disableChannel: async (channelId, error) => {
+      await channels.health.disable(channelId, error.message.slice(0, 300));
+      const alert = channelDisabledAlert(channelId, error, clock.now());
+      // Told through every other channel the alert would reach; never through the broken one.
+      const others = new QueueAlertSink(deliverQueue, (a) =>
+        router(a).filter((t) => t.channelId !== channelId),
+      );
+      await others.enqueue([alert]);
+      logger.error({ channelId, status: error.status }, 'channel disabled after a permanent refusal');
+    },
+    isDisabled: (channelId) => channels.health.disabledReason(channelId),
+    alertLog: parts.alertLog,
+  };
+}
+
+/** The digest's dependencies; `smtp` is the process's shared pool (the demo passes its own). */
+export function digestDepsOf(
+  parts: Pick<
+    JobParts,
+    'config' | 'clients' | 'store' | 'budget' | 'redis' | 'prefix' | 'clock' | 'logger'
+  > & {
+    pollDeps: Pick<PollDeps, 'reserveWalk'>;
+  },
+  smtp: Pick<SmtpPool, 'sendMail'>,
+): DigestDeps {
+  return {
+    config: parts.config,
+    clientFor: (workspace) => parts.clients.client(workspace),
+    store: parts.store,
+    budget: parts.budget,
+    redis: parts.redis,
+    prefix: parts.prefix,
+    state: new DigestStateStore(parts.redis, parts.prefix),
+    smtp,
+    clock: parts.clock,
+    logger: parts.logger.child({ component: 'digest' }),
+    // The sales walk reserves its pages as a poll's walk does.
+    reserveWalk: parts.pollDeps.reserveWalk,
+  };
+}
+
+/** Counts alerts by kind as they are handed to delivery. */
+function countingSink(sink: AlertSink, metrics: Metrics): AlertSink {
+  return {
+    async enqueue(alerts) {
+      await sink.enqueue(alerts);
+      const byKind = new Map<string, number>();
+      for (const alert of alerts) byKind.set(alert.kind, (byKind.get(alert.kind) ?? 0) + 1);
+      for (const [kind, count] of byKind) metrics.alerts(kind, count);
+    },
+  };
+}
