@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { MARKETPLACES } from '../api/index.ts';
+import { isTimeZone } from '../util/zoned-time.ts';
 import { Secret } from './secret.ts';
 
 const WHOLE_NUMBER_TEXT = /^\s*\d+\s*$/;
@@ -69,15 +70,6 @@ export function uniqueList<T extends z.ZodType>(item: T, what: string) {
       seen.add(key);
     });
   });
-}
-
-export function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export const timeZoneField = z.string().refine(isTimeZone, {

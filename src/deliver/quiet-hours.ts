@@ -1,41 +1,11 @@
+import { localMinutes, minutesOf } from '../util/zoned-time.ts';
+
 /** A daily window, in a time zone, in which non-critical alerts are held back. */
 export interface QuietHours {
   /** "HH:MM" local; the window may wrap midnight (22:00 → 07:00). */
   start: string;
   end: string;
   timeZone: string;
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let format = formatters.get(timeZone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-GB', {
-      timeZone,
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    });
-    formatters.set(timeZone, format);
-  }
-  return format;
-}
-
-/** Minutes since local midnight at `ms` in `timeZone`. */
-export function localMinutes(ms: number, timeZone: string): number {
-  let hour = 0;
-  let minute = 0;
-  for (const part of formatter(timeZone).formatToParts(ms)) {
-    if (part.type === 'hour') hour = Number(part.value);
-    if (part.type === 'minute') minute = Number(part.value);
-  }
-  return hour * 60 + minute;
-}
-
-export function minutesOf(clock: string): number {
-  const [hours = '0', minutes = '0'] = clock.split(':');
-  return Number(hours) * 60 + Number(minutes);
 }
 
 function inWindow(minute: number, start: number, end: number): boolean {

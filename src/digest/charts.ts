@@ -7,6 +7,7 @@ import { Resvg } from '@resvg/resvg-js';
 import { amount } from '../util/format.ts';
 import { median } from '../util/stats.ts';
 import { AXIS_CHART_HEIGHT, AXIS_CHART_WIDTH, axisChartSvg, renderChartPng } from './axis-chart.ts';
+import { dayHourLabel } from './dates.ts';
 import type { BsrLine, DigestFigures } from './types.ts';
 
 export const CHART_WIDTH = 240;
@@ -118,20 +119,6 @@ function rankText(rank: number | null): string {
   return rank === null ? 'no rank' : `#${Math.round(rank).toLocaleString('en-US')}`;
 }
 
-/** `24 Nov 06:00` in the digest's zone: where a BSR chart's hours start, turn and end. */
-function hourLabel(ms: number, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat('en-GB', {
-    timeZone,
-    day: 'numeric',
-    month: 'short',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(ms);
-  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-  return `${get('day')} ${get('month')} ${get('hour')}:${get('minute')}`;
-}
-
 /** `2026-11-21` → `21 Nov` (a calendar date: no zone to convert). */
 function dayLabel(date: string): string {
   const ms = Date.parse(`${date}T12:00:00Z`);
@@ -154,7 +141,7 @@ function bsrChart(line: BsrLine, timeZone: string): DigestChart {
     values: ranks,
     xLabels: tickIndexes(ranks.length).map((i) => ({
       index: i,
-      label: hourLabel(line.history[i]?.at ?? 0, timeZone),
+      label: dayHourLabel(line.history[i]?.at ?? 0, timeZone),
     })),
     formatValue: (v) => rankText(v),
     caption: `${line.title ?? line.asin} · ${line.marketplace} · best-seller rank`,

@@ -5,52 +5,14 @@
  * `YYYY-MM-DD` labels themselves (calendar days, which are zone-free).
  */
 
+import { formatterPerZone, localDate, zonedParts } from '../util/zoned-time.ts';
+
 const DAY_MS = 86_400_000;
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(timeZone);
-  if (formatter === undefined) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    });
-    formatters.set(timeZone, formatter);
-  }
-  return formatter;
-}
-
-function parts(ms: number, timeZone: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const part of formatterFor(timeZone).formatToParts(new Date(ms))) out[part.type] = part.value;
-  return out;
-}
-
-/** The local calendar date (`YYYY-MM-DD`) at an instant. */
-export function localDate(ms: number, timeZone: string): string {
-  const p = parts(ms, timeZone);
-  return `${p.year}-${p.month}-${p.day}`;
-}
 
 /** The local wall-clock time (`HH:MM`) at an instant. */
 export function localTime(ms: number, timeZone: string): string {
-  const p = parts(ms, timeZone);
+  const p = zonedParts(ms, timeZone);
   return `${p.hour}:${p.minute}`;
-}
-
-/** Whether a zone name is one Intl knows. */
-export function isTimeZone(timeZone: string): boolean {
-  try {
-    formatterFor(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Calendar arithmetic on a date label: `2026-10-25` + 1 → `2026-10-26` (never through local time). */
@@ -99,4 +61,19 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 export function dayLabel(date: string): string {
   const d = new Date(`${date}T00:00:00Z`);
   return `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}`;
+}
+
+const dayHourFormatter = formatterPerZone('en-GB', {
+  day: 'numeric',
+  month: 'short',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+});
+
+/** `24 Nov 06:00` in the digest's zone: chart hours and the times the digest's notes mention. */
+export function dayHourLabel(ms: number, timeZone: string): string {
+  const parts = dayHourFormatter(timeZone).formatToParts(ms);
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${get('day')} ${get('month')} ${get('hour')}:${get('minute')}`;
 }

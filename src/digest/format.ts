@@ -3,6 +3,7 @@
  * plain text; the HTML template escapes every string it gets from here.
  */
 import { amount, groupDigits, money, signedMoney } from '../util/format.ts';
+import { dayHourLabel } from './dates.ts';
 import type { DigestFigures, KeywordMove, PairRef, Revision, SalesMover, SalesSection } from './types.ts';
 
 export { amount, money };
@@ -95,20 +96,8 @@ export function revisionText(r: Revision): string {
   }
 }
 
-function localStamp(ms: number, timeZone: string): string {
-  const text = new Intl.DateTimeFormat('en-GB', {
-    timeZone,
-    day: 'numeric',
-    month: 'short',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).format(new Date(ms));
-  return text.replace(',', '');
-}
-
 export function reviewWhen(ms: number, timeZone: string): string {
-  return localStamp(ms, timeZone);
+  return dayHourLabel(ms, timeZone);
 }
 
 /** `Daily digest for acme — Sat 21 Nov: 87.12 USD royalties, 3 new reviews`. */

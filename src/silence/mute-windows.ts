@@ -1,24 +1,11 @@
 import type { MuteWindowConfig, WEEKDAYS } from '../config/mute-windows.ts';
-import { localMinutes, minutesOf } from '../deliver/quiet-hours.ts';
+import { localMinutes, minutesOf, zonedParts } from '../util/zoned-time.ts';
 import type { Muting } from './silence.ts';
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
 
 /** The local date ("YYYY-MM-DD") and weekday ("mon") at `ms` in `timeZone`. */
 function localDay(ms: number, timeZone: string): { date: string; weekday: string } {
-  let format = formatters.get(timeZone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      weekday: 'short',
-    });
-    formatters.set(timeZone, format);
-  }
-  const parts = Object.fromEntries(format.formatToParts(ms).map((p) => [p.type, p.value]));
-  return { date: `${parts.year}-${parts.month}-${parts.day}`, weekday: String(parts.weekday).toLowerCase() };
+  const parts = zonedParts(ms, timeZone);
+  return { date: `${parts.year}-${parts.month}-${parts.day}`, weekday: parts.weekday };
 }
 
 /** The window opens on this local day: within its dates, on one of its weekdays. */
