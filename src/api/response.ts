@@ -4,6 +4,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
+import { CLIENT_ERROR_CODES } from '../util/contract-codes.ts';
 import type { BodyReader, CompiledContract } from './contract/compile.ts';
 import {
   ApiError,
@@ -270,15 +271,6 @@ function retryAfter(raw: RawResponse, ctx: ResponseContext): number | undefined 
 
 function defaultCode(status: number, decision: string): string {
   if (decision !== 'failed' && decision !== 'transient') return decision;
-  const known: Record<number, string> = {
-    400: 'invalid_request',
-    401: 'unauthorized',
-    403: 'forbidden',
-    404: 'not_found',
-    409: 'conflict',
-    422: 'validation_failed',
-    429: 'rate_limited',
-  };
   if (status >= 500) return status === 503 ? 'unavailable' : 'internal';
-  return known[status] ?? `http_${status}`;
+  return CLIENT_ERROR_CODES[status] ?? `http_${status}`;
 }

@@ -13,23 +13,10 @@
  * fails until it does.
  */
 import { z } from 'zod';
+import { MARKETPLACES } from '../util/marketplaces.ts';
 import { loopFirst } from './validator.ts';
 
-export const MARKETPLACES = [
-  'US',
-  'UK',
-  'DE',
-  'FR',
-  'ES',
-  'IT',
-  'NL',
-  'JP',
-  'IN',
-  'CA',
-  'BR',
-  'MX',
-  'AU',
-] as const;
+export { MARKETPLACES };
 export const marketplaceSchema = z.enum(MARKETPLACES);
 export type Marketplace = z.infer<typeof marketplaceSchema>;
 

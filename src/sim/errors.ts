@@ -1,3 +1,5 @@
+import { CLIENT_ERROR_CODES } from '../util/contract-codes.ts';
+
 /** A simulator option or plan that cannot work; thrown by `startSimulator` and `parsePlan`. */
 export class SimConfigError extends Error {
   override readonly name = 'SimConfigError';
@@ -32,17 +34,7 @@ export function notFound(message: string): ApiError {
 
 /** The contract's default error code for a status, for scripted status faults without a code. */
 export function codeForStatus(status: number): string {
-  const codes: Record<number, string> = {
-    400: 'invalid_request',
-    401: 'unauthorized',
-    403: 'forbidden',
-    404: 'not_found',
-    409: 'conflict',
-    422: 'validation_failed',
-    429: 'rate_limited',
-    502: 'unavailable',
-    503: 'unavailable',
-    504: 'unavailable',
-  };
-  return codes[status] ?? 'internal';
+  // Gateways and an overloaded server say "come back later"; the contract calls that unavailable.
+  if (status === 502 || status === 503 || status === 504) return 'unavailable';
+  return CLIENT_ERROR_CODES[status] ?? 'internal';
 }

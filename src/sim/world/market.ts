@@ -1,25 +1,8 @@
 /** Marketplaces of the contract with their currencies, as the simulator prices books. */
 
-export const MARKETPLACES = [
-  'US',
-  'UK',
-  'DE',
-  'FR',
-  'ES',
-  'IT',
-  'NL',
-  'JP',
-  'IN',
-  'CA',
-  'BR',
-  'MX',
-  'AU',
-] as const;
-export type Marketplace = (typeof MARKETPLACES)[number];
+import type { Marketplace } from '../../util/marketplaces.ts';
 
-export function isMarketplace(text: string): text is Marketplace {
-  return (MARKETPLACES as readonly string[]).includes(text);
-}
+export { isMarketplace, MARKETPLACES, type Marketplace } from '../../util/marketplaces.ts';
 
 interface Currency {
   code: string;
