@@ -16,7 +16,7 @@ import { allowAnyHostField, checkEndpoint, deliveryFields } from '../../config/c
 import { secretUrlField } from '../../config/fields.ts';
 import type { Secret } from '../../config/secret.ts';
 import type { OutgoingMessage } from '../notifier.ts';
-import { escapeCut, fitAlerts, type Markup, messageHeading, renderPlainAlert } from '../render/plain.ts';
+import { escapeCut, fitPlainAlerts, type Markup, messageHeading } from '../render/plain.ts';
 import {
   classifyStatus,
   createHttpNotifier,
@@ -79,18 +79,17 @@ const schema = z
   );
 
 export function renderDiscordMessage(message: OutgoingMessage) {
-  const group = message.alerts.length > 1;
-  const { shown, moreLine } = fitAlerts(
+  const { shown, moreLine } = fitPlainAlerts(
     message,
-    { maxAlerts: DISCORD_LIMITS.embeds, totalChars: DISCORD_LIMITS.embedTotalChars - 200 },
-    (alert) => {
-      const text = renderPlainAlert(alert, discordMarkup, {
-        hideLowStar: message.hideLowStarText,
-        titleChars: DISCORD_LIMITS.titleChars - 20,
-        detailChars: group ? 1_000 : 3_000,
-        bodyChars: group ? 400 : 2_000,
-        timeZone: message.timeZone,
-      });
+    discordMarkup,
+    {
+      maxAlerts: DISCORD_LIMITS.embeds,
+      totalChars: DISCORD_LIMITS.embedTotalChars - 200,
+      titleChars: DISCORD_LIMITS.titleChars - 20,
+      detailChars: [3_000, 1_000],
+      bodyChars: [2_000, 400],
+    },
+    (text, alert) => {
       const color = alert.status === 'resolved' ? COLOR.resolved : COLOR[alert.severity];
       return {
         title: `${text.mark} ${text.title}`,

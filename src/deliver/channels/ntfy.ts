@@ -17,7 +17,7 @@ import { secretField } from '../../config/fields.ts';
 import { Secret } from '../../config/secret.ts';
 import type { Alert } from '../../model/alert.ts';
 import type { OutgoingMessage } from '../notifier.ts';
-import { escapeCut, fitAlerts, type Markup, messageHeading, renderPlainAlert } from '../render/plain.ts';
+import { escapeCut, fitPlainAlerts, type Markup, messageHeading } from '../render/plain.ts';
 import { classifyStatus, createHttpNotifier, type HttpAnswer, type Verdict } from './http-channel.ts';
 import { defineChannel, endpointKey } from './plugin.ts';
 
@@ -69,17 +69,17 @@ const schema = z
 export function renderNtfyMessage(message: OutgoingMessage) {
   const group = message.alerts.length > 1;
   let click: string | undefined;
-  const { shown, moreLine } = fitAlerts(
+  const { shown, moreLine } = fitPlainAlerts(
     message,
-    { maxAlerts: 20, totalChars: NTFY_LIMITS.messageBytes - 200 },
-    (alert) => {
-      const text = renderPlainAlert(alert, plain, {
-        hideLowStar: message.hideLowStarText,
-        titleChars: 300,
-        detailChars: group ? 400 : 2_500,
-        bodyChars: group ? 200 : 1_500,
-        timeZone: message.timeZone,
-      });
+    plain,
+    {
+      maxAlerts: 20,
+      totalChars: NTFY_LIMITS.messageBytes - 200,
+      titleChars: 300,
+      detailChars: [2_500, 400],
+      bodyChars: [1_500, 200],
+    },
+    (text) => {
       click ??= text.url;
       return text.details === ''
         ? `${text.mark} ${text.title}`

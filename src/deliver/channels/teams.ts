@@ -15,7 +15,7 @@ import { allowAnyHostField, checkEndpoint, deliveryFields } from '../../config/c
 import { secretUrlField } from '../../config/fields.ts';
 import type { Secret } from '../../config/secret.ts';
 import type { OutgoingMessage } from '../notifier.ts';
-import { fitAlerts, type Markup, messageHeading, renderPlainAlert, stripBidi } from '../render/plain.ts';
+import { fitPlainAlerts, type Markup, messageHeading, stripBidi } from '../render/plain.ts';
 import { classifyStatus, createHttpNotifier } from './http-channel.ts';
 import { defineChannel, endpointKey } from './plugin.ts';
 
@@ -63,18 +63,17 @@ const run = (text: string, extra: Record<string, unknown> = {}) => ({
 });
 
 export function renderTeamsCard(message: OutgoingMessage) {
-  const group = message.alerts.length > 1;
-  const { shown, moreLine } = fitAlerts(
+  const { shown, moreLine } = fitPlainAlerts(
     message,
-    { maxAlerts: TEAMS_LIMITS.alerts, totalChars: TEAMS_LIMITS.cardBytes - 1_024 },
-    (alert) => {
-      const text = renderPlainAlert(alert, asIs, {
-        hideLowStar: message.hideLowStarText,
-        titleChars: 300,
-        detailChars: group ? 800 : 3_000,
-        bodyChars: group ? 400 : 2_000,
-        timeZone: message.timeZone,
-      });
+    asIs,
+    {
+      maxAlerts: TEAMS_LIMITS.alerts,
+      totalChars: TEAMS_LIMITS.cardBytes - 1_024,
+      titleChars: 300,
+      detailChars: [3_000, 800],
+      bodyChars: [2_000, 400],
+    },
+    (text) => {
       return {
         type: 'Container',
         separator: true,

@@ -14,7 +14,7 @@ import { checkEndpoint, deliveryFields } from '../../config/channel-fields.ts';
 import { secretField } from '../../config/fields.ts';
 import { Secret } from '../../config/secret.ts';
 import type { OutgoingMessage } from '../notifier.ts';
-import { escapeCut, fitAlerts, type Markup, messageHeading, renderPlainAlert } from '../render/plain.ts';
+import { escapeCut, fitPlainAlerts, type Markup, messageHeading } from '../render/plain.ts';
 import {
   classifyStatus,
   createHttpNotifier,
@@ -78,19 +78,18 @@ const schema = z
   );
 
 export function renderTelegramText(message: OutgoingMessage): string {
-  const group = message.alerts.length > 1;
   const heading = `<b>${telegramEscape(messageHeading(message))}</b>`;
-  const { shown, moreLine } = fitAlerts(
+  const { shown, moreLine } = fitPlainAlerts(
     message,
-    { maxAlerts: 20, totalChars: TELEGRAM_TEXT_CHARS - heading.length - 60 },
-    (alert) => {
-      const text = renderPlainAlert(alert, telegramMarkup, {
-        hideLowStar: message.hideLowStarText,
-        titleChars: 300,
-        detailChars: group ? 600 : 3_000,
-        bodyChars: group ? 300 : 2_000,
-        timeZone: message.timeZone,
-      });
+    telegramMarkup,
+    {
+      maxAlerts: 20,
+      totalChars: TELEGRAM_TEXT_CHARS - heading.length - 60,
+      titleChars: 300,
+      detailChars: [3_000, 600],
+      bodyChars: [2_000, 300],
+    },
+    (text) => {
       const link = text.url === undefined ? '' : `\n<a href="${telegramEscape(text.url)}">Open</a>`;
       const details = text.details === '' ? '' : `\n${text.details}`;
       return `${text.mark} <b>${text.title}</b>${details}${link}`;

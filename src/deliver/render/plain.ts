@@ -182,22 +182,44 @@ export function messageHeading(message: OutgoingMessage): string {
 }
 
 /**
- * Renders as many alerts as fit `maxAlerts` and `totalChars` (measured by `size`), and says how
- * many are left for "…and N more" (counting those the pipeline already left out).
+ * What one message of a channel holds: how many alerts and how much in all, and the room of each
+ * alert's text, `[alone, each of a group]` (less in a group, so several fit).
  */
-export function fitAlerts<T>(
+export interface AlertFit {
+  maxAlerts: number;
+  totalChars: number;
+  titleChars: number;
+  detailChars: readonly [alone: number, grouped: number];
+  bodyChars: readonly [alone: number, grouped: number];
+}
+
+/**
+ * The message's alerts rendered as plain alerts (with its reader's settings) and built into the
+ * channel's items, in order, while they fit `maxAlerts` and `totalChars` (measured by `size`);
+ * `moreLine` is the "…and N more" of the rest (counting those the pipeline already left out).
+ */
+export function fitPlainAlerts<T>(
   message: OutgoingMessage,
-  limits: { maxAlerts: number; totalChars: number },
-  render: (alert: Alert, index: number) => T,
+  markup: Markup,
+  fit: AlertFit,
+  build: (text: PlainAlert, alert: Alert) => T,
   size: (item: T) => number,
 ): { shown: T[]; more: number; moreLine: string | undefined } {
+  const room = message.alerts.length > 1 ? 1 : 0;
+  const options: PlainOptions = {
+    hideLowStar: message.hideLowStarText,
+    titleChars: fit.titleChars,
+    detailChars: fit.detailChars[room],
+    bodyChars: fit.bodyChars[room],
+    timeZone: message.timeZone,
+  };
   const shown: T[] = [];
   let used = 0;
   for (const alert of message.alerts) {
-    if (shown.length >= limits.maxAlerts) break;
-    const item = render(alert, shown.length);
+    if (shown.length >= fit.maxAlerts) break;
+    const item = build(renderPlainAlert(alert, markup, options), alert);
     const n = size(item);
-    if (used + n > limits.totalChars && shown.length > 0) break;
+    if (used + n > fit.totalChars && shown.length > 0) break;
     shown.push(item);
     used += n;
   }
