@@ -15,30 +15,24 @@ const DECIMAL_TEXT = /^\s*\d+(\.\d+)?\s*$/;
  * interpolates to a string and a config that reads its port from the environment is common.
  */
 export function intField(min: number, max: number) {
-  const expected = `expected a whole number from ${min} to ${max}`;
-  return z
-    .union(
-      [z.int().min(min).max(max), z.string().regex(WHOLE_NUMBER_TEXT, { message: expected, abort: true })],
-      {
-        error: expected,
-      },
-    )
-    .transform((value) => (typeof value === 'number' ? value : Number(value.trim())))
-    .pipe(z.int().min(min).max(max));
+  return numberOrText(
+    z.int().min(min).max(max),
+    WHOLE_NUMBER_TEXT,
+    `expected a whole number from ${min} to ${max}`,
+  );
 }
 
 /** A decimal number in a range; text is accepted for the same reason as in `intField`. */
 export function numberField(min: number, max: number) {
-  const expected = `expected a number from ${min} to ${max}`;
+  return numberOrText(z.number().min(min).max(max), DECIMAL_TEXT, `expected a number from ${min} to ${max}`);
+}
+
+/** `number`, or text that `text` accepts, read as a number and checked by `number` again. */
+function numberOrText(number: z.ZodNumber, text: RegExp, expected: string) {
   return z
-    .union(
-      [z.number().min(min).max(max), z.string().regex(DECIMAL_TEXT, { message: expected, abort: true })],
-      {
-        error: expected,
-      },
-    )
+    .union([number, z.string().regex(text, { message: expected, abort: true })], { error: expected })
     .transform((value) => (typeof value === 'number' ? value : Number(value.trim())))
-    .pipe(z.number().min(min).max(max));
+    .pipe(number);
 }
 
 /** `true` / `false`, or their text forms so `${FLAG:-false}` works. */
