@@ -113,24 +113,14 @@ export function axisChartSvg(options: AxisChartOptions): string {
     );
     parts.push(text(x(index), height - 6, label, { anchor }));
   }
-  // The line, split at gaps ("no data" stays a gap, never a slope).
-  let run: string[] = [];
-  const flush = () => {
-    if (run.length === 1) {
-      const [cx, cy] = (run[0] ?? '0,0').split(',');
-      parts.push(`<circle cx="${cx}" cy="${cy}" r="1.5" fill="${color}"/>`);
-    } else if (run.length > 1) {
-      parts.push(
-        `<polyline points="${run.join(' ')}" fill="none" stroke="${color}" stroke-width="1.5" stroke-linejoin="round"/>`,
-      );
-    }
-    run = [];
-  };
-  values.forEach((v, i) => {
-    if (v === null || !Number.isFinite(v)) flush();
-    else run.push(`${x(i).toFixed(1)},${y(v).toFixed(1)}`);
-  });
-  flush();
+  parts.push(
+    ...gappedLineSvg(
+      values.map((v, i) =>
+        v === null || !Number.isFinite(v) ? null : `${x(i).toFixed(1)},${y(v).toFixed(1)}`,
+      ),
+      color,
+    ),
+  );
   const lastIndex = values.findLastIndex((v) => v !== null && Number.isFinite(v));
   const last = values[lastIndex];
   if (last !== undefined && last !== null) {
@@ -140,4 +130,30 @@ export function axisChartSvg(options: AxisChartOptions): string {
     parts.push(text(x(lastIndex) + 6, y(last) + 4, options.formatValue(last), { bold: true, fill: color }));
   }
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${parts.join('')}</svg>`;
+}
+
+/**
+ * A data line split at gaps ("no data" stays a gap, never a slope): a polyline for each run of
+ * points and a dot for a lone one. Points are SVG "x,y" text; null is a gap.
+ */
+export function gappedLineSvg(points: readonly (string | null)[], color: string): string[] {
+  const shapes: string[] = [];
+  let run: string[] = [];
+  const flush = () => {
+    if (run.length === 1) {
+      const [cx, cy] = (run[0] ?? '0,0').split(',');
+      shapes.push(`<circle cx="${cx}" cy="${cy}" r="1.5" fill="${color}"/>`);
+    } else if (run.length > 1) {
+      shapes.push(
+        `<polyline points="${run.join(' ')}" fill="none" stroke="${color}" stroke-width="1.5" stroke-linejoin="round"/>`,
+      );
+    }
+    run = [];
+  };
+  for (const point of points) {
+    if (point === null) flush();
+    else run.push(point);
+  }
+  flush();
+  return shapes;
 }

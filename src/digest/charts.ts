@@ -6,7 +6,13 @@
 import { Resvg } from '@resvg/resvg-js';
 import { amount } from '../util/format.ts';
 import { median } from '../util/stats.ts';
-import { AXIS_CHART_HEIGHT, AXIS_CHART_WIDTH, axisChartSvg, renderChartPng } from './axis-chart.ts';
+import {
+  AXIS_CHART_HEIGHT,
+  AXIS_CHART_WIDTH,
+  axisChartSvg,
+  gappedLineSvg,
+  renderChartPng,
+} from './axis-chart.ts';
 import { dayHourLabel } from './dates.ts';
 import type { BsrLine, DigestFigures } from './types.ts';
 
@@ -63,24 +69,10 @@ export function sparklineSvg(
   const step = ys.length > 1 ? (width - 2 * PAD) / (ys.length - 1) : 0;
   const point = (i: number, level: number) =>
     `${(PAD + i * step).toFixed(1)},${(height - PAD - level * (height - 2 * PAD)).toFixed(1)}`;
-  const shapes: string[] = [];
-  let run: string[] = [];
-  const flush = () => {
-    if (run.length === 1) {
-      const [x, y] = (run[0] ?? '0,0').split(',');
-      shapes.push(`<circle cx="${x}" cy="${y}" r="1.5" fill="${color}"/>`);
-    } else if (run.length > 1) {
-      shapes.push(
-        `<polyline points="${run.join(' ')}" fill="none" stroke="${color}" stroke-width="1.5" stroke-linejoin="round"/>`,
-      );
-    }
-    run = [];
-  };
-  ys.forEach((level, i) => {
-    if (level === null) flush();
-    else run.push(point(i, level));
-  });
-  flush();
+  const shapes = gappedLineSvg(
+    ys.map((level, i) => (level === null ? null : point(i, level))),
+    color,
+  );
   const lastIndex = ys.findLastIndex((l) => l !== null);
   const last = ys[lastIndex];
   if (last !== undefined && last !== null) {
