@@ -52,44 +52,37 @@ export class ApiError extends Error {
   }
 }
 
-/** 400, or a request the client refused to send because the contract says it would be a 400. */
-export class InvalidRequestError extends ApiError {
-  override name = 'InvalidRequestError';
+/** An answer that retrying cannot change: the request, the key or the account has to change first. */
+export class PermanentApiError extends ApiError {
+  override name = 'PermanentApiError';
   constructor(message: string, init: ApiErrorInit) {
     super(message, { ...init, retryable: false });
   }
+}
+
+/** 400, or a request the client refused to send because the contract says it would be a 400. */
+export class InvalidRequestError extends PermanentApiError {
+  override name = 'InvalidRequestError';
 }
 
 /** 401: missing, unknown or revoked key. Retrying cannot help; a person has to fix the key. */
-export class UnauthorizedError extends ApiError {
+export class UnauthorizedError extends PermanentApiError {
   override name = 'UnauthorizedError';
-  constructor(message: string, init: ApiErrorInit) {
-    super(message, { ...init, retryable: false });
-  }
 }
 
 /** 403: the endpoint is not enabled for this plan or needs beta access. */
-export class ForbiddenError extends ApiError {
+export class ForbiddenError extends PermanentApiError {
   override name = 'ForbiddenError';
-  constructor(message: string, init: ApiErrorInit) {
-    super(message, { ...init, retryable: false });
-  }
 }
 
 /** 404: unknown ASIN, or an ASIN not in the caller's account. */
-export class NotFoundError extends ApiError {
+export class NotFoundError extends PermanentApiError {
   override name = 'NotFoundError';
-  constructor(message: string, init: ApiErrorInit) {
-    super(message, { ...init, retryable: false });
-  }
 }
 
 /** 409: the same Idempotency-Key was used with a different body. */
-export class ConflictError extends ApiError {
+export class ConflictError extends PermanentApiError {
   override name = 'ConflictError';
-  constructor(message: string, init: ApiErrorInit) {
-    super(message, { ...init, retryable: false });
-  }
 }
 
 export interface ValidationDetail {
