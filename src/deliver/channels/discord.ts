@@ -25,7 +25,7 @@ import {
   parseRetryAfter,
   type Verdict,
 } from './http-channel.ts';
-import { defineChannel, endpointKey } from './plugin.ts';
+import { defineChannel, pacePerWebhook } from './plugin.ts';
 
 const HOSTS = new Set(['discord.com', 'discordapp.com', 'ptb.discord.com', 'canary.discord.com']);
 export const DISCORD_LIMITS = {
@@ -142,10 +142,7 @@ export function createDiscordNotifier(options: {
 export const discordChannel = defineChannel({
   type: 'discord',
   schema,
-  pace: (config) => ({
-    minIntervalMs: MIN_INTERVAL_MS,
-    paceKey: endpointKey('discord', config.webhookUrl.reveal()),
-  }),
+  pace: pacePerWebhook('discord', MIN_INTERVAL_MS),
   create: (config, deps) =>
     createDiscordNotifier({
       id: config.id,

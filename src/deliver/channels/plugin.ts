@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
+import type { Secret } from '../../config/secret.ts';
 import type { Logger } from '../../ops/logger.ts';
 import type { Clock } from '../../util/clock.ts';
 import type { Notifier } from '../notifier.ts';
@@ -48,6 +49,14 @@ export function defineChannel<S extends ChannelSchema>(plugin: ChannelPlugin<S>)
 /** A pacing key from an endpoint's secret parts: two channels on one webhook share one pace. */
 export function endpointKey(type: string, ...parts: readonly string[]): string {
   return `${type}-${createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 16)}`;
+}
+
+/** Pacing of a channel whose secret webhook URL is its endpoint: channels on one URL share a pace. */
+export function pacePerWebhook(
+  type: string,
+  minIntervalMs: number,
+): (config: { webhookUrl: Secret }) => ChannelPace {
+  return (config) => ({ minIntervalMs, paceKey: endpointKey(type, config.webhookUrl.reveal()) });
 }
 
 /** No limit known: messages go as fast as they are flushed, each channel on its own key. */

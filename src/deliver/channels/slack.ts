@@ -17,7 +17,7 @@ import { secretUrlField } from '../../config/fields.ts';
 import type { Secret } from '../../config/secret.ts';
 import { renderSlackMessage } from '../render/slack-blocks.ts';
 import { classifyStatus, createHttpNotifier, type HttpAnswer } from './http-channel.ts';
-import { defineChannel, endpointKey } from './plugin.ts';
+import { defineChannel, pacePerWebhook } from './plugin.ts';
 
 export { parseRetryAfter } from './http-channel.ts';
 
@@ -108,10 +108,7 @@ export function createSlackNotifier(options: SlackNotifierOptions) {
 export const slackChannel = defineChannel({
   type: 'slack',
   schema,
-  pace: (config) => ({
-    minIntervalMs: SLACK_MIN_INTERVAL_MS,
-    paceKey: endpointKey('slack', config.webhookUrl.reveal()),
-  }),
+  pace: pacePerWebhook('slack', SLACK_MIN_INTERVAL_MS),
   create: (config, deps) =>
     createSlackNotifier({
       id: config.id,

@@ -17,7 +17,7 @@ import type { Secret } from '../../config/secret.ts';
 import type { OutgoingMessage } from '../notifier.ts';
 import { fitPlainAlerts, type Markup, messageHeading, stripBidi } from '../render/plain.ts';
 import { classifyStatus, createHttpNotifier } from './http-channel.ts';
-import { defineChannel, endpointKey } from './plugin.ts';
+import { defineChannel, pacePerWebhook } from './plugin.ts';
 
 /** 28 KB is Teams' limit on the whole request; the card is kept under 24 KB. */
 export const TEAMS_LIMITS = { payloadBytes: 28 * 1024, cardBytes: 24 * 1024, alerts: 30 } as const;
@@ -127,10 +127,7 @@ export function createTeamsNotifier(options: {
 export const teamsChannel = defineChannel({
   type: 'teams',
   schema,
-  pace: (config) => ({
-    minIntervalMs: MIN_INTERVAL_MS,
-    paceKey: endpointKey('teams', config.webhookUrl.reveal()),
-  }),
+  pace: pacePerWebhook('teams', MIN_INTERVAL_MS),
   create: (config, deps) =>
     createTeamsNotifier({ id: config.id, webhookUrl: config.webhookUrl, dispatcher: deps.dispatcher }),
 });
