@@ -3,6 +3,7 @@
  * to retry (`retryable`), when (`retryAfterMs`), and what to report (`code`, `requestId`). None of
  * them ever holds the API key: server-provided text is scrubbed before it is stored.
  */
+import { pathText } from '../util/path-text.ts';
 import type { RateLimitInfo } from './types.ts';
 
 export interface ApiErrorInit {
@@ -177,10 +178,5 @@ export function describeDrift(error: unknown, max = 3): string | undefined {
 
 /** Formats a zod-style path (`['data', 3, 'rank']`) as `data[3].rank`. */
 export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const segment of path) {
-    if (typeof segment === 'number') out += `[${segment}]`;
-    else out += out === '' ? String(segment) : `.${String(segment)}`;
-  }
-  return out === '' ? '(root)' : out;
+  return pathText(path, '(root)');
 }

@@ -3,6 +3,7 @@
  * what was found, and a hint. Values of secret fields are never repeated.
  */
 import type { z } from 'zod';
+import { pathText } from '../util/path-text.ts';
 import { Secret } from './secret.ts';
 import { suggest } from './suggest.ts';
 
@@ -21,12 +22,7 @@ type PathKey = PropertyKey;
 const SECRET_KEYS = new Set(['apiKey', 'webhookUrl', 'smtpUrl']);
 
 export function formatPath(path: readonly PathKey[]): string {
-  let text = '';
-  for (const key of path) {
-    if (typeof key === 'number') text += `[${key}]`;
-    else text += text === '' ? String(key) : `.${String(key)}`;
-  }
-  return text === '' ? '(top level)' : text;
+  return pathText(path, '(top level)');
 }
 
 /** One line per problem: `path: message (hint)`. */
