@@ -1,11 +1,11 @@
 import type { Observation, TargetRef } from '../model/observation.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
+import { DictionaryCache, storeDictionaries } from './dictionary-cache.ts';
 import { SnapshotKeys } from './keys.ts';
 import {
   checkTtl,
   DEFAULT_HEALTH,
   DEFAULT_TTL_MS,
-  DictionaryCache,
   decodeHealth,
   encodeHealth,
   prepareCommit,
@@ -50,12 +50,14 @@ export class MemorySnapshotStore implements SnapshotStore {
   async get(target: TargetRef): Promise<StoredTarget | undefined> {
     const value = this.read(this.keys.snapshot(target));
     if (value === undefined) return undefined;
-    return readStoredTarget(value, {
-      cached: (id) => this.dictionaries.get(this.keys.dictionary(target.workspace, id)),
-      load: async (id) => this.read(this.keys.dictionary(target.workspace, id)) ?? null,
-      remember: (id, keywords) =>
-        this.dictionaries.set({ id: this.keys.dictionary(target.workspace, id), keywords }),
-    });
+    return readStoredTarget(
+      value,
+      storeDictionaries(
+        this.dictionaries,
+        (id) => this.keys.dictionary(target.workspace, id),
+        async (key) => this.read(key) ?? null,
+      ),
+    );
   }
 
   async commit(

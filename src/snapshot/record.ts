@@ -1,6 +1,7 @@
 import type { Alert } from '../model/alert.ts';
 import type { Observation, TargetRef } from '../model/observation.ts';
 import { ByteReader, ByteWriter } from './bytes.ts';
+import type { DictionarySource } from './dictionary-cache.ts';
 import {
   decodeDictionary,
   decodeObservation,
@@ -129,13 +130,6 @@ export function decodeRecord(value: Buffer): DecodedRecord {
   }
 }
 
-/** Where a store finds dictionaries: its cache first, then its backing storage. */
-export interface DictionarySource {
-  cached(id: string): readonly string[] | undefined;
-  load(id: string): Promise<Buffer | null>;
-  remember(id: string, keywords: readonly string[]): void;
-}
-
 export async function readStoredTarget(value: Buffer, dictionaries: DictionarySource): Promise<StoredTarget> {
   const record = decodeRecord(value);
   try {
@@ -172,33 +166,6 @@ function parseJson(text: string, what: string): unknown {
     return JSON.parse(text);
   } catch (error) {
     throw new SnapshotDecodeError(`${what} is not JSON`, { cause: error });
-  }
-}
-
-/** Decoded dictionaries by id; content-addressed, so a cached entry can never be stale. */
-export class DictionaryCache {
-  private readonly entries = new Map<string, readonly string[]>();
-
-  constructor(private readonly capacity: number) {}
-
-  get(id: string): readonly string[] | undefined {
-    const hit = this.entries.get(id);
-    if (hit !== undefined) {
-      // Map keeps insertion order: re-inserting makes this the most recently used entry.
-      this.entries.delete(id);
-      this.entries.set(id, hit);
-    }
-    return hit;
-  }
-
-  set(dictionary: Pick<EncodedDictionary, 'id' | 'keywords'>): void {
-    this.entries.delete(dictionary.id);
-    this.entries.set(dictionary.id, dictionary.keywords);
-    while (this.entries.size > this.capacity) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done === true) break;
-      this.entries.delete(oldest.value);
-    }
   }
 }
 

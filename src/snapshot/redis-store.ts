@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import type { Observation, TargetRef } from '../model/observation.ts';
+import { DictionaryCache, storeDictionaries } from './dictionary-cache.ts';
 import { SnapshotDecodeError } from './errors.ts';
 import { SnapshotKeys } from './keys.ts';
 import {
   checkTtl,
   DEFAULT_HEALTH,
   DEFAULT_TTL_MS,
-  DictionaryCache,
   decodeHealth,
   encodeHealth,
   prepareCommit,
@@ -83,12 +83,14 @@ export class RedisSnapshotStore implements SnapshotStore {
   async get(target: TargetRef): Promise<StoredTarget | undefined> {
     const value = await this.redis.getBuffer(this.keys.snapshot(target));
     if (value === null) return undefined;
-    return readStoredTarget(value, {
-      cached: (id) => this.dictionaries.get(this.keys.dictionary(target.workspace, id)),
-      load: (id) => this.redis.getBuffer(this.keys.dictionary(target.workspace, id)),
-      remember: (id, keywords) =>
-        this.dictionaries.set({ id: this.keys.dictionary(target.workspace, id), keywords }),
-    });
+    return readStoredTarget(
+      value,
+      storeDictionaries(
+        this.dictionaries,
+        (id) => this.keys.dictionary(target.workspace, id),
+        (key) => this.redis.getBuffer(key),
+      ),
+    );
   }
 
   async commit(
