@@ -15,7 +15,7 @@ import { boolField, emailField, secretUrlField, uniqueList } from '../../config/
 import type { Secret } from '../../config/secret.ts';
 import type { Logger } from '../../ops/logger.ts';
 import type { Notifier, OutgoingMessage } from '../notifier.ts';
-import { renderAlertEmail } from '../render/email.ts';
+import { mailFields, renderAlertEmail } from '../render/email.ts';
 import { defineChannel, unpaced } from './plugin.ts';
 import { type SmtpPool, smtpDeliveryError } from './smtp-pool.ts';
 
@@ -42,17 +42,10 @@ export function createEmailNotifier(options: EmailNotifierOptions): Notifier {
     type: 'email',
     async send(message: OutgoingMessage, signal: AbortSignal) {
       const email = renderAlertEmail(message, { from, to, channelId: id });
-      const { 'Message-ID': messageId, ...headers } = email.headers;
       let info: Awaited<ReturnType<SmtpPool['sendMail']>>;
       try {
         info = await sendMail({
-          from,
-          to,
-          subject: email.subject,
-          text: email.text,
-          html: email.html,
-          messageId,
-          headers,
+          ...mailFields(email, from, to),
           ...(options.listUnsubscribe === undefined
             ? {}
             : { list: { unsubscribe: options.listUnsubscribe } }),

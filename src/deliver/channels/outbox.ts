@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { deliveryFields } from '../../config/channel-fields.ts';
 import { type Clock, systemClock } from '../../util/clock.ts';
 import { DeliveryError, type Notifier, type OutgoingMessage } from '../notifier.ts';
-import { messageToken, renderAlertEmail } from '../render/email.ts';
+import { mailFields, messageToken, renderAlertEmail } from '../render/email.ts';
 import { defineChannel, unpaced } from './plugin.ts';
 
 export interface OutboxNotifierOptions {
@@ -87,17 +87,7 @@ export function createOutboxNotifier(options: OutboxNotifierOptions): Notifier {
     const stem = existing?.stem ?? `${stamp(now)}-${token}`;
     const email = renderAlertEmail(message, { from, to, channelId: id });
     if (existing?.html !== true) await writeAtomically(dir, `${stem}.html`, email.html);
-    const { 'Message-ID': messageId, ...headers } = email.headers;
-    const eml = await new MailComposer({
-      from,
-      to,
-      subject: email.subject,
-      text: email.text,
-      html: email.html,
-      messageId,
-      headers,
-      date: new Date(now),
-    })
+    const eml = await new MailComposer({ ...mailFields(email, from, to), date: new Date(now) })
       .compile()
       .build();
     await writeAtomically(dir, `${stem}.eml`, eml);

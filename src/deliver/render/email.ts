@@ -236,3 +236,12 @@ export function renderAlertEmail(
     '</div></body></html>';
   return { subject, text, html, headers: emailHeaders(message) };
 }
+
+/**
+ * A rendered email as nodemailer's message fields, for SMTP and for the outbox's `.eml` alike. Our
+ * Message-ID header goes in `messageId`, where nodemailer takes it, rather than as a second header.
+ */
+export function mailFields(email: RenderedEmail, from: string, to: string[]) {
+  const { 'Message-ID': messageId, ...headers } = email.headers;
+  return { from, to, subject: email.subject, text: email.text, html: email.html, messageId, headers };
+}
