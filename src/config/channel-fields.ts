@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ALERT_KINDS, type AlertKind } from '../model/alert.ts';
 import { duration } from '../rules/config.ts';
-import { boolField, clockTimeField, hostOf, idField, timeZoneField } from './fields.ts';
+import { boolField, clockTimeField, hostOf, idField, secretUrlField, timeZoneField } from './fields.ts';
 import { isLoopbackHost } from './transport-security.ts';
 
 export const channelId = idField('a channel');
@@ -112,4 +112,45 @@ export function checkEndpoint(secret: unknown, rule: EndpointRule, ctx: z.Refine
       },
     });
   }
+}
+
+/** What sets apart a channel that posts to one secret webhook URL on its service's hosts. */
+export interface WebhookUrlChannel<T extends string> {
+  type: T;
+  /** The field's description in the JSON Schema and docs. */
+  description: string;
+  /** A whole URL for the field's own message, and a shortened one for endpoint problems. */
+  example: string;
+  shortExample: string;
+  usualHost: string;
+  hostAllowed: (hostname: string) => boolean;
+}
+
+/**
+ * The config of a webhook-URL channel (Discord, Slack, Teams): the shared fields, the URL (a
+ * secret: it is the credential) and `allowAnyHost`, with the URL checked by `checkEndpoint`.
+ */
+export function webhookUrlChannelSchema<T extends string>(channel: WebhookUrlChannel<T>) {
+  return z
+    .strictObject({
+      ...deliveryFields,
+      type: z.literal(channel.type),
+      webhookUrl: secretUrlField(['https', 'http'], channel.example).meta({
+        description: channel.description,
+      }),
+      allowAnyHost: allowAnyHostField(channel.usualHost),
+    })
+    .superRefine((config, ctx) =>
+      checkEndpoint(
+        config.webhookUrl,
+        {
+          field: 'webhookUrl',
+          hostAllowed: channel.hostAllowed,
+          usualHost: channel.usualHost,
+          example: channel.shortExample,
+          allowAnyHost: config.allowAnyHost,
+        },
+        ctx,
+      ),
+    );
 }

@@ -11,9 +11,7 @@
  * requests per 2 s per webhook and 30 a minute per channel, so one message per 2 s per webhook.
  */
 import type { Dispatcher } from 'undici';
-import { z } from 'zod';
-import { allowAnyHostField, checkEndpoint, deliveryFields } from '../../config/channel-fields.ts';
-import { secretUrlField } from '../../config/fields.ts';
+import { webhookUrlChannelSchema } from '../../config/channel-fields.ts';
 import type { Secret } from '../../config/secret.ts';
 import type { OutgoingMessage } from '../notifier.ts';
 import { escapeCut, fitPlainAlerts, type Markup, messageHeading } from '../render/plain.ts';
@@ -55,28 +53,14 @@ export const discordMarkup: Markup = {
   link: (url, label) => `[${label}](${url.replace(/\)/g, '%29')})`,
 };
 
-const schema = z
-  .strictObject({
-    ...deliveryFields,
-    type: z.literal('discord'),
-    webhookUrl: secretUrlField(['https', 'http'], 'https://discord.com/api/webhooks/123/abc').meta({
-      description: 'Discord webhook URL (secret), e.g. ${DISCORD_WEBHOOK_URL}.',
-    }),
-    allowAnyHost: allowAnyHostField('discord.com'),
-  })
-  .superRefine((channel, ctx) =>
-    checkEndpoint(
-      channel.webhookUrl,
-      {
-        field: 'webhookUrl',
-        hostAllowed: (host) => HOSTS.has(host),
-        usualHost: 'discord.com',
-        example: 'https://discord.com/api/webhooks/…',
-        allowAnyHost: channel.allowAnyHost,
-      },
-      ctx,
-    ),
-  );
+const schema = webhookUrlChannelSchema({
+  type: 'discord',
+  description: 'Discord webhook URL (secret), e.g. ${DISCORD_WEBHOOK_URL}.',
+  example: 'https://discord.com/api/webhooks/123/abc',
+  shortExample: 'https://discord.com/api/webhooks/…',
+  usualHost: 'discord.com',
+  hostAllowed: (host) => HOSTS.has(host),
+});
 
 export function renderDiscordMessage(message: OutgoingMessage) {
   const { shown, moreLine } = fitPlainAlerts(

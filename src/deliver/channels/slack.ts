@@ -11,9 +11,7 @@
 import { createHash } from 'node:crypto';
 import { IncomingWebhook, IncomingWebhookHTTPError, IncomingWebhookRequestError } from '@slack/webhook';
 import type { Dispatcher } from 'undici';
-import { z } from 'zod';
-import { allowAnyHostField, checkEndpoint, deliveryFields } from '../../config/channel-fields.ts';
-import { secretUrlField } from '../../config/fields.ts';
+import { webhookUrlChannelSchema } from '../../config/channel-fields.ts';
 import type { Secret } from '../../config/secret.ts';
 import { renderSlackMessage } from '../render/slack-blocks.ts';
 import { classifyStatus, createHttpNotifier, type HttpAnswer } from './http-channel.ts';
@@ -31,28 +29,14 @@ const SLACK_MIN_INTERVAL_MS = 1_100;
  */
 const REFUSING = new Set([403, 404, 410]);
 
-const schema = z
-  .strictObject({
-    ...deliveryFields,
-    type: z.literal('slack'),
-    webhookUrl: secretUrlField(['https', 'http'], 'https://hooks.slack.com/services/T000/B000/XXXX').meta({
-      description: 'Incoming-webhook URL (secret), e.g. ${SLACK_WEBHOOK_URL}.',
-    }),
-    allowAnyHost: allowAnyHostField(SLACK_HOST),
-  })
-  .superRefine((channel, ctx) =>
-    checkEndpoint(
-      channel.webhookUrl,
-      {
-        field: 'webhookUrl',
-        hostAllowed: (host) => host === SLACK_HOST,
-        usualHost: SLACK_HOST,
-        example: 'https://hooks.slack.com/services/…',
-        allowAnyHost: channel.allowAnyHost,
-      },
-      ctx,
-    ),
-  );
+const schema = webhookUrlChannelSchema({
+  type: 'slack',
+  description: 'Incoming-webhook URL (secret), e.g. ${SLACK_WEBHOOK_URL}.',
+  example: 'https://hooks.slack.com/services/T000/B000/XXXX',
+  shortExample: 'https://hooks.slack.com/services/…',
+  usualHost: SLACK_HOST,
+  hostAllowed: (host) => host === SLACK_HOST,
+});
 
 export interface SlackNotifierOptions {
   id: string;

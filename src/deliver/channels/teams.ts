@@ -10,9 +10,7 @@
  * a message under 28 KB, and more than 4 requests a second are throttled (429).
  */
 import type { Dispatcher } from 'undici';
-import { z } from 'zod';
-import { allowAnyHostField, checkEndpoint, deliveryFields } from '../../config/channel-fields.ts';
-import { secretUrlField } from '../../config/fields.ts';
+import { webhookUrlChannelSchema } from '../../config/channel-fields.ts';
 import type { Secret } from '../../config/secret.ts';
 import type { OutgoingMessage } from '../notifier.ts';
 import { fitPlainAlerts, type Markup, messageHeading, stripBidi } from '../render/plain.ts';
@@ -29,29 +27,15 @@ const REFUSING = new Set([401, 403, 404, 410]);
 const isWorkflowsHost = (host: string) =>
   host.endsWith('.logic.azure.com') || host.endsWith('.powerplatform.com');
 
-const schema = z
-  .strictObject({
-    ...deliveryFields,
-    type: z.literal('teams'),
-    webhookUrl: secretUrlField(['https', 'http'], 'https://prod-00.westus.logic.azure.com/workflows/…').meta({
-      description:
-        'Workflows webhook URL (secret: its sig parameter is the credential), e.g. ${TEAMS_WEBHOOK_URL}.',
-    }),
-    allowAnyHost: allowAnyHostField('*.logic.azure.com or *.powerplatform.com'),
-  })
-  .superRefine((channel, ctx) =>
-    checkEndpoint(
-      channel.webhookUrl,
-      {
-        field: 'webhookUrl',
-        hostAllowed: isWorkflowsHost,
-        usualHost: '*.logic.azure.com or *.powerplatform.com',
-        example: 'https://prod-00.westus.logic.azure.com/workflows/…',
-        allowAnyHost: channel.allowAnyHost,
-      },
-      ctx,
-    ),
-  );
+const schema = webhookUrlChannelSchema({
+  type: 'teams',
+  description:
+    'Workflows webhook URL (secret: its sig parameter is the credential), e.g. ${TEAMS_WEBHOOK_URL}.',
+  example: 'https://prod-00.westus.logic.azure.com/workflows/…',
+  shortExample: 'https://prod-00.westus.logic.azure.com/workflows/…',
+  usualHost: '*.logic.azure.com or *.powerplatform.com',
+  hostAllowed: isWorkflowsHost,
+});
 
 /** TextRuns show text as it is: nothing to escape, only marks and line breaks to keep. */
 const asIs: Markup = { escape: (g) => g, bold: (text) => text, quote: (line) => `│ ${line}` };
