@@ -10,18 +10,17 @@
  * (seconds) in its JSON body and `Retry-After` / `X-RateLimit-Reset-After` headers; about 5
  * requests per 2 s per webhook and 30 a minute per channel, so one message per 2 s per webhook.
  */
-import type { Dispatcher } from 'undici';
 import { webhookUrlChannelSchema } from '../../config/channel-fields.ts';
-import type { Secret } from '../../config/secret.ts';
 import type { OutgoingMessage } from '../notifier.ts';
 import { escapeCut, fitPlainAlerts, type Markup, messageHeading } from '../render/plain.ts';
 import {
   classifyStatus,
-  createHttpNotifier,
+  createWebhookNotifier,
   type HttpAnswer,
   jsonField,
   parseRetryAfter,
   type Verdict,
+  type WebhookNotifierOptions,
 } from './http-channel.ts';
 import { defineChannel, pacePerWebhook } from './plugin.ts';
 
@@ -104,16 +103,8 @@ function classify(answer: HttpAnswer): Verdict {
   return { outcome: 'retry', note: 'rate limited', ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
 }
 
-export function createDiscordNotifier(options: {
-  id: string;
-  webhookUrl: Secret;
-  dispatcher?: Dispatcher | undefined;
-}) {
-  return createHttpNotifier({
-    id: options.id,
-    type: 'discord',
-    secrets: [options.webhookUrl],
-    dispatcher: options.dispatcher,
+export function createDiscordNotifier(options: WebhookNotifierOptions) {
+  return createWebhookNotifier('discord', options, {
     render: (message) => {
       const url = new URL(options.webhookUrl.reveal());
       url.searchParams.set('wait', 'true');

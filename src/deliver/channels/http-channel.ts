@@ -72,6 +72,30 @@ export interface HttpChannelSpec {
   timeoutMs?: number | undefined;
 }
 
+/** A channel whose one secret is its webhook URL (Discord, Slack, Teams). */
+export interface WebhookNotifierOptions {
+  id: string;
+  webhookUrl: Secret;
+  dispatcher?: Dispatcher | undefined;
+  timeoutMs?: number;
+}
+
+/** `createHttpNotifier` for a webhook-URL channel: the URL is the secret to scrub. */
+export function createWebhookNotifier(
+  type: string,
+  options: WebhookNotifierOptions,
+  spec: Pick<HttpChannelSpec, 'render' | 'classify' | 'post'>,
+): Notifier {
+  return createHttpNotifier({
+    id: options.id,
+    type,
+    secrets: [options.webhookUrl],
+    dispatcher: options.dispatcher,
+    timeoutMs: options.timeoutMs,
+    ...spec,
+  });
+}
+
 export function createHttpNotifier(spec: HttpChannelSpec): Notifier {
   const { id, type } = spec;
   const timeoutMs = spec.timeoutMs ?? DEFAULT_TIMEOUT_MS;

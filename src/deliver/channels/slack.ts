@@ -10,11 +10,15 @@
  */
 import { createHash } from 'node:crypto';
 import { IncomingWebhook, IncomingWebhookHTTPError, IncomingWebhookRequestError } from '@slack/webhook';
-import type { Dispatcher } from 'undici';
 import { webhookUrlChannelSchema } from '../../config/channel-fields.ts';
 import type { Secret } from '../../config/secret.ts';
 import { renderSlackMessage } from '../render/slack-blocks.ts';
-import { classifyStatus, createHttpNotifier, type HttpAnswer } from './http-channel.ts';
+import {
+  classifyStatus,
+  createWebhookNotifier,
+  type HttpAnswer,
+  type WebhookNotifierOptions,
+} from './http-channel.ts';
 import { defineChannel, pacePerWebhook } from './plugin.ts';
 
 export { parseRetryAfter } from './http-channel.ts';
@@ -38,12 +42,7 @@ const schema = webhookUrlChannelSchema({
   hostAllowed: (host) => host === SLACK_HOST,
 });
 
-export interface SlackNotifierOptions {
-  id: string;
-  webhookUrl: Secret;
-  dispatcher?: Dispatcher | undefined;
-  timeoutMs?: number;
-}
+export type SlackNotifierOptions = WebhookNotifierOptions;
 
 /** A short hash of the webhook URL: enough to tell two webhooks apart in logs, useless to post with. */
 export function webhookHash(webhookUrl: Secret): string {
@@ -51,12 +50,7 @@ export function webhookHash(webhookUrl: Secret): string {
 }
 
 export function createSlackNotifier(options: SlackNotifierOptions) {
-  return createHttpNotifier({
-    id: options.id,
-    type: 'slack',
-    secrets: [options.webhookUrl],
-    dispatcher: options.dispatcher,
-    timeoutMs: options.timeoutMs,
+  return createWebhookNotifier('slack', options, {
     render: (message) => ({
       url: options.webhookUrl.reveal(),
       // Review links come from the public: no previews of pages we did not choose.

@@ -9,12 +9,10 @@
  * Limits (learn.microsoft.com/microsoftteams/platform/webhooks-and-connectors/how-to/add-incoming-webhook):
  * a message under 28 KB, and more than 4 requests a second are throttled (429).
  */
-import type { Dispatcher } from 'undici';
 import { webhookUrlChannelSchema } from '../../config/channel-fields.ts';
-import type { Secret } from '../../config/secret.ts';
 import type { OutgoingMessage } from '../notifier.ts';
 import { fitPlainAlerts, type Markup, messageHeading, stripBidi } from '../render/plain.ts';
-import { classifyStatus, createHttpNotifier } from './http-channel.ts';
+import { classifyStatus, createWebhookNotifier, type WebhookNotifierOptions } from './http-channel.ts';
 import { defineChannel, pacePerWebhook } from './plugin.ts';
 
 /** 28 KB is Teams' limit on the whole request; the card is kept under 24 KB. */
@@ -93,16 +91,8 @@ export function renderTeamsCard(message: OutgoingMessage) {
   };
 }
 
-export function createTeamsNotifier(options: {
-  id: string;
-  webhookUrl: Secret;
-  dispatcher?: Dispatcher | undefined;
-}) {
-  return createHttpNotifier({
-    id: options.id,
-    type: 'teams',
-    secrets: [options.webhookUrl],
-    dispatcher: options.dispatcher,
+export function createTeamsNotifier(options: WebhookNotifierOptions) {
+  return createWebhookNotifier('teams', options, {
     render: (message) => ({ url: options.webhookUrl.reveal(), json: renderTeamsCard(message) }),
     classify: (answer) => classifyStatus(answer, 'Teams', REFUSING),
   });
