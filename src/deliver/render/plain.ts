@@ -21,9 +21,9 @@ import {
   factRows,
   KIND_LABEL,
   kindLabel,
+  reviewMeta,
   reviewOf,
   sparklineFor,
-  stars,
   truncate,
   truncateMapped,
 } from './text.ts';
@@ -111,9 +111,7 @@ export function renderPlainAlert(alert: Alert, markup: Markup, options: PlainOpt
   };
   const review = reviewOf(alert);
   if (review !== undefined) {
-    const meta = [review.rating === undefined ? undefined : stars(review.rating), review.platform]
-      .filter((s) => s !== undefined)
-      .join(' · ');
+    const meta = reviewMeta(review);
     if (options.hideLowStar && review.lowStar) {
       push(cut(`${meta} · text hidden (low-star review)`, room));
     } else {

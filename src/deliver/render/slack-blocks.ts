@@ -17,9 +17,9 @@ import {
   andMore,
   bookUrl,
   factRows,
+  reviewMeta,
   reviewOf,
   sparklineFor,
-  stars,
   truncate,
   truncateMapped,
 } from './text.ts';
@@ -149,9 +149,7 @@ export function renderAlertText(alert: Alert, max: number, options: AlertTextOpt
   if (links.length > 0) add(9, 1, (b) => fitWhole(links, ' · ', b));
 
   if (review !== undefined) {
-    const meta = [review.rating === undefined ? undefined : stars(review.rating), review.platform]
-      .filter((s) => s !== undefined)
-      .join(' · ');
+    const meta = reviewMeta(review);
     if (hidden) {
       // Rating, platform and link only: the title, body and reviewer stay out of the channel.
       add(1, 2, (b) => esc(`${meta} · text hidden (low-star review)`, b));

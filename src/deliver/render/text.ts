@@ -350,6 +350,13 @@ export function reviewOf(alert: Alert): ReviewView | undefined {
 }
 
 /** `4` → `★★★★☆` (ratings are 1–5). */
+/** A review's stars and platform, `★★☆☆☆ · amazon`, whichever it has. */
+export function reviewMeta(review: ReviewView): string {
+  return [review.rating === undefined ? undefined : stars(review.rating), review.platform]
+    .filter((s) => s !== undefined)
+    .join(' · ');
+}
+
 export function stars(rating: number): string {
   const full = Math.max(0, Math.min(5, Math.round(rating)));
   return '★'.repeat(full) + '☆'.repeat(5 - full);
