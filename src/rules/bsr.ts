@@ -3,16 +3,10 @@ import type { BookObservation } from '../model/observation.ts';
 import { spokenDuration } from '../util/duration.ts';
 import { quote, rank as showRank, where } from '../util/format.ts';
 import { median } from '../util/stats.ts';
-import {
-  type ConditionState,
-  initialCondition,
-  type Judgement,
-  stepCondition,
-  transitionObservation,
-} from './condition.ts';
+import { type ConditionState, initialCondition, type Judgement, transitionObservation } from './condition.ts';
 import type { BsrRemovedRule, BsrWorsenedRule, RuleConfig } from './config.ts';
 import { lowPoint, lowPointFacts } from './low-point.ts';
-import { appliesTo, emit, type Scope } from './scope.ts';
+import { advanceCondition, appliesTo, emit, type Scope } from './scope.ts';
 
 const HOUR_MS = 3_600_000;
 /** Slack for float rounding in the log comparison (log10(100) - log10(50) vs log10(2)). */
@@ -98,13 +92,10 @@ export function evaluateBsrWorsened(
       };
     }
   }
-  const step = stepCondition(state, judgement, { for: rule.for, repeatEveryMs: rule.repeatEvery, at });
-  scope.after[key] = step.state;
-  const transition = step.transition;
-  if (transition === null || current === null) return;
-  if (transition.type === 'resolve' && !rule.sendResolved) return;
+  const announced = advanceCondition(scope, key, state, judgement, rule, rule.sendResolved);
+  if (announced === null || current === null) return;
+  const { transition, episode, baseline: before } = announced;
 
-  const before = transition.type === 'resolve' ? transition.firing.baseline : step.state.baseline;
   const book = quote(next.title);
   const place = where(next.asin, next.marketplace);
   const hours = `${rule.baselineHours}h median`;
@@ -121,8 +112,8 @@ export function evaluateBsrWorsened(
   };
   const common = {
     subject: bookSubject(next),
-    observation: transitionObservation(transition, step.episode),
-    episode: step.episode,
+    observation: transitionObservation(transition, episode),
+    episode,
     observedAt: next.observedAt,
     series: [...window, current],
   };
@@ -176,12 +167,11 @@ export function evaluateBsrRemoved(
           baselineAt: state.baselineAt,
         }
       : { breached: false, recovered: true, baseline: current, baselineAt: at };
-  const step = stepCondition(state, judgement, { for: rule.for, repeatEveryMs: rule.repeatEvery, at });
-  scope.after[key] = step.state;
-  const transition = step.transition;
-  if (transition === null) return;
+  // Always announced: the rank coming back is news whatever sendResolved says.
+  const announced = advanceCondition(scope, key, state, judgement, rule, true);
+  if (announced === null) return;
+  const { transition, episode, baseline: lastRank } = announced;
 
-  const lastRank = transition.type === 'resolve' ? transition.firing.baseline : step.state.baseline;
   const book = quote(next.title);
   const place = where(next.asin, next.marketplace);
   const facts = {
@@ -194,8 +184,8 @@ export function evaluateBsrRemoved(
   };
   const common = {
     subject: bookSubject(next),
-    observation: transitionObservation(transition, step.episode),
-    episode: step.episode,
+    observation: transitionObservation(transition, episode),
+    episode,
     observedAt: next.observedAt,
   };
   if (transition.type === 'resolve') {

@@ -1,5 +1,5 @@
 import type { Alert, AlertKind, AlertSubject } from '../model/alert.ts';
-import type { ConditionState } from './condition.ts';
+import { type ConditionState, type Judgement, stepCondition, type Transition } from './condition.ts';
 import type { RuleConfig } from './config.ts';
 import { fingerprint } from './fingerprint.ts';
 import type { KeywordPass } from './keyword-pass.ts';
@@ -121,4 +121,36 @@ export function appliesTo(
     return false;
   }
   return true;
+}
+
+/** What a stepped condition announces: the transition, its episode and the baseline the alert speaks of. */
+export interface Announcement {
+  transition: Transition;
+  episode: number;
+  /** The firing episode's baseline for a resolve; the new state's otherwise. */
+  baseline: number | null;
+}
+
+/**
+ * Steps the condition stored under `key` and stores where it went. Returns what to announce, or
+ * null: no transition, or a resolve that is not announced (`announceResolve` false).
+ */
+export function advanceCondition(
+  scope: Scope,
+  key: string,
+  state: ConditionState,
+  judgement: Judgement | null,
+  rule: { for: number; repeatEvery?: number | undefined },
+  announceResolve: boolean,
+): Announcement | null {
+  const step = stepCondition(state, judgement, {
+    for: rule.for,
+    repeatEveryMs: rule.repeatEvery,
+    at: scope.ctx.nowMs,
+  });
+  scope.after[key] = step.state;
+  const transition = step.transition;
+  if (transition === null || (transition.type === 'resolve' && !announceResolve)) return null;
+  const baseline = transition.type === 'resolve' ? transition.firing.baseline : step.state.baseline;
+  return { transition, episode: step.episode, baseline };
 }

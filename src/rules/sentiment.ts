@@ -1,8 +1,8 @@
 import type { BookObservation } from '../model/observation.ts';
 import { quote, where } from '../util/format.ts';
-import { initialCondition, type Judgement, stepCondition, transitionObservation } from './condition.ts';
+import { initialCondition, type Judgement, transitionObservation } from './condition.ts';
 import type { SentimentShiftRule } from './config.ts';
-import { appliesTo, emit, type Scope } from './scope.ts';
+import { advanceCondition, appliesTo, emit, type Scope } from './scope.ts';
 
 /** Slack for float rounding: 4.4 − 4.2 is 0.20000000000000018. */
 const EPSILON = 1e-9;
@@ -79,13 +79,10 @@ function judgeMeasure(
         ? { breached: true, recovered: off <= threshold / 2 + EPSILON, baseline: rolled, baselineAt: at }
         : breachJudgement(off >= threshold - EPSILON, state.baseline, state.baselineAt, rolled, at);
   }
-  const step = stepCondition(state, judgement, { for: rule.for, repeatEveryMs: rule.repeatEvery, at });
-  scope.after[key] = step.state;
-  const transition = step.transition;
-  if (transition === null || value === null) return;
-  if (transition.type === 'resolve' && !rule.sendResolved) return;
+  const announced = advanceCondition(scope, key, state, judgement, rule, rule.sendResolved);
+  if (announced === null || value === null) return;
+  const { transition, episode, baseline } = announced;
 
-  const baseline = transition.type === 'resolve' ? transition.firing.baseline : step.state.baseline;
   const label = measure === 'rating' ? 'Average rating' : 'Net sentiment';
   const show = (n: number | null) => (n === null ? '?' : measure === 'rating' ? n.toFixed(2) : signed(n));
   const moved = baseline === null ? 'moved' : value < baseline ? 'fell' : 'rose';
@@ -99,7 +96,7 @@ function judgeMeasure(
     kind: transition.type === 'resolve' ? 'sentiment_recovered' : 'sentiment_shift',
     status: transition.type === 'resolve' ? 'resolved' : 'firing',
     subject: { asin: next.asin, marketplace: next.marketplace, measure },
-    observation: transitionObservation(transition, step.episode),
+    observation: transitionObservation(transition, episode),
     observedAt: next.observedAt,
     title,
     facts: {
