@@ -51,6 +51,9 @@ async function main(options: FleetOptions): Promise<FleetReport> {
         apiKey: 'sk_bench_unused',
         plan: 'publisher',
         sales: false,
+        // The fleet measures book snapshots with their keywords (the payload client serves no
+        // series): auto would pick the hourly rankings series for a fleet this size.
+        keywordSource: 'snapshot',
         books: options.sizes.map((n, i) => ({ asin: benchAsin(i + 1), keywords: { top: n } })),
       },
     ],

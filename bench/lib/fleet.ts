@@ -22,12 +22,13 @@ async function usedMemory(redis: Redis): Promise<number> {
   return Number(/used_memory:(\d+)/.exec(info)?.[1] ?? Number.NaN);
 }
 
-/** The `ENV NODE_OPTIONS="…"` of the Dockerfile, split into node arguments. */
+/** The NODE_OPTIONS the Dockerfile sets with ENV, split into node arguments. */
 export function imageNodeOptions(): string[] {
   const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
-  const value = /^ENV NODE_OPTIONS="([^"]*)"/m.exec(dockerfile)?.[1];
-  if (value === undefined) throw new Error('Dockerfile sets no NODE_OPTIONS');
-  return value.split(/\s+/).filter((arg) => arg !== '');
+  // `ENV NODE_OPTIONS="…"`, or one of several pairs of an ENV continued over lines with `\`.
+  const value = /^ENV\b(?:[^\n]*\\\n)*?[^\n]*?\bNODE_OPTIONS=(?:"([^"]*)"|(\S+))/m.exec(dockerfile);
+  if (value === null) throw new Error('Dockerfile sets no NODE_OPTIONS');
+  return (value[1] ?? value[2] ?? '').split(/\s+/).filter((arg) => arg !== '');
 }
 
 /**
