@@ -113,6 +113,8 @@ describe('shelfwatch probe', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     const outcome = await probe('dialect-b');
     expect(outcome.code).toBe(3);
     expect(outcome.stdout).toMatch(/keywords\s+wrong type\s+data\s+an object with id, kw\s+data\.kw/);
+    // Its sales answer shows a next URL, its rankings answer no next page: not assumed to be alike.
+    expect(outcome.stdout).toContain('pagination of rankings: its answer showed no next page');
     const { control } = served('dialect-b');
     const seq = await control.lastSeq();
     const offline = await shelfwatch(['probe', '--offline', outcome.out]);

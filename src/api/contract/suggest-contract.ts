@@ -276,12 +276,17 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
   const ctx: Ctx = { undecided: [], marketplaces: new Set(), platforms: new Set() };
   const endpoints: Record<string, unknown> = {};
   let pagination: ContractFile['pagination'] | undefined;
+  let pagedBy: string | undefined;
+  const unpaged: string[] = [];
   const ok = answers.filter((a) => a.status < 400);
   for (const answer of ok) {
     const spec = suggestEndpoint(contract, answer, ctx);
     if (spec !== undefined) endpoints[answer.endpoint] = spec;
+    if (isListEndpoint(answer.endpoint) && paginationOf(contract, answer, []) === undefined)
+      unpaged.push(answer.endpoint);
     if (isListEndpoint(answer.endpoint) && pagination === undefined) {
       const seen = paginationOf(contract, answer, ctx.undecided);
+      if (seen !== undefined) pagedBy = answer.endpoint;
       const now = contract.source.pagination ?? {};
       const same =
         (seen?.linkHeader !== undefined && now.linkHeader !== undefined) ||
@@ -290,6 +295,15 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
       pagination = same ? {} : seen;
     }
   }
+  // One style is suggested for every list, read off the first list that showed one. A list whose
+  // answer showed no next page may be one page, or may page by numbers or offsets, which one
+  // answer cannot show: a person checks it; the suggestion does not pass it over in silence.
+  const assumed =
+    pagedBy === undefined ? "the contract's pagination is kept" : `the style seen on ${pagedBy} is assumed`;
+  for (const name of unpaged)
+    ctx.undecided.push(
+      `pagination of ${name}: its answer showed no next page (one page, or page numbers or offsets that one answer cannot show); ${assumed}: check it in the API document, and set this endpoint's own pagination if it differs`,
+    );
   const error = answers.find((a) => a.status >= 400 && typeof a.body === 'object' && a.body !== null);
   if (error !== undefined) {
     const spec = suggestEndpoint(contract, { ...error, endpoint: 'error' }, ctx);
