@@ -282,10 +282,12 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
   for (const answer of ok) {
     const spec = suggestEndpoint(contract, answer, ctx);
     if (spec !== undefined) endpoints[answer.endpoint] = spec;
-    if (isListEndpoint(answer.endpoint) && paginationOf(contract, answer, []) === undefined)
-      unpaged.push(answer.endpoint);
-    if (isListEndpoint(answer.endpoint) && pagination === undefined) {
-      const seen = paginationOf(contract, answer, ctx.undecided);
+    if (!isListEndpoint(answer.endpoint)) continue;
+    // Only the list that decides the style may add its undecided cursor note.
+    const deciding = pagination === undefined;
+    const seen = paginationOf(contract, answer, deciding ? ctx.undecided : []);
+    if (seen === undefined) unpaged.push(answer.endpoint);
+    if (deciding) {
       if (seen !== undefined) pagedBy = answer.endpoint;
       const now = contract.source.pagination ?? {};
       const same =
