@@ -35,11 +35,6 @@ export function pct(ratio: number | null): string {
   return ratio === null ? '—' : `${(ratio * 100).toFixed(1)}%`;
 }
 
-export function stars(rating: number): string {
-  const whole = Math.max(0, Math.min(5, Math.round(rating)));
-  return `${'★'.repeat(whole)}${'☆'.repeat(5 - whole)}`;
-}
-
 export function rating(value: number | null): string {
   return value === null ? '—' : `${value.toFixed(1)}★`;
 }

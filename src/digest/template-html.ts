@@ -4,6 +4,7 @@
  */
 import { bookUrl } from '../deliver/render/amazon.ts';
 import { safeUrl } from '../deliver/render/plain.ts';
+import { stars } from '../util/format.ts';
 import { escapeHtml } from '../util/html.ts';
 import type { DigestChart, DigestCharts } from './charts.ts';
 import { compSection, sentimentSection } from './comps-sentiment.ts';
@@ -22,7 +23,6 @@ import {
   revisionText,
   salesMoverText,
   silencedLine,
-  stars,
 } from './format.ts';
 import { type SalesTable, salesTable, titlesTable, weekOf } from './sales-table.ts';
 import { LIST_LIMIT } from './template-text.ts';

@@ -1,4 +1,5 @@
 /** The plain-text part of the digest: everything the HTML says, charts as block-character lines. */
+import { stars } from '../util/format.ts';
 import type { DigestCharts } from './charts.ts';
 import { compSection, sentimentSection } from './comps-sentiment.ts';
 import {
@@ -16,7 +17,6 @@ import {
   revisionText,
   salesMoverText,
   silencedLine,
-  stars,
 } from './format.ts';
 import { salesTable, tableLines, titlesTable, weekOf } from './sales-table.ts';
 import type { DigestFigures } from './types.ts';

@@ -50,3 +50,9 @@ export function quote(text: string): string {
 export function where(asin: string, marketplace: string | null): string {
   return marketplace === null ? `(${asin})` : `(${asin}, ${marketplace})`;
 }
+
+/** `4` → `★★★★☆`: a 1–5 rating rounded to whole stars, clamped. */
+export function stars(rating: number): string {
+  const full = Math.max(0, Math.min(5, Math.round(rating)));
+  return '★'.repeat(full) + '☆'.repeat(5 - full);
+}

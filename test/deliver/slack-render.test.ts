@@ -8,7 +8,8 @@ import {
   type SlackMessage,
   slackLinkUrl,
 } from '../../src/deliver/render/slack-blocks.ts';
-import { bookUrl, sparkline, sparklineFor, truncate, truncateMapped } from '../../src/deliver/render/text.ts';
+import { sparkline, sparklineFor } from '../../src/deliver/render/sparkline.ts';
+import { bookUrl, truncate, truncateMapped } from '../../src/deliver/render/text.ts';
 import { sampleMessage } from '../../src/deliver/sample-alert.ts';
 import type { Alert } from '../../src/model/alert.ts';
 

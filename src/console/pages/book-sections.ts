@@ -1,6 +1,7 @@
 /** The book page's comps and reviews sections (kept apart so book.ts stays about ranks and alerts). */
 import type { BookObservation, ReviewDetail } from '../../model/observation.ts';
 import { compAhead, compBehind, compRatio, MAX_COMPS_JUDGED } from '../../rules/comps.ts';
+import { stars } from '../../util/format.ts';
 import { html, numberText, type SafeHtml, timeText } from '../html.ts';
 
 /** comp_overtook's default margin: what "ahead" means when no rule of that kind covers the book. */
@@ -57,7 +58,7 @@ export function reviewsSection(
   };
   return html`<table class="reviews"><thead><tr><th scope="col">Published</th><th scope="col">Platform</th><th scope="col">Rating</th><th scope="col">Text</th></tr></thead><tbody>${shown.map(
     (r) =>
-      html`<tr><td>${timeText(r.publishedAt)}</td><td>${r.platform}</td><td><span aria-hidden="true">${'★'.repeat(Math.max(0, Math.min(5, r.rating)))}</span> <span class="mute">(${r.rating} of 5)</span></td><td>${text(r)}</td></tr>`,
+      html`<tr><td>${timeText(r.publishedAt)}</td><td>${r.platform}</td><td><span aria-hidden="true">${stars(r.rating)}</span> <span class="mute">(${r.rating} of 5)</span></td><td>${text(r)}</td></tr>`,
   )}</tbody></table>
 <p class="mute">shelfwatch keeps no review text (snapshots keep summaries only).${anyHidden ? ' Low-star reviews whose text your routes leave out of alerts (hideLowStarText) are marked “text hidden by your routes”.' : ''}</p>`;
 }

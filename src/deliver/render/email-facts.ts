@@ -3,6 +3,7 @@
  * text here; the email renderer escapes them.
  */
 import type { AlertKind } from '../../model/alert.ts';
+import { stars } from '../../util/format.ts';
 import { formatMinor } from '../../util/money.ts';
 import { localTime } from './local-time.ts';
 import { downSpanText, lowPointText, triggerText } from './text.ts';
@@ -46,11 +47,8 @@ const revised = (label: string, key: string): RowSpec => [
   label,
   (f) => change(money(f(`${key}Before`), f(`${key}Currency`)), money(f(`${key}After`), f(`${key}Currency`))),
 ];
-const stars = (rating: unknown): string => {
-  if (typeof rating !== 'number') return show(rating);
-  const full = Math.max(0, Math.min(5, Math.round(rating)));
-  return `${'★'.repeat(full)}${'☆'.repeat(5 - full)} (${show(rating)}/5)`;
-};
+const starsOf = (rating: unknown): string =>
+  typeof rating === 'number' ? `${stars(rating)} (${show(rating)}/5)` : show(rating);
 
 const KEYWORD: RowSpec[] = [
   plain('Keyword', 'keyword'),
@@ -87,7 +85,7 @@ const PROVISIONAL: RowSpec = [
 ];
 const BSR: RowSpec[] = [plain('Category', 'category'), ranks('Best-seller rank')];
 const REVIEW: RowSpec[] = [
-  ['Rating', (f) => stars(f('rating'))],
+  ['Rating', (f) => starsOf(f('rating'))],
   plain('Platform', 'platform'),
   plain('Reviewer', 'reviewer'),
   plain('Campaign', 'campaignId'),

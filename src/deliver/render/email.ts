@@ -13,7 +13,8 @@ import type { OutgoingMessage } from '../notifier.ts';
 import { type Facts, MAX, rowsOf, SAMPLE_ROWS, show, time, truncateText } from './email-facts.ts';
 import { snoozeCommand, whyLines } from './email-why.ts';
 import { httpUrl } from './plain.ts';
-import { bookUrl, isSampleAlert, reviewKind } from './text.ts';
+import { reviewKind } from './review-view.ts';
+import { bookUrl, isSampleAlert } from './text.ts';
 
 export { truncateText } from './email-facts.ts';
 

@@ -13,6 +13,8 @@ import { BIDI_CONTROLS } from '../../util/bidi.ts';
 import { groupDigits } from '../../util/format.ts';
 import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
+import { reviewMeta, reviewOf } from './review-view.ts';
+import { sparklineFor } from './sparkline.ts';
 import {
   alertMark,
   amazonDomain,
@@ -21,9 +23,6 @@ import {
   factRows,
   KIND_LABEL,
   kindLabel,
-  reviewMeta,
-  reviewOf,
-  sparklineFor,
   truncate,
   truncateMapped,
 } from './text.ts';

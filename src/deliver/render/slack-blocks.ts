@@ -10,6 +10,8 @@ import { groupDigits } from '../../util/format.ts';
 import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
 import { alertCount, httpUrl, messageHeading, stripBidi } from './plain.ts';
+import { reviewMeta, reviewOf } from './review-view.ts';
+import { sparklineFor } from './sparkline.ts';
 import {
   alertLine,
   alertMark,
@@ -17,9 +19,6 @@ import {
   andMore,
   bookUrl,
   factRows,
-  reviewMeta,
-  reviewOf,
-  sparklineFor,
   truncate,
   truncateMapped,
 } from './text.ts';

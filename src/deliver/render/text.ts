@@ -1,6 +1,6 @@
 /**
- * Plain-text pieces every channel shows the same way: sparklines, truncation, one-line summaries,
- * fact rows and book links. Pure (no I/O, no clock, no locale data). Everything returned here is
+ * Plain-text pieces every channel shows the same way: truncation, one-line summaries, kind labels,
+ * fact rows and book links (sparklines: sparkline.ts; reviews: review-view.ts). Pure (no I/O, no clock, no locale data). Everything returned here is
  * plain, unescaped text: each channel escapes for its own markup (Slack mrkdwn, HTML).
  */
 import type { Alert, AlertKind, Severity } from '../../model/alert.ts';
@@ -10,47 +10,7 @@ import { groupDigits, money, rank } from '../../util/format.ts';
 import { oneLine } from '../../util/one-line.ts';
 import { localTime } from './local-time.ts';
 
-const BARS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'] as const;
-const TOP = BARS.length - 1;
 export const ELLIPSIS = '…';
-
-export interface SparklineOptions {
-  /**
-   * Draw lower values taller. For ranks, where #1 is best: without it a book climbing from #50 to
-   * #3 would be drawn as a fall. With it, "up" on screen always means "better".
-   */
-  invert?: boolean;
-  /** Scale on log10: BSR is log-like (one sale moves #500,000 to #150,000), so a linear bar hides the top. */
-  log?: boolean;
-  /** Drawn for a missing point (null, not finite, or ≤ 0 on a log scale). */
-  gap?: string;
-}
-
-export function sparkline(values: readonly (number | null)[], options: SparklineOptions = {}): string {
-  const gap = options.gap ?? ' ';
-  const scaled = values.map((v) => {
-    if (v === null || !Number.isFinite(v)) return null;
-    if (options.log !== true) return v;
-    return v > 0 ? Math.log10(v) : null;
-  });
-  let min = Number.POSITIVE_INFINITY;
-  let max = Number.NEGATIVE_INFINITY;
-  for (const v of scaled) {
-    if (v === null) continue;
-    min = Math.min(min, v);
-    max = Math.max(max, v);
-  }
-  const span = max - min;
-  return scaled
-    .map((v) => {
-      if (v === null) return gap;
-      // A flat series is drawn mid-height: "no change", neither best nor worst.
-      let level = span > 0 ? Math.round(((v - min) / span) * TOP) : TOP >> 1;
-      if (options.invert === true && span > 0) level = TOP - level;
-      return BARS[level] ?? gap;
-    })
-    .join('');
-}
 
 let segmenter: Intl.Segmenter | undefined;
 
@@ -137,25 +97,17 @@ export function alertLine(alert: Alert): string {
 
 export { amazonDomain, bookUrl } from './amazon.ts';
 
-/** Rank kinds: their series are ranks (#1 best), drawn inverted; BSR also on a log scale. */
-export function sparklineFor(alert: Alert): string | undefined {
-  const series = alert.series;
-  if (series === undefined || series.length < 2) return undefined;
-  // A long window would crowd the message; the recent end is what the alert is about.
-  const recent = series.slice(-48);
-  const isBsr = alert.kind.startsWith('bsr_');
-  const isRank = isBsr || alert.kind.startsWith('keyword_rank');
-  return sparkline(recent, { invert: isRank, log: isBsr });
-}
-
 export interface FactRow {
   label: string;
   /** Plain text; may hold untrusted text (book titles, keywords, error text). */
   value: string;
 }
 
-const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+/** A fact that is a non-empty string, else undefined (facts are untyped JSON). */
+export const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+/** A fact that is a finite number, else undefined. */
+export const num = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 const rankOrNull = (v: unknown): number | null => num(v) ?? null;
 
 /** `4.40 → 4.10` for a rating, `+74 → +62` for net sentiment points. */
@@ -307,57 +259,4 @@ export function factRows(alert: Alert, timeZone = 'UTC'): FactRow[] {
       break;
   }
   return rows;
-}
-
-export interface ReviewView {
-  rating: number | undefined;
-  platform: string | undefined;
-  reviewer: string | undefined;
-  title: string | undefined;
-  body: string | undefined;
-  url: string | undefined;
-  lowStar: boolean;
-}
-
-const PLATFORM: Record<string, string> = { amazon: 'Amazon', audible: 'Audible', goodreads: 'Goodreads' };
-/** For alerts without a `lowStar` fact (review_removed): the rules' default threshold. */
-const DEFAULT_LOW_STAR_AT = 2;
-
-/** The kinds that are about one review (and carry its facts). */
-export function reviewKind(kind: AlertKind): boolean {
-  return kind === 'review_new' || kind === 'review_removed' || kind === 'review_restored';
-}
-
-/** The review an alert is about (review_new, review_removed, review_restored), or undefined. */
-export function reviewOf(alert: Alert): ReviewView | undefined {
-  if (!reviewKind(alert.kind)) return undefined;
-  const f = alert.facts;
-  const rating = num(f.rating);
-  const platform = text(f.platform);
-  const line = (v: unknown) => text(typeof v === 'string' ? oneLine(v) : v);
-  return {
-    rating,
-    platform: platform === undefined ? undefined : (PLATFORM[platform] ?? platform),
-    // Names and titles are one line each; only the body keeps its lines (quoted by each channel).
-    reviewer: line(f.reviewer),
-    title: line(f.reviewTitle),
-    body: text(f.body),
-    url: text(f.url),
-    // Hiding hurtful text errs on the side of hiding: review_removed carries no lowStar fact.
-    lowStar:
-      typeof f.lowStar === 'boolean' ? f.lowStar : rating !== undefined && rating <= DEFAULT_LOW_STAR_AT,
-  };
-}
-
-/** `4` → `★★★★☆` (ratings are 1–5). */
-/** A review's stars and platform, `★★☆☆☆ · amazon`, whichever it has. */
-export function reviewMeta(review: ReviewView): string {
-  return [review.rating === undefined ? undefined : stars(review.rating), review.platform]
-    .filter((s) => s !== undefined)
-    .join(' · ');
-}
-
-export function stars(rating: number): string {
-  const full = Math.max(0, Math.min(5, Math.round(rating)));
-  return '★'.repeat(full) + '☆'.repeat(5 - full);
 }

@@ -1,0 +1,55 @@
+/**
+ * The review an alert is about, as every channel shows it: its stars, platform, reviewer, title,
+ * body and link, and whether its text is hidden as low-star.
+ */
+import type { Alert, AlertKind } from '../../model/alert.ts';
+import { stars } from '../../util/format.ts';
+import { oneLine } from '../../util/one-line.ts';
+import { num, text } from './text.ts';
+
+export interface ReviewView {
+  rating: number | undefined;
+  platform: string | undefined;
+  reviewer: string | undefined;
+  title: string | undefined;
+  body: string | undefined;
+  url: string | undefined;
+  lowStar: boolean;
+}
+
+const PLATFORM: Record<string, string> = { amazon: 'Amazon', audible: 'Audible', goodreads: 'Goodreads' };
+/** For alerts without a `lowStar` fact (review_removed): the rules' default threshold. */
+const DEFAULT_LOW_STAR_AT = 2;
+
+/** The kinds that are about one review (and carry its facts). */
+export function reviewKind(kind: AlertKind): boolean {
+  return kind === 'review_new' || kind === 'review_removed' || kind === 'review_restored';
+}
+
+/** The review an alert is about (review_new, review_removed, review_restored), or undefined. */
+export function reviewOf(alert: Alert): ReviewView | undefined {
+  if (!reviewKind(alert.kind)) return undefined;
+  const f = alert.facts;
+  const rating = num(f.rating);
+  const platform = text(f.platform);
+  const line = (v: unknown) => text(typeof v === 'string' ? oneLine(v) : v);
+  return {
+    rating,
+    platform: platform === undefined ? undefined : (PLATFORM[platform] ?? platform),
+    // Names and titles are one line each; only the body keeps its lines (quoted by each channel).
+    reviewer: line(f.reviewer),
+    title: line(f.reviewTitle),
+    body: text(f.body),
+    url: text(f.url),
+    // Hiding hurtful text errs on the side of hiding: review_removed carries no lowStar fact.
+    lowStar:
+      typeof f.lowStar === 'boolean' ? f.lowStar : rating !== undefined && rating <= DEFAULT_LOW_STAR_AT,
+  };
+}
+
+/** A review's stars and platform, `★★☆☆☆ · amazon`, whichever it has. */
+export function reviewMeta(review: ReviewView): string {
+  return [review.rating === undefined ? undefined : stars(review.rating), review.platform]
+    .filter((s) => s !== undefined)
+    .join(' · ');
+}
