@@ -48,7 +48,7 @@ describe('alert email: why, and how to mute it', () => {
     const [got] = await capture.waitForMessages(1, 5_000);
     const text = got?.mail.text ?? '';
     expect(text).toContain(
-      'Why you got this: rule "kw-drop" raised keyword_rank_drop for workspace "ws", and a route in the config (routes[].channels) sends such alerts to the channel "team-mail".',
+      'Why you got this: rule "kw-drop" raised "Keyword rank drop" (keyword_rank_drop) alerts for workspace "ws", and a route in the config (routes[].channels) sends such alerts to the channel "team-mail".',
     );
     expect(text).toContain(
       'To mute alerts like these for a while: shelfwatch silence add --workspace ws --kind keyword_rank_drop --rule kw-drop --for 24h --reason "…"',

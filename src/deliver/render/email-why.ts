@@ -5,6 +5,7 @@
  */
 import type { Alert } from '../../model/alert.ts';
 import { oneLine } from '../../util/one-line.ts';
+import { KIND_LABEL } from './text.ts';
 
 function distinct(values: readonly string[]): string[] {
   return [...new Set(values)];
@@ -29,7 +30,7 @@ export function whyLines(alerts: readonly Alert[], channelId: string | undefined
     rules.length === 1 ? `--rule ${rules[0]}` : '',
   ].filter((flag) => flag !== '');
   return [
-    `Why you got this: rule ${quoted(rules)} raised ${kinds.join(', ')} for workspace ${quoted(workspaces)}, and a route in the config (routes[].channels) sends such alerts to ${where}.`,
+    `Why you got this: rule ${quoted(rules)} raised ${kinds.map((k) => `"${KIND_LABEL[k]}" (${k})`).join(', ')} alerts for workspace ${quoted(workspaces)}, and a route in the config (routes[].channels) sends such alerts to ${where}.`,
     `To mute alerts like these for a while: shelfwatch silence add ${flags.join(' ')} --for 24h --reason "…"; a firing condition alone: the "Snooze" line under it.`,
     `To stop them for good: remove ${channelId === undefined ? 'this channel' : `"${oneLine(channelId)}"`} from the matching routes[].channels in the config.`,
   ];
