@@ -7,6 +7,7 @@ import { Agent, request } from 'undici';
 import type { SmtpPool } from '../../src/deliver/channels/smtp-pool.ts';
 import type { DigestDeps } from '../../src/digest/build.ts';
 import { DigestStateStore } from '../../src/digest/state.ts';
+import type { SalesRow } from '../../src/model/sales-day.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
 import { createHarness, type Harness, parseOrThrow } from '../poll/engine-harness.ts';
@@ -20,14 +21,11 @@ export interface SimBook {
   marketplaces: string[];
 }
 
-export interface RawSale {
-  asin: string;
-  marketplace: string;
-  date: string;
-  units: number;
-  royalties: { amount: string; currency: string };
-  ad_spend: { amount: string; currency: string };
-}
+/**
+ * A `/v1/sales` row as the API sends it. The acceptance test sums these with its own decimal
+ * reading on purpose (an oracle apart from model/sales-day.ts, which the digest uses).
+ */
+export type RawSale = SalesRow;
 
 export interface Scenario {
   sim: RunningSimulator;

@@ -7,7 +7,7 @@ import type { Alert } from '../../model/alert.ts';
 import { oneLine } from '../../util/one-line.ts';
 import { KIND_LABEL } from './text.ts';
 
-function distinct(values: readonly string[]): string[] {
+function distinct<T extends string>(values: readonly T[]): T[] {
   return [...new Set(values)];
 }
 
