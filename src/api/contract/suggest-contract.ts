@@ -6,7 +6,7 @@
  * said, not guessed. Pure.
  */
 import { MARKETPLACES, PLATFORMS } from '../schemas.ts';
-import { CATALOG, type EndpointName, isListEndpoint } from './catalog.ts';
+import { CATALOG, type EndpointName, isListEndpoint, type ListEndpointName } from './catalog.ts';
 import type { CompiledContract } from './compile.ts';
 import type { ObjectNode } from './fields.ts';
 import {
@@ -19,7 +19,7 @@ import {
   words,
 } from './probe-analyse.ts';
 import type { ContractFile, FieldSpec, FieldSpecObject } from './schema.ts';
-import { headersOf, paginationOf } from './suggest-wire.ts';
+import { headersOf, suggestPagination } from './suggest-wire.ts';
 
 export interface Suggestion {
   /** What differs from the probed contract, as a contract file (merged over the probed one). */
@@ -275,37 +275,17 @@ function suggestEndpoint(
 export function suggestContract(contract: CompiledContract, answers: readonly RecordedAnswer[]): Suggestion {
   const ctx: Ctx = { undecided: [], marketplaces: new Set(), platforms: new Set() };
   const endpoints: Record<string, unknown> = {};
-  let pagination: ContractFile['pagination'] | undefined;
-  let pagedBy: string | undefined;
-  const unpaged: string[] = [];
   const ok = answers.filter((a) => a.status < 400);
   for (const answer of ok) {
     const spec = suggestEndpoint(contract, answer, ctx);
     if (spec !== undefined) endpoints[answer.endpoint] = spec;
-    if (!isListEndpoint(answer.endpoint)) continue;
-    // Only the list that decides the style may add its undecided cursor note.
-    const deciding = pagination === undefined;
-    const seen = paginationOf(contract, answer, deciding ? ctx.undecided : []);
-    if (seen === undefined) unpaged.push(answer.endpoint);
-    if (deciding) {
-      if (seen !== undefined) pagedBy = answer.endpoint;
-      const now = contract.source.pagination ?? {};
-      const same =
-        (seen?.linkHeader !== undefined && now.linkHeader !== undefined) ||
-        (seen?.nextUrl !== undefined && seen.nextUrl.next === now.nextUrl?.next) ||
-        (seen?.cursor !== undefined && seen.cursor.next === now.cursor?.next);
-      pagination = same ? {} : seen;
-    }
   }
-  // One style is suggested for every list, read off the first list that showed one. A list whose
-  // answer showed no next page may be one page, or may page by numbers or offsets, which one
-  // answer cannot show: a person checks it; the suggestion does not pass it over in silence.
-  const assumed =
-    pagedBy === undefined ? "the contract's pagination is kept" : `the style seen on ${pagedBy} is assumed`;
-  for (const name of unpaged)
-    ctx.undecided.push(
-      `pagination of ${name}: its answer showed no next page (one page, or page numbers or offsets that one answer cannot show); ${assumed}: check it in the API document, and set this endpoint's own pagination if it differs`,
-    );
+  const lists = ok.filter((a): a is RecordedAnswer & { endpoint: ListEndpointName } =>
+    isListEndpoint(a.endpoint),
+  );
+  const pagination = suggestPagination(contract, lists, ctx.undecided);
+  for (const [name, own] of pagination.own)
+    endpoints[name] = { ...(endpoints[name] as object | undefined), pagination: own };
   const error = answers.find((a) => a.status >= 400 && typeof a.body === 'object' && a.body !== null);
   if (error !== undefined) {
     const spec = suggestEndpoint(contract, { ...error, endpoint: 'error' }, ctx);
@@ -338,7 +318,7 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
       `enums.marketplace: the API says ${unknown.map((m) => `"${m}"`).join(', ')}: map each to ours (${MARKETPLACES.join(', ')})`,
     );
   if (Object.keys(enums).length > 0) suggestion.enums = enums;
-  if (pagination !== undefined && Object.keys(pagination).length > 0) suggestion.pagination = pagination;
+  if (pagination.shared !== undefined) suggestion.pagination = pagination.shared;
   ctx.undecided.push(
     'params: query parameter names cannot be seen in answers: check them in the API document (kept as the contract says)',
   );

@@ -2,10 +2,11 @@
  * What probe's suggestion reads from the wire around the fields: the pagination style (a Link
  * header, a next URL or a cursor in the body) and the rate-limit and request-id headers. Pure.
  */
+import type { ListEndpointName } from './catalog.ts';
 import type { CompiledContract } from './compile.ts';
 import { linkNext } from './paging.ts';
 import type { RecordedAnswer } from './probe-analyse.ts';
-import type { ContractFile } from './schema.ts';
+import { type ContractFile, PAGINATION_STYLES, type PaginationSpec } from './schema.ts';
 
 /** Pagination seen in a list answer: a Link header, a next URL or a cursor in the body. */
 export function paginationOf(
@@ -33,6 +34,75 @@ export function paginationOf(
     `pagination: a cursor at "${next.path}"; the query parameter that sends it back cannot be seen in an answer (kept "cursor")`,
   );
   return { cursor: { param: 'cursor', next: next.path } };
+}
+
+/** Two specs name the same style: both a Link header, or a next URL or cursor at the same place. */
+function sameStyle(a: PaginationSpec | undefined, b: PaginationSpec | undefined): boolean {
+  return (
+    (a?.linkHeader !== undefined && b?.linkHeader !== undefined) ||
+    (a?.nextUrl !== undefined && a.nextUrl.next === b?.nextUrl?.next) ||
+    (a?.cursor !== undefined && a.cursor.next === b?.cursor?.next)
+  );
+}
+
+/** The style keys of a spec only: an endpoint's own pagination keeps the shared `limit`. */
+function styleOnly(spec: PaginationSpec | undefined): PaginationSpec {
+  const out: PaginationSpec = {};
+  for (const style of PAGINATION_STYLES)
+    if (spec?.[style] !== undefined) Object.assign(out, { [style]: spec[style] });
+  return out;
+}
+
+export interface PaginationSuggestion {
+  /** The style for every list; undefined keeps the contract's. */
+  shared: PaginationSpec | undefined;
+  /** Lists whose answer showed another style than the shared one: their own pagination. */
+  own: Map<ListEndpointName, PaginationSpec>;
+}
+
+/**
+ * The pagination the recorded list answers show. The first list that shows a next page sets the
+ * style for every list; a later list that shows another style gets its own. A list whose answer
+ * showed no next page may be one page, or may page by numbers or offsets, which one answer cannot
+ * show: it is listed for a person to check, not passed over in silence.
+ */
+export function suggestPagination(
+  contract: CompiledContract,
+  lists: readonly (RecordedAnswer & { endpoint: ListEndpointName })[],
+  undecided: string[],
+): PaginationSuggestion {
+  const current = contract.source.pagination;
+  let shared: PaginationSpec | undefined;
+  let sharedBy: string | undefined;
+  const own = new Map<ListEndpointName, PaginationSpec>();
+  const unpaged: string[] = [];
+  for (const answer of lists) {
+    const notes: string[] = [];
+    const seen = paginationOf(contract, answer, notes);
+    if (seen === undefined) {
+      unpaged.push(answer.endpoint);
+      continue;
+    }
+    // `{}` is the contract's own cursor, seen as it says.
+    const style = Object.keys(seen).length === 0 ? current : seen;
+    if (sharedBy === undefined) {
+      sharedBy = answer.endpoint;
+      shared = style;
+      undecided.push(...notes);
+      continue;
+    }
+    const expected = contract.source.endpoints?.[answer.endpoint]?.pagination ?? shared;
+    if (sameStyle(style, expected)) continue;
+    own.set(answer.endpoint, styleOnly(style));
+    undecided.push(...notes.map((note) => `${answer.endpoint} ${note}`));
+  }
+  const assumed =
+    sharedBy === undefined ? "the contract's pagination is kept" : `the style seen on ${sharedBy} is assumed`;
+  for (const name of unpaged)
+    undecided.push(
+      `pagination of ${name}: its answer showed no next page (one page, or page numbers or offsets that one answer cannot show); ${assumed}: check it in the API document, and set this endpoint's own pagination if it differs`,
+    );
+  return { shared: sameStyle(shared, current) ? undefined : shared, own };
 }
 
 const HEADER_PATTERNS: readonly [keyof NonNullable<ContractFile['rateLimit']> | 'requestId', RegExp][] = [
