@@ -58,6 +58,17 @@ function startState(
   return scope.before[key] ?? initialCondition(baselineOf(prev), prev.observedAt);
 }
 
+/**
+ * The bar a clear condition is judged against: the better (lower) of the median now and the median
+ * the last poll knew. At a slow cadence, or after a gap, most of the window can lie after a change
+ * no poll saw yet: the median now has then taken the worse hours in and would hide a drop that
+ * persists; the last poll's median still holds the rank before it.
+ */
+function betterOf(rolling: number | null, known: number | null): number | null {
+  if (rolling === null) return known;
+  return known === null ? rolling : Math.min(rolling, known);
+}
+
 export function evaluateBsrWorsened(
   scope: Scope,
   rule: BsrWorsenedRule,
@@ -82,11 +93,13 @@ export function evaluateBsrWorsened(
       const recovered = state.baseline === null || current <= state.baseline * (1 + rule.rearmFactor);
       judgement = { breached: true, recovered, baseline: rolling, baselineAt: at, reading: current };
     } else {
-      const reference = state.phase === 'clear' ? rolling : state.baseline;
+      const reference = state.phase === 'clear' ? betterOf(rolling, state.baseline) : state.baseline;
+      const breached = bsrWorse(rule, reference, current);
       judgement = {
-        breached: bsrWorse(rule, reference, current),
+        breached,
         recovered: false,
-        baseline: rolling,
+        // A breach is judged, told and re-armed against the bar it broke.
+        baseline: breached ? reference : rolling,
         baselineAt: at,
         reading: current,
       };

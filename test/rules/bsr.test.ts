@@ -100,6 +100,30 @@ describe('bsr_worsened', () => {
     expect(perPoll[5]?.[0]?.title).toMatch(/— was down to #4,100 for 4 h$/);
   });
 
+  it('a drop that persists fires at a daily cadence too, though it fills most of the window by then', () => {
+    // Polls 24 h apart; the rank doubled 4 h after the first: at the second poll 20 of the 24
+    // hourly points are the worse rank, so the median now is the worse rank itself.
+    const day = 24 * HOUR;
+    const seq = [book(T0, 1000, flat(1000)), book(T0 + day, 3000, [...flat(1000, 4), ...flat(3000, 20)])];
+    const { perPoll } = run([worse({ sendResolved: true })], seq);
+    expect(perPoll.map(kinds)).toEqual([[], ['bsr_worsened']]);
+    expect(perPoll[1]?.[0]?.title).toBe(
+      'Best-seller rank of “The Teapot Murders” worsened to #3,000 from a 24h median of #1,000 (B0CJ4XQ2ZK, US)',
+    );
+    // It stays one alert while the rank stays there, and re-arms against the bar it broke.
+    const later = [
+      ...seq,
+      book(T0 + 2 * day, 3100, flat(3000)),
+      book(T0 + 3 * day, 1100, [...flat(3000, 4), ...flat(1100, 20)]),
+    ];
+    expect(run([worse({ sendResolved: true })], later).perPoll.map(kinds)).toEqual([
+      [],
+      ['bsr_worsened'],
+      [],
+      ['bsr_recovered'],
+    ]);
+  });
+
   it('waits `for` polls and repeats at the interval', () => {
     const seq = [0, 1, 2, 3, 4, 5].map((h) => book(T0 + h * HOUR, h === 0 ? 1000 : 3000, flat(1000)));
     expect(run([worse({ for: 2 })], seq).perPoll.map((p) => p.length)).toEqual([0, 0, 1, 0, 0, 0]);
