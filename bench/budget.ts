@@ -75,6 +75,11 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
   const all = [...results, ...earlier(ctx, results)].sort(
     (a, b) => MATRIX.findIndex((s) => idOf(s) === idOf(a)) - MATRIX.findIndex((s) => idOf(s) === idOf(b)),
   );
+  return budgetResult(all);
+}
+
+/** The result as stored and shown; also re-renders stored months with this code's tables. */
+export function budgetResult(all: MonthSummary[]): BenchResult {
   return {
     title: 'Budget: a simulated month through the planner, budget and client',
     summary: all.flatMap(summaryRows),
@@ -176,7 +181,9 @@ function details(results: MonthSummary[]): string {
     `${fmt(s.latency.processingP95, 1)} ms`,
   ]);
   const thirds = results.map((s) => {
-    const days = s.perDay ?? [];
+    // perDay ends at the last day with a request: a month that ran dry early still has s.days days.
+    const days = [...(s.perDay ?? [])];
+    while (days.length < Math.round(s.days)) days.push(0);
     const third = Math.max(1, Math.round(days.length / 3));
     const avg = (from: number) => {
       const slice = days.slice(from, from + third);
@@ -184,7 +191,7 @@ function details(results: MonthSummary[]): string {
     };
     return [
       name(s),
-      fmt(s.plannable / Math.max(1, days.length)),
+      fmt(s.plannable / Math.max(1, s.days)),
       `${fmt(avg(0))} / ${fmt(avg(third))} / ${fmt(avg(2 * third))}`,
       s.idleAtEndMs === undefined ? '' : duration(Math.max(0, s.idleAtEndMs)),
     ];
