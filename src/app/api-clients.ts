@@ -8,7 +8,12 @@ import {
   type RedisRequestBudget,
 } from '../budget/request-budget.ts';
 import { workspaceContract } from '../config/contract.ts';
-import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
+import {
+  type ShelfwatchConfig,
+  UnknownWorkspaceError,
+  type WorkspaceConfig,
+  workspaceOf,
+} from '../config/schema.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import { type Clock, realDelayMs } from '../util/clock.ts';
@@ -48,7 +53,7 @@ export class ApiClients {
   /** The workspace's client for background polls: keeps the reserve free. */
   client(workspace: string): AnalyticsClient {
     const client = this.background.get(workspace);
-    if (client === undefined) throw new Error(`no workspace "${workspace}" in the config`);
+    if (client === undefined) throw new UnknownWorkspaceError(`no workspace "${workspace}" in the config`);
     return client;
   }
 
@@ -58,8 +63,7 @@ export class ApiClients {
    */
   interactiveClient(workspace: string, maxWaitMs = 5 * 60_000): AnalyticsClient {
     const { budget, clock } = this.parts;
-    const ws = this.parts.config.workspaces.find((w) => w.id === workspace);
-    if (ws === undefined) throw new Error(`no workspace "${workspace}" in the config`);
+    const ws = workspaceOf(this.parts.config, workspace);
     const limits: BudgetLimits = { perMinute: ws.plan.perMinute, perMonth: ws.plan.perMonth };
     const client = this.build(ws, async () => {
       const deadline = clock.now() + maxWaitMs;

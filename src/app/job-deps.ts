@@ -7,7 +7,7 @@ import { walkWithinBudget } from '../budget/gate.ts';
 import { pollLimits } from '../budget/limits.ts';
 import { PauseEpisodes } from '../budget/pause-episode.ts';
 import type { RedisRequestBudget } from '../budget/request-budget.ts';
-import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
+import { type ShelfwatchConfig, workspaceOf } from '../config/schema.ts';
 import {
   type ChannelHealth,
   channelDisabledAlert,
@@ -58,12 +58,6 @@ export interface JobParts {
   metrics: Metrics;
   deliverQueue: Queue<DeliverQueueData>;
   alertLog: AlertLog;
-}
-
-function workspaceOf(config: ShelfwatchConfig, id: string): WorkspaceConfig {
-  const ws = config.workspaces.find((w) => w.id === id);
-  if (ws === undefined) throw new Error(`no workspace "${id}" in the config`);
-  return ws;
 }
 
 export function pollDepsOf(

@@ -11,7 +11,7 @@ import { alertLogSchema, consoleSchema } from './console.ts';
 import { boolField, intField, urlField } from './fields.ts';
 import { muteWindowSchema } from './mute-windows.ts';
 import { suggest } from './suggest.ts';
-import { workspaceSchema } from './workspace.ts';
+import { type WorkspaceConfig, workspaceSchema } from './workspace.ts';
 
 const redisSchema = z
   .strictObject({
@@ -224,3 +224,15 @@ export type ShelfwatchConfig = z.output<typeof configSchema>;
 export type ShelfwatchConfigInput = z.input<typeof configSchema>;
 export type { ChannelConfig, EmailChannelConfig, RouteConfig, SlackChannelConfig } from './channels.ts';
 export type { BookConfig, KeywordSelection, Plan, WorkspaceConfig } from './workspace.ts';
+
+/** A workspace id that is not in the config: a caller's mistake, never retried. */
+export class UnknownWorkspaceError extends Error {
+  override readonly name = 'UnknownWorkspaceError';
+}
+
+/** The workspace with this id, or an UnknownWorkspaceError. */
+export function workspaceOf(config: Pick<ShelfwatchConfig, 'workspaces'>, id: string): WorkspaceConfig {
+  const ws = config.workspaces.find((w) => w.id === id);
+  if (ws === undefined) throw new UnknownWorkspaceError(`no workspace "${id}" in the config`);
+  return ws;
+}

@@ -5,7 +5,7 @@
 import type { AnalyticsClient } from '../api/index.ts';
 import type { ReserveWalk } from '../budget/gate.ts';
 import type { RedisRequestBudget } from '../budget/request-budget.ts';
-import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
+import { type ShelfwatchConfig, workspaceOf } from '../config/schema.ts';
 import type { SmtpPool } from '../deliver/channels/smtp-pool.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
@@ -58,16 +58,6 @@ export interface BuiltDigest {
   figures: DigestFigures;
   /** To store as "the last digest" once the send succeeded. */
   last: LastDigest;
-}
-
-export class UnknownWorkspaceError extends Error {
-  override readonly name = 'UnknownWorkspaceError';
-}
-
-export function workspaceOf(config: ShelfwatchConfig, id: string): WorkspaceConfig {
-  const ws = config.workspaces.find((w) => w.id === id);
-  if (ws === undefined) throw new UnknownWorkspaceError(`no workspace "${id}" in the config`);
-  return ws;
 }
 
 function attachmentOf(chart: DigestChart): DigestAttachment {
