@@ -3,7 +3,13 @@ import type { BookObservation } from '../model/observation.ts';
 import { spokenDuration } from '../util/duration.ts';
 import { quote, rank as showRank, where } from '../util/format.ts';
 import { median } from '../util/stats.ts';
-import { type ConditionState, initialCondition, type Judgement, transitionObservation } from './condition.ts';
+import {
+  breachJudgement,
+  type ConditionState,
+  initialCondition,
+  type Judgement,
+  transitionObservation,
+} from './condition.ts';
 import type { BsrRemovedRule, BsrWorsenedRule, RuleConfig } from './config.ts';
 import { lowPoint, lowPointFacts } from './low-point.ts';
 import { advanceCondition, appliesTo, emit, type Scope } from './scope.ts';
@@ -94,15 +100,12 @@ export function evaluateBsrWorsened(
       judgement = { breached: true, recovered, baseline: rolling, baselineAt: at, reading: current };
     } else {
       const reference = state.phase === 'clear' ? betterOf(rolling, state.baseline) : state.baseline;
-      const breached = bsrWorse(rule, reference, current);
-      judgement = {
-        breached,
-        recovered: false,
-        // A breach is judged, told and re-armed against the bar it broke.
-        baseline: breached ? reference : rolling,
-        baselineAt: at,
-        reading: current,
-      };
+      judgement = breachJudgement(
+        bsrWorse(rule, reference, current),
+        { baseline: reference, at },
+        { baseline: rolling, at },
+        current,
+      );
     }
   }
   const announced = advanceCondition(scope, key, state, judgement, rule, rule.sendResolved);

@@ -76,6 +76,27 @@ export interface Step {
   episode: number;
 }
 
+/**
+ * The judgement of a clear or pending condition: a breach keeps the bar it broke (frozen while
+ * pending, told in the alert, re-armed against), a reading that breaches nothing rolls the
+ * baseline on. `reading` is for kinds that track their worst reading while firing.
+ */
+export function breachJudgement(
+  breached: boolean,
+  bar: { baseline: number | null; at: number },
+  rolled: { baseline: number | null; at: number },
+  reading?: number,
+): Judgement {
+  const kept = breached ? bar : rolled;
+  return {
+    breached,
+    recovered: false,
+    baseline: kept.baseline,
+    baselineAt: kept.at,
+    ...(reading === undefined ? {} : { reading }),
+  };
+}
+
 export function initialCondition(baseline: number | null, at: number): ClearCondition {
   return { phase: 'clear', baseline, baselineAt: at, clearAt: at };
 }

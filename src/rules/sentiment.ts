@@ -1,6 +1,6 @@
 import type { BookObservation } from '../model/observation.ts';
 import { quote, where } from '../util/format.ts';
-import { initialCondition, type Judgement, transitionObservation } from './condition.ts';
+import { breachJudgement, initialCondition, type Judgement, transitionObservation } from './condition.ts';
 import type { SentimentShiftRule } from './config.ts';
 import { advanceCondition, appliesTo, emit, type Scope } from './scope.ts';
 
@@ -77,7 +77,11 @@ function judgeMeasure(
     judgement =
       state.phase === 'firing'
         ? { breached: true, recovered: off <= threshold / 2 + EPSILON, baseline: rolled, baselineAt: at }
-        : breachJudgement(off >= threshold - EPSILON, state.baseline, state.baselineAt, rolled, at);
+        : breachJudgement(
+            off >= threshold - EPSILON,
+            { baseline: state.baseline, at: state.baselineAt },
+            { baseline: rolled, at },
+          );
   }
   const announced = advanceCondition(scope, key, state, judgement, rule, rule.sendResolved);
   if (announced === null || value === null) return;
@@ -112,19 +116,6 @@ function judgeMeasure(
       repeat: transition.type === 'repeat' ? transition.index : 0,
     },
   });
-}
-
-/** A breach keeps the reference it was judged against (frozen while pending); a clear reading rolls it. */
-function breachJudgement(
-  breached: boolean,
-  reference: number,
-  referenceAt: number,
-  rolled: number,
-  at: number,
-): Judgement {
-  return breached
-    ? { breached, recovered: false, baseline: reference, baselineAt: referenceAt }
-    : { breached, recovered: false, baseline: rolled, baselineAt: at };
 }
 
 function signed(points: number): string {
