@@ -33,16 +33,23 @@ export function mergeFields(
   return out;
 }
 
+/** The style keys a spec names (cursor, nextUrl, …), without its `limit`. */
+export function paginationStyles(spec: PaginationSpec | undefined): PaginationSpec {
+  const out: PaginationSpec = {};
+  for (const style of PAGINATION_STYLES)
+    if (spec?.[style] !== undefined) Object.assign(out, { [style]: spec[style] });
+  return out;
+}
+
 export function mergePagination(
   base: PaginationSpec | undefined,
   over: PaginationSpec | undefined,
 ): PaginationSpec {
   if (over === undefined) return { ...base };
-  const namesStyle = PAGINATION_STYLES.some((style) => over[style] !== undefined);
+  const styles = paginationStyles(over);
   const out: PaginationSpec = { ...base };
-  if (namesStyle) for (const style of PAGINATION_STYLES) delete out[style];
-  for (const style of PAGINATION_STYLES)
-    if (over[style] !== undefined) Object.assign(out, { [style]: over[style] });
+  if (Object.keys(styles).length > 0) for (const style of PAGINATION_STYLES) delete out[style];
+  Object.assign(out, styles);
   if (over.limit !== undefined) out.limit = { ...base?.limit, ...over.limit };
   return out;
 }

@@ -4,9 +4,10 @@
  */
 import type { ListEndpointName } from './catalog.ts';
 import type { CompiledContract } from './compile.ts';
+import { paginationStyles } from './merge.ts';
 import { linkNext } from './paging.ts';
 import type { RecordedAnswer } from './probe-analyse.ts';
-import { type ContractFile, PAGINATION_STYLES, type PaginationSpec } from './schema.ts';
+import type { ContractFile, PaginationSpec } from './schema.ts';
 
 /** Pagination seen in a list answer: a Link header, a next URL or a cursor in the body. */
 export function paginationOf(
@@ -43,14 +44,6 @@ function sameStyle(a: PaginationSpec | undefined, b: PaginationSpec | undefined)
     (a?.nextUrl !== undefined && a.nextUrl.next === b?.nextUrl?.next) ||
     (a?.cursor !== undefined && a.cursor.next === b?.cursor?.next)
   );
-}
-
-/** The style keys of a spec only: an endpoint's own pagination keeps the shared `limit`. */
-function styleOnly(spec: PaginationSpec | undefined): PaginationSpec {
-  const out: PaginationSpec = {};
-  for (const style of PAGINATION_STYLES)
-    if (spec?.[style] !== undefined) Object.assign(out, { [style]: spec[style] });
-  return out;
 }
 
 export interface PaginationSuggestion {
@@ -93,7 +86,8 @@ export function suggestPagination(
     }
     const expected = contract.source.endpoints?.[answer.endpoint]?.pagination ?? shared;
     if (sameStyle(style, expected)) continue;
-    own.set(answer.endpoint, styleOnly(style));
+    // Its style only: the endpoint keeps the shared `limit`.
+    own.set(answer.endpoint, paginationStyles(style));
     undecided.push(...notes.map((note) => `${answer.endpoint} ${note}`));
   }
   const assumed =
