@@ -5,6 +5,7 @@
  * (which value means "no rank", our name for an unknown marketplace id, query parameter names) is
  * said, not guessed. Pure.
  */
+import { isMarketplace } from '../../util/marketplaces.ts';
 import { MARKETPLACES, PLATFORMS } from '../schemas.ts';
 import { CATALOG, type EndpointName, isListEndpoint, type ListEndpointName } from './catalog.ts';
 import type { CompiledContract } from './compile.ts';
@@ -311,8 +312,7 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
   if (Object.keys(platforms).length > 0) enums.platform = platforms;
   const marketplaces = recased(ctx.marketplaces, MARKETPLACES);
   if (Object.keys(marketplaces).length > 0) enums.marketplace = marketplaces;
-  const ours = (m: string) => (MARKETPLACES as readonly string[]).includes(m);
-  const unknown = [...ctx.marketplaces].filter((m) => !ours(m) && !ours(m.toUpperCase()));
+  const unknown = [...ctx.marketplaces].filter((m) => !isMarketplace(m) && !isMarketplace(m.toUpperCase()));
   if (unknown.length > 0)
     ctx.undecided.push(
       `enums.marketplace: the API says ${unknown.map((m) => `"${m}"`).join(', ')}: map each to ours (${MARKETPLACES.join(', ')})`,
