@@ -126,7 +126,7 @@ interface ShownPart {
 /**
  * Reads a benchmark's part back out of the generated section (the summary rows whose first cell is
  * its name, and its `### … (\`name\`)` block up to the next heading), so a run that has no result
- * file for it (a fresh clone: `bench/results` is not committed) keeps it instead of dropping it.
+ * file for it (a clone holds only the result files committed so far) keeps it instead of dropping it.
  */
 export function shownPart(section: string, name: string): ShownPart {
   const lines = section.split('\n');
@@ -159,7 +159,6 @@ export function updateDocs(root: string, names: readonly string[]): string {
     ...new Set(results.map((r) => describeMachine({ ...r.machine, loadBefore: 0, loadAfter: 0 }))),
   ];
   const keptMachine = /^Machine: .*$/m.exec(shown)?.[0];
-  const summary = summaryTable(results).split('\n');
   const rowsOf = (p: (typeof parts)[number]) =>
     p.stored === undefined ? p.kept.rows : summaryTable([p.stored]).split('\n').slice(2);
   const section = [
@@ -171,7 +170,8 @@ export function updateDocs(root: string, names: readonly string[]): string {
       ? (keptMachine ?? 'No results yet.')
       : `Machine: ${machines.length === 1 ? describeMachine(latest.machine) : machines.join('; ')}.`,
     '',
-    ...summary.slice(0, 2),
+    // The table's head (an empty table), then each benchmark's rows in the suite's order.
+    summaryTable([]),
     ...parts.flatMap(rowsOf),
     '',
     ...parts.flatMap((p) =>
