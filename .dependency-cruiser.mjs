@@ -62,6 +62,15 @@ export default {
       to: { path: '^src/cli/' },
     },
     {
+      name: 'tools-outside-product',
+      comment:
+        'src/tools holds what runs beside the worker (the demo, the local receivers, the private Redis): ' +
+        'only the CLI and the tools themselves import it, so no worker room depends on a dev tool.',
+      severity: 'error',
+      from: { path: '^(src|workers)/', pathNot: '^src/(cli|tools)/' },
+      to: { path: '^src/tools/' },
+    },
+    {
       name: 'no-import-of-outer-folders',
       comment:
         'workers/ only wires processors to queues; test/ and bench/ check src/. Nothing in src/ imports them.',

@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { type PrivateRedis, startPrivateRedis } from '../src/ops/private-redis.ts';
+import { type PrivateRedis, startPrivateRedis } from '../src/tools/private-redis.ts';
 import { type BenchmarkModule, createContext } from './lib/context.ts';
 import {
   machineFacts,

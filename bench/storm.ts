@@ -10,11 +10,15 @@
 import { simpleParser } from 'mailparser';
 import { Runtime } from '../src/app/runtime.ts';
 import { startWorkers } from '../src/app/start.ts';
-import { DEFAULT_WEBHOOK_PATH, type ReceivedRequest, startHttpReceiver } from '../src/dev/receivers/http.ts';
-import { startSmtpReceiver } from '../src/dev/receivers/smtp.ts';
 import type { Alert, AlertKind, Severity } from '../src/model/alert.ts';
 import { silentLogger } from '../src/ops/logger.ts';
 import { Shutdown } from '../src/ops/shutdown.ts';
+import {
+  DEFAULT_WEBHOOK_PATH,
+  type ReceivedRequest,
+  startHttpReceiver,
+} from '../src/tools/receivers/http.ts';
+import { startSmtpReceiver } from '../src/tools/receivers/smtp.ts';
 import type { BenchContext, BenchResult } from './lib/context.ts';
 import { fmt, table } from './lib/format.ts';
 import { configOrThrow } from './lib/month.ts';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
-import { startPrivateRedis } from '../src/ops/private-redis.ts';
+import { startPrivateRedis } from '../src/tools/private-redis.ts';
 import { describeLeftovers, RUN_MARK, reapLeftovers } from './helpers/leftover-processes.ts';
 
 declare module 'vitest' {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { DemoError } from '../demo/errors.ts';
-import type { RedisChoice } from '../demo/redis.ts';
-import { runDemo } from '../demo/run.ts';
+import { DemoError } from '../tools/demo/errors.ts';
+import type { RedisChoice } from '../tools/demo/redis.ts';
+import { runDemo } from '../tools/demo/run.ts';
 import { CliError, parseIntegerFlag, parseNumberFlag, usageError } from './errors.ts';
 import { VERSION } from './version.ts';
 

@@ -17,7 +17,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // Outside the repository: Node looks for packages in every parent folder's node_modules.
 const COPY = mkdtempSync(join(tmpdir(), 'shelfwatch-production-deps-'));
 const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs')).href;
-const DEV_TOOLS = ['tsx', 'esbuild', 'smtp-server', 'pino-pretty', 'typescript', 'vitest'];
+const DEV_TOOLS = ['tsx', 'esbuild', 'smtp-server', 'mailparser', 'pino-pretty', 'typescript', 'vitest'];
 
 interface LockEntry {
   dev?: boolean;

@@ -8,7 +8,7 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedisConnection } from '../../src/app/redis-connection.ts';
-import { startPrivateRedis } from '../../src/ops/private-redis.ts';
+import { startPrivateRedis } from '../../src/tools/private-redis.ts';
 import { RestartableRedis } from '../chaos/redis-aof.ts';
 import { writeConfig } from '../cli/helpers.ts';
 import { tempDir } from '../config/helpers.ts';

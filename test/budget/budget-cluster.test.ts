@@ -3,7 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { budgetKeys } from '../../src/budget/keys.ts';
 import { RedisRequestBudget } from '../../src/budget/request-budget.ts';
 import { acquireScript } from '../../src/budget/scripts.ts';
-import { findRedisServerBinary, type PrivateRedis, startPrivateRedis } from '../../src/ops/private-redis.ts';
+import {
+  findRedisServerBinary,
+  type PrivateRedis,
+  startPrivateRedis,
+} from '../../src/tools/private-redis.ts';
 import { ManualClock, systemClock } from '../../src/util/clock.ts';
 
 const T0 = Date.UTC(2026, 10, 21, 14, 0, 0);

@@ -14,12 +14,12 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
 import type { DeliverQueueData } from '../../src/deliver/enqueue.ts';
-import { type ReceivedRequest, startHttpReceiver } from '../../src/dev/receivers/http.ts';
-import { startSmtpReceiver } from '../../src/dev/receivers/smtp.ts';
 import { DELIVER_QUEUE, POLL_QUEUE } from '../../src/jobs/queues.ts';
 import type { PollJobData } from '../../src/poll/processor.ts';
 import { parsePlan, SimControlClient, startSimulator } from '../../src/sim/index.ts';
 import { RedisSnapshotStore } from '../../src/snapshot/store.ts';
+import { type ReceivedRequest, startHttpReceiver } from '../../src/tools/receivers/http.ts';
+import { startSmtpReceiver } from '../../src/tools/receivers/smtp.ts';
 import { judgeRun } from './checks.ts';
 import {
   analyseChannel,

@@ -1,6 +1,6 @@
 import type { ParsedMail } from 'mailparser';
-import type { ReceivedRequest } from '../../src/dev/receivers/http.ts';
 import type { RequestLogEntry } from '../../src/sim/index.ts';
+import type { ReceivedRequest } from '../../src/tools/receivers/http.ts';
 import { type CapturedEmail, type ChannelReport, forgedTextLines, withoutBookName } from './deliveries.ts';
 import { emailInjections, slackControlTokens } from './hostile.ts';
 import {

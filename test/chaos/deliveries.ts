@@ -1,5 +1,5 @@
 import type { ParsedMail } from 'mailparser';
-import type { ReceivedRequest } from '../../src/dev/receivers/http.ts';
+import type { ReceivedRequest } from '../../src/tools/receivers/http.ts';
 import type { RedisOutage } from './redis-aof.ts';
 import type { ExpectedAlert } from './scenario.ts';
 

@@ -16,12 +16,12 @@ import { type DeliveryDeps, groupKeyOf, processAdmit, processFlush } from '../..
 import { renderAlertEmail } from '../../src/deliver/render/email.ts';
 import type { Alert } from '../../src/model/alert.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
-import { type PrivateRedis, startPrivateRedis } from '../../src/ops/private-redis.ts';
 import { TargetLease } from '../../src/poll/lease.ts';
 import { type PollDeps, processPoll } from '../../src/poll/processor.ts';
 import { ConfigTargetRegistry } from '../../src/poll/registry.ts';
 import { parsePlan, type RunningSimulator, SimControlClient, startSimulator } from '../../src/sim/index.ts';
 import { RedisSnapshotStore } from '../../src/snapshot/store.ts';
+import { type PrivateRedis, startPrivateRedis } from '../../src/tools/private-redis.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import { CapturingSink, parseOrThrow } from '../poll/engine-harness.ts';
 import { HOSTILE_REVIEWS } from './hostile.ts';

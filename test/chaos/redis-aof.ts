@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findRedisServerBinary, freePort } from '../../src/ops/private-redis.ts';
+import { findRedisServerBinary, freePort } from '../../src/tools/private-redis.ts';
 
 export interface RedisOutage {
   signal: 'SIGTERM' | 'SIGKILL';

@@ -1,6 +1,6 @@
-import type { SmtpReceiver } from '../../src/dev/receivers/smtp.ts';
 import type { SimFaultInput } from '../../src/sim/control-schemas.ts';
 import type { SimControlClient } from '../../src/sim/index.ts';
+import type { SmtpReceiver } from '../../src/tools/receivers/smtp.ts';
 import type { RestartableRedis } from './redis-aof.ts';
 import { type ChaosRng, sleep } from './rng.ts';
 import type { EventContext, ScriptedEvent } from './scenario.ts';

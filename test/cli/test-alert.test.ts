@@ -1,7 +1,11 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${VAR}" is the config's interpolation syntax, meant literally here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleAlertTitle } from '../../src/deliver/sample-alert.ts';
-import { DEFAULT_WEBHOOK_PATH, type HttpReceiver, startHttpReceiver } from '../../src/dev/receivers/http.ts';
+import {
+  DEFAULT_WEBHOOK_PATH,
+  type HttpReceiver,
+  startHttpReceiver,
+} from '../../src/tools/receivers/http.ts';
 import { tempDir } from '../config/helpers.ts';
 import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 

@@ -12,9 +12,9 @@ import {
   smtpDeliveryError,
 } from '../../src/deliver/channels/smtp-pool.ts';
 import { DeliveryError, type Notifier, type OutgoingMessage } from '../../src/deliver/notifier.ts';
-import { type SmtpReceiver, startSmtpReceiver } from '../../src/dev/receivers/smtp.ts';
 import type { Alert } from '../../src/model/alert.ts';
 import { createLogger } from '../../src/ops/logger.ts';
+import { type SmtpReceiver, startSmtpReceiver } from '../../src/tools/receivers/smtp.ts';
 
 const FROM = 'alerts@shelfwatch.test';
 const TO = 'author@example.com';

@@ -5,7 +5,7 @@ import { createNtfyNotifier } from '../../src/deliver/channels/ntfy.ts';
 import { createTelegramNotifier } from '../../src/deliver/channels/telegram.ts';
 import { DeliveryError, type Notifier } from '../../src/deliver/notifier.ts';
 import { sampleMessage } from '../../src/deliver/sample-alert.ts';
-import { type HttpReceiver, startHttpReceiver } from '../../src/dev/receivers/http.ts';
+import { type HttpReceiver, startHttpReceiver } from '../../src/tools/receivers/http.ts';
 
 let receiver: HttpReceiver;
 let ntfy: Notifier;

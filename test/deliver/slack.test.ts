@@ -5,8 +5,8 @@ import { Secret } from '../../src/config/secret.ts';
 import { createSlackNotifier, parseRetryAfter, webhookHash } from '../../src/deliver/channels/slack.ts';
 import { DeliveryError, type Notifier, type OutgoingMessage } from '../../src/deliver/notifier.ts';
 import { SLACK_LIMITS } from '../../src/deliver/render/slack-blocks.ts';
-import { type HttpReceiver, startHttpReceiver } from '../../src/dev/receivers/http.ts';
 import type { Alert } from '../../src/model/alert.ts';
+import { type HttpReceiver, startHttpReceiver } from '../../src/tools/receivers/http.ts';
 
 /** A distinctive credential, so a leak anywhere is easy to find. */
 const TOKEN = 'S3cr3tT0kenDoNotLeak42';

@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RATE_LIMIT_PAUSE_MS } from '../../src/budget/api-outcome-policy.ts';
 import { createSmtpPool, type SmtpPool } from '../../src/deliver/channels/smtp-pool.ts';
 import { DeliveryError } from '../../src/deliver/notifier.ts';
-import { type SmtpReceiver, startSmtpReceiver } from '../../src/dev/receivers/smtp.ts';
 import { buildDigest } from '../../src/digest/build.ts';
 import { processDigest } from '../../src/digest/processor.ts';
 // The digest's deferrals are the jobs' one DeferredError (named DigestDeferredError when thrown).
 import { DeferredError as DigestDeferredError } from '../../src/jobs/deferred.ts';
+import { type SmtpReceiver, startSmtpReceiver } from '../../src/tools/receivers/smtp.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 import { type Scenario, startScenario, WORKSPACE } from './sim-scenario.ts';
 

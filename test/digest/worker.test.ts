@@ -2,10 +2,10 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSmtpPool, type SmtpPool } from '../../src/deliver/channels/smtp-pool.ts';
-import { type SmtpReceiver, startSmtpReceiver } from '../../src/dev/receivers/smtp.ts';
 import { digestDay } from '../../src/digest/dates.ts';
 import type { DigestJobData } from '../../src/digest/schedule.ts';
 import { DIGEST_QUEUE } from '../../src/jobs/queues.ts';
+import { type SmtpReceiver, startSmtpReceiver } from '../../src/tools/receivers/smtp.ts';
 import { startDigestWorker } from '../../workers/digest.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 import { type Scenario, startScenario, WORKSPACE } from './sim-scenario.ts';

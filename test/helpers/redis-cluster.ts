@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { type PrivateRedis, startPrivateRedis } from '../../src/ops/private-redis.ts';
+import { type PrivateRedis, startPrivateRedis } from '../../src/tools/private-redis.ts';
 
 export interface PrivateCluster {
   nodes: PrivateRedis[];

@@ -1,7 +1,11 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findRedisServerBinary, type PrivateRedis, startPrivateRedis } from '../../src/ops/private-redis.ts';
 import { assessRedis, checkRedis, compareVersions, infoField } from '../../src/ops/startup-checks.ts';
+import {
+  findRedisServerBinary,
+  type PrivateRedis,
+  startPrivateRedis,
+} from '../../src/tools/private-redis.ts';
 import { redisUrl } from '../helpers/redis.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];

@@ -8,7 +8,7 @@ import { Secret } from '../../src/config/secret.ts';
 import { createEmailNotifier } from '../../src/deliver/channels/email.ts';
 import { createSmtpPool, type SmtpPool } from '../../src/deliver/channels/smtp-pool.ts';
 import type { OutgoingMessage } from '../../src/deliver/notifier.ts';
-import { type SmtpReceiver, startSmtpReceiver } from '../../src/dev/receivers/smtp.ts';
+import { type SmtpReceiver, startSmtpReceiver } from '../../src/tools/receivers/smtp.ts';
 import { problemAt, validRaw } from '../config/helpers.ts';
 import { makeAlert } from '../deliver/pipeline-harness.ts';
 

@@ -69,6 +69,7 @@ const TARGETS: Record<string, string> = {
   'src/rules/engine.ts': 'export const engine = 1;\n',
   'src/deliver/notifier.ts': 'export const notifier = 1;\n',
   'src/cli/main.ts': 'export const main = 1;\n',
+  'src/tools/demo/run.ts': 'export const demo = 1;\n',
   'workers/poll.ts': 'export const poll = 1;\n',
   'test/helpers/redis.ts': 'export const redis = 1;\n',
   'bench/engine.ts': 'export const bench = 1;\n',
@@ -88,6 +89,8 @@ describe('import walls (.dependency-cruiser.mjs)', () => {
       'src/rules/ok.ts': "import { createHash } from 'node:crypto';\nexport const ok = createHash;\n",
       'src/digest/ok.ts': "import { index } from '../api/index.ts';\nexport const ok = index;\n",
       'src/cli/ok.ts': "import { engine } from '../rules/engine.ts';\nexport const ok = engine;\n",
+      'src/cli/demo.ts': "import { demo } from '../tools/demo/run.ts';\nexport const ok = demo;\n",
+      'src/tools/ok.ts': "import { demo } from './demo/run.ts';\nexport const ok = demo;\n",
       'workers/ok.ts': "import { main } from '../src/cli/main.ts';\nexport const ok = main;\n",
     });
     const result = await checkWalls(dir);
@@ -107,6 +110,8 @@ describe('import walls (.dependency-cruiser.mjs)', () => {
       'src/deliver/channels/judge.ts':
         "import { engine } from '../../rules/engine.ts';\nexport const j = engine;\n",
       'src/poll/up.ts': "import { main } from '../cli/main.ts';\nexport const up = main;\n",
+      'src/app/tool.ts': "import { demo } from '../tools/demo/run.ts';\nexport const tool = demo;\n",
+      'workers/tool.ts': "import { demo } from '../src/tools/demo/run.ts';\nexport const tool = demo;\n",
       'src/poll/out.ts': "import { redis } from '../../test/helpers/redis.ts';\nexport const out = redis;\n",
       'src/digest/around.ts': "import { client } from '../api/client.ts';\nexport const around = client;\n",
       'src/ops/missing.ts': "import { gone } from './gone.ts';\nexport const missing = gone;\n",
@@ -120,6 +125,8 @@ describe('import walls (.dependency-cruiser.mjs)', () => {
       ['rules-pure', 'src/rules/io.ts'],
       ['channels-know-no-rules', 'src/deliver/channels/judge.ts'],
       ['no-import-of-cli', 'src/poll/up.ts'],
+      ['tools-outside-product', 'src/app/tool.ts'],
+      ['tools-outside-product', 'workers/tool.ts'],
       ['no-import-of-outer-folders', 'src/poll/out.ts'],
       ['api-through-index', 'src/digest/around.ts'],
       ['resolvable', 'src/ops/missing.ts'],

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { SLACK_LIMITS } from '../../../src/deliver/render/slack-blocks.ts';
-import { startHttpReceiver } from '../../../src/dev/receivers/http.ts';
-import { startSmtpReceiver } from '../../../src/dev/receivers/smtp.ts';
+import { startHttpReceiver } from '../../../src/tools/receivers/http.ts';
+import { startSmtpReceiver } from '../../../src/tools/receivers/smtp.ts';
 import { buildChannel, requestReader } from './harness.ts';
 import type { RunningChannel } from './suite.ts';
 

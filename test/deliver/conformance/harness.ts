@@ -4,8 +4,8 @@ import { channelSchema } from '../../../src/config/channels.ts';
 import { createChannelNotifier } from '../../../src/deliver/channels/registry.ts';
 import { createSmtpPool, type SmtpPool } from '../../../src/deliver/channels/smtp-pool.ts';
 import type { Notifier } from '../../../src/deliver/notifier.ts';
-import type { HttpReceiver } from '../../../src/dev/receivers/http.ts';
 import { createLogger, type Logger } from '../../../src/ops/logger.ts';
+import type { HttpReceiver } from '../../../src/tools/receivers/http.ts';
 import { systemClock } from '../../../src/util/clock.ts';
 
 export interface Built {

@@ -1,8 +1,8 @@
 /** The generic webhook's harness: a receiver that verifies the signature as a consumer would. */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { expect } from 'vitest';
-import type { ReceivedRequest } from '../../../src/dev/receivers/http.ts';
-import { startHttpReceiver } from '../../../src/dev/receivers/http.ts';
+import type { ReceivedRequest } from '../../../src/tools/receivers/http.ts';
+import { startHttpReceiver } from '../../../src/tools/receivers/http.ts';
 import { buildChannel, requestReader } from './harness.ts';
 import type { RunningChannel } from './suite.ts';
 

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findRedisServerBinary } from '../../src/ops/private-redis.ts';
+import { findRedisServerBinary } from '../../src/tools/private-redis.ts';
 import { redisUrl } from '../helpers/redis.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

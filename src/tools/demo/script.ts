@@ -4,11 +4,11 @@
  * with its figure), so each event is a real change against what shelfwatch last saw, whatever the
  * seed. Each event knows the alert it should produce, to tell the story's end.
  */
-import type { Alert, AlertKind } from '../model/alert.ts';
-import type { Observation } from '../model/observation.ts';
-import type { SimEventInput, SimWorld } from '../sim/control-schemas.ts';
-import type { SimControlClient } from '../sim/index.ts';
-import type { SnapshotStore } from '../snapshot/store.ts';
+import type { Alert, AlertKind } from '../../model/alert.ts';
+import type { Observation } from '../../model/observation.ts';
+import type { SimEventInput, SimWorld } from '../../sim/control-schemas.ts';
+import type { SimControlClient } from '../../sim/index.ts';
+import type { SnapshotStore } from '../../snapshot/store.ts';
 import { DEMO_WORKSPACE } from './config.ts';
 import { DemoError } from './errors.ts';
 

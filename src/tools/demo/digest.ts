@@ -5,9 +5,9 @@
  * file `shelfwatch digest --now --out` would write, to open in a browser.
  */
 
-import type { Runtime } from '../app/runtime.ts';
-import type { SmtpPool } from '../deliver/channels/smtp-pool.ts';
-import { deliverDigest, inlineImagesAsDataUris, writeAtomically } from '../digest/send.ts';
+import type { Runtime } from '../../app/runtime.ts';
+import type { SmtpPool } from '../../deliver/channels/smtp-pool.ts';
+import { deliverDigest, inlineImagesAsDataUris, writeAtomically } from '../../digest/send.ts';
 import { DEMO_WORKSPACE, EMAIL_CHANNEL } from './config.ts';
 
 export interface ProducedDigest {

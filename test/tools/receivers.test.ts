@@ -5,8 +5,8 @@
  */
 import { createTransport } from 'nodemailer';
 import { describe, expect, it } from 'vitest';
-import { startHttpReceiver } from '../../src/dev/receivers/http.ts';
-import { startSmtpReceiver } from '../../src/dev/receivers/smtp.ts';
+import { startHttpReceiver } from '../../src/tools/receivers/http.ts';
+import { startSmtpReceiver } from '../../src/tools/receivers/smtp.ts';
 import { stopAfterEach } from '../helpers/cleanup.ts';
 
 const defer = stopAfterEach();

@@ -76,7 +76,7 @@ function smtpError(code: number, text: string): Error {
 
 type Parser = (raw: Buffer) => Promise<ParsedMail>;
 
-/** mailparser is loaded only when parsing is asked for: the demo does without it. */
+/** mailparser is loaded only when parsing is asked for: the benchmarks measure without it. */
 async function loadParser(parse: boolean): Promise<Parser | undefined> {
   if (!parse) return undefined;
   const { simpleParser } = await import('mailparser');
@@ -85,7 +85,7 @@ async function loadParser(parse: boolean): Promise<Parser | undefined> {
 
 /** Messages parsed with mailparser (the tests) … */
 export function startSmtpReceiver(options?: SmtpReceiverOptions & { parse?: true }): Promise<SmtpReceiver>;
-/** … or kept raw (the benchmarks parse after measuring; the demo has its own reader). */
+/** … or kept raw (the benchmarks parse after measuring). */
 export function startSmtpReceiver(
   options: SmtpReceiverOptions & { parse: false },
 ): Promise<SmtpReceiver<undefined>>;

@@ -2,12 +2,12 @@
  * The demo's mail server: the shared local SMTP receiver, writing every message it accepts into the
  * demo folder: the message as `.eml` (opens in any mail client) and its HTML part as `.html` (opens
  * in a browser). Files are written before the receiver answers 250, so once a send has resolved its
- * files exist. Imported only dynamically: smtp-server is a dev dependency.
+ * files exist. The receiver reads each message with mailparser. Imported only dynamically: smtp-server
+ * and mailparser are dev dependencies, and the demo is a checkout's tool (see docs/development.md).
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startSmtpReceiver } from '../dev/receivers/smtp.ts';
-import { parseMessage } from './mime.ts';
+import { startSmtpReceiver } from '../receivers/smtp.ts';
 
 export interface CapturedMail {
   subject: string;
@@ -42,17 +42,17 @@ export async function startMailCapture(
   const messages: CapturedMail[] = [];
   let received = 0;
 
-  // Without mailparser: the demo reads nodemailer's messages with its own small MIME reader.
   const receiver = await startSmtpReceiver({
-    parse: false,
-    async onMessage({ raw }) {
+    async onMessage({ raw, mail: parsed }) {
       received += 1;
-      const parsed = parseMessage(raw);
-      const stem = join(dir, `${String(received).padStart(3, '0')}-${slug(parsed.subject)}`);
+      // Parsing is on (the receiver's default), so `parsed` is there; `html` is false without a part.
+      const subject = parsed?.subject ?? '';
+      const html = typeof parsed?.html === 'string' ? parsed.html : undefined;
+      const stem = join(dir, `${String(received).padStart(3, '0')}-${slug(subject)}`);
       await writeFile(`${stem}.eml`, raw);
-      const htmlPath = parsed.html === undefined ? undefined : `${stem}.html`;
-      if (htmlPath !== undefined && parsed.html !== undefined) await writeFile(htmlPath, parsed.html);
-      const mail = { subject: parsed.subject, emlPath: `${stem}.eml`, htmlPath };
+      const htmlPath = html === undefined ? undefined : `${stem}.html`;
+      if (htmlPath !== undefined && html !== undefined) await writeFile(htmlPath, html);
+      const mail = { subject, emlPath: `${stem}.eml`, htmlPath };
       messages.push(mail);
       onMessage(mail);
     },

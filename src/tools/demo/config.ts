@@ -4,9 +4,9 @@
  * sim time (the engine's clock is the simulator's): `realSeconds` turns "a few real seconds" into
  * the matching sim duration for the chosen speed.
  */
-import { parseConfig } from '../config/load.ts';
-import type { ShelfwatchConfig } from '../config/schema.ts';
-import type { SimWorld } from '../sim/control-schemas.ts';
+import { parseConfig } from '../../config/load.ts';
+import type { ShelfwatchConfig } from '../../config/schema.ts';
+import type { SimWorld } from '../../sim/control-schemas.ts';
 import { DemoError } from './errors.ts';
 
 export const DEMO_WORKSPACE = 'demo';

@@ -4,12 +4,12 @@
  * count outcomes. Nothing here alters what is sent or how.
  */
 import type { Worker } from 'bullmq';
-import { createNotifiers } from '../app/notifiers.ts';
-import type { ChannelConfig } from '../config/schema.ts';
-import type { SmtpPool } from '../deliver/channels/smtp-pool.ts';
-import type { Notifier } from '../deliver/notifier.ts';
-import type { Logger } from '../ops/logger.ts';
-import type { Clock } from '../util/clock.ts';
+import { createNotifiers } from '../../app/notifiers.ts';
+import type { ChannelConfig } from '../../config/schema.ts';
+import type { SmtpPool } from '../../deliver/channels/smtp-pool.ts';
+import type { Notifier } from '../../deliver/notifier.ts';
+import type { Logger } from '../../ops/logger.ts';
+import type { Clock } from '../../util/clock.ts';
 import type { DemoTracker } from './tracker.ts';
 
 export function observedNotifiers(

@@ -2,10 +2,10 @@
  * The demo's console: served on 127.0.0.1:8466 (any free port when that one is taken) with a token
  * made for this run, so `npm run demo` in a terminal ends with something to click.
  */
-import type { Runtime } from '../app/runtime.ts';
-import { generateToken } from '../console/auth.ts';
-import { startConsole } from '../console/start.ts';
-import type { Shutdown } from '../ops/shutdown.ts';
+import type { Runtime } from '../../app/runtime.ts';
+import { generateToken } from '../../console/auth.ts';
+import { startConsole } from '../../console/start.ts';
+import type { Shutdown } from '../../ops/shutdown.ts';
 
 const DEMO_CONSOLE_PORT = 8466;
 

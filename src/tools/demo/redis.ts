@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { type PrivateRedis, RedisServerUnavailableError, startPrivateRedis } from '../ops/private-redis.ts';
+import { type PrivateRedis, RedisServerUnavailableError, startPrivateRedis } from '../private-redis.ts';
 import { DemoError } from './errors.ts';
 
 /** `auto` (the order above), `private` (always start one), or a redis:// URL. */

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Reply, startHttpReceiver } from '../dev/receivers/http.ts';
+import { type Reply, startHttpReceiver } from '../receivers/http.ts';
 
 export interface CapturedSlackMessage {
   path: string;

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
-import { redisAnswers } from '../../src/demo/redis.ts';
+import { redisAnswers } from '../../src/tools/demo/redis.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -25,7 +25,7 @@ it('a private redis-server ends when the process that started it is SIGKILLed', 
       'tsx',
       '--input-type=module',
       '-e',
-      `import { startPrivateRedis } from './src/ops/private-redis.ts';
+      `import { startPrivateRedis } from './src/tools/private-redis.ts';
        const redis = await startPrivateRedis();
        process.stdout.write('port ' + redis.port + '\\n');
        setInterval(() => {}, 60_000);`,

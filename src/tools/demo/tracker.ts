@@ -4,7 +4,7 @@
  * emits `change`; milestones emit `note` (one line each, for the log of the run).
  */
 import { EventEmitter } from 'node:events';
-import type { Alert } from '../model/alert.ts';
+import type { Alert } from '../../model/alert.ts';
 import type { ScriptedEvent } from './script.ts';
 
 export interface PollCounts {
