@@ -13,6 +13,7 @@ import type { DigestDeps } from '../digest/build.ts';
 import { type DigestJobData, desiredDigestSchedules } from '../digest/schedule.ts';
 import { AlertLog } from '../history/alert-log.ts';
 import { type DigestReconcileReport, reconcileDigestSchedulers } from '../jobs/digest-schedulers.ts';
+import { digestReconcileLockKey, reconcileLockKey } from '../jobs/keys.ts';
 import { type ReconcileReport, reconcilePollSchedulers } from '../jobs/poll-schedulers.ts';
 import { DELIVER_QUEUE, DIGEST_QUEUE, POLL_QUEUE } from '../jobs/queues.ts';
 import type { Logger } from '../ops/logger.ts';
@@ -212,7 +213,7 @@ export class Runtime {
     return reconcilePollSchedulers({
       queue: this.pollQueue,
       redis: this.redis,
-      lockKey: `${this.prefix}:reconcile-lock`,
+      lockKey: reconcileLockKey(this.prefix),
       desired,
       logger: this.logger.child({ component: 'reconciler' }),
     });
@@ -223,7 +224,7 @@ export class Runtime {
     return reconcileDigestSchedulers({
       queue: this.digestQueue,
       redis: this.redis,
-      lockKey: `${this.prefix}:digest-reconcile-lock`,
+      lockKey: digestReconcileLockKey(this.prefix),
       desired: desiredDigestSchedules(this.config),
       logger: this.logger.child({ component: 'digest-reconciler' }),
     });

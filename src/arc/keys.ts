@@ -1,7 +1,32 @@
+import { keyPart } from '../util/redis-keys.ts';
+
 /**
- * The ARC room's Redis key, under the run's prefix: the invite batches the API answered, per
- * campaign (ledger.ts). Stored data is read back by this exact string: do not change it.
+ * Every Redis key of the ARC room, under the run's prefix:
+ *
+ *   <prefix>:arc:answered:<ws>:<campaign>    the invite batches the API answered (ledger.ts)
+ *   <prefix>:arc:invites:<ws>:<campaign>     readers invited (digest/arc-invites.ts)
+ *   <prefix>:arc:invite-ids:<ws>:<campaign>  the API's invite ids seen
+ *
+ * Stored data is read back by these exact strings: do not change them.
  */
 export function answeredBatchesKey(prefix: string, workspace: string, campaignId: string): string {
-  return `${prefix}:arc:answered:${workspace}:${campaignId}`;
+  return `${prefix}:arc:answered:${keyPart(workspace)}:${campaignId}`;
+}
+
+/**
+ * Readers invited per ARC campaign, counted by `arc invite` and read by the digest (invites vs
+ * reviews). A counter that was never written means "not recorded", which the digest shows as
+ * such, never as 0 invites.
+ */
+export function arcInvitesKey(prefix: string, workspace: string, campaignId: string): string {
+  return `${prefix}:arc:invites:${keyPart(workspace)}:${campaignId}`;
+}
+
+/**
+ * The API's invite ids seen in `arc invite` answers, both `invited` and `already_invited`: a reader
+ * the publisher invited elsewhere is answered `already_invited` with the API's invite id, and
+ * counts as invited for the campaign's review rate although shelfwatch did not send the invite.
+ */
+export function arcInviteIdsKey(prefix: string, workspace: string, campaignId: string): string {
+  return `${prefix}:arc:invite-ids:${keyPart(workspace)}:${campaignId}`;
 }

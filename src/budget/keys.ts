@@ -1,3 +1,5 @@
+import { keyPart } from '../util/redis-keys.ts';
+
 /**
  * Key layout and billing period of the request budget.
  *
@@ -25,18 +27,15 @@ export function hasHashTag(prefix: string): boolean {
   return close > open + 1;
 }
 
-/**
- * Workspace ids come from config and are not ours to restrict; encoding keeps `:` and braces in
- * an id from forging another workspace's key or opening a hash tag of its own.
- */
-function encodeWorkspace(workspace: string): string {
+export function budgetKeys(prefix: string, workspace: string): BudgetKeys {
   if (workspace === '') throw new RangeError('workspace id must not be empty');
-  return encodeURIComponent(workspace);
+  const base = `${prefix}:budget:${keyPart(workspace)}`;
+  return { window: `${base}:window`, pause: `${base}:pause`, month: (label) => `${base}:month:${label}` };
 }
 
-export function budgetKeys(prefix: string, workspace: string): BudgetKeys {
-  const base = `${prefix}:budget:${encodeWorkspace(workspace)}`;
-  return { window: `${base}:window`, pause: `${base}:pause`, month: (label) => `${base}:month:${label}` };
+/** Hash of the workspace's pause episodes (pause-episode.ts), beside its pause. */
+export function pauseEpisodeKey(prefix: string, workspace: string): string {
+  return `${budgetKeys(prefix, workspace).pause}:episode`;
 }
 
 export interface BillingMonth {

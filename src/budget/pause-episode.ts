@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Alert } from '../model/alert.ts';
-import { budgetKeys } from './keys.ts';
+import { pauseEpisodeKey } from './keys.ts';
 import type { PauseReason } from './request-budget.ts';
 import { LuaScript } from './scripts.ts';
 
@@ -76,7 +76,7 @@ export class PauseEpisodes {
   ) {}
 
   private key(workspace: string): string {
-    return `${budgetKeys(this.prefix, workspace).pause}:episode`;
+    return pauseEpisodeKey(this.prefix, workspace);
   }
 
   /** Opens an episode, or extends the open one, with a pause until `untilMs`. */

@@ -17,7 +17,7 @@
 
 import type { Cluster, Redis } from 'ioredis';
 import type { RankPoint } from '../model/observation.ts';
-import { historyBookKey } from './keys.ts';
+import { historyBookKey, historyDayKey, historySeriesKey } from './keys.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -92,7 +92,7 @@ export class RedisHistoryStore {
   }
 
   private dayKey(book: HistoryBook, dayMs: number): string {
-    return `${this.bookKey(book)}:${new Date(dayMs).toISOString().slice(0, 10).replaceAll('-', '')}`;
+    return historyDayKey(this.bookKey(book), dayMs);
   }
 
   /** Keeps the points (hours not on the hour are floored; points older than the retention are skipped). */
@@ -116,7 +116,7 @@ export class RedisHistoryStore {
         else runs.push(run);
       }
     }
-    const dict = `${this.bookKey(book)}:series`;
+    const dict = historySeriesKey(this.bookKey(book));
     for (const [day, names] of byDay) {
       // Relative TTLs from the poll's clock (Redis' own clock may differ from an injected one).
       const args: (string | Buffer | number)[] = [day + DAY_MS + this.retentionMs - nowMs, this.retentionMs];
@@ -127,7 +127,7 @@ export class RedisHistoryStore {
 
   /** Every kept point of the book from `fromMs` to `toMs` (whole days), by series, oldest first. */
   async read(book: HistoryBook, fromMs: number, toMs: number): Promise<Map<string, RankPoint[]>> {
-    const names = await this.redis.hgetall(`${this.bookKey(book)}:series`);
+    const names = await this.redis.hgetall(historySeriesKey(this.bookKey(book)));
     const out = new Map<string, RankPoint[]>();
     const first = Math.floor(fromMs / DAY_MS) * DAY_MS;
     for (let day = first; day <= toMs; day += DAY_MS) {

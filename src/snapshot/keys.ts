@@ -1,4 +1,5 @@
 import type { TargetRef } from '../model/observation.ts';
+import { keyPart } from '../util/redis-keys.ts';
 
 /**
  * Key layout under a prefix (e.g. `{shelfwatch}`):
@@ -12,35 +13,30 @@ import type { TargetRef } from '../model/observation.ts';
  * script touches a snapshot, a dictionary and the index at once. Dictionaries are scoped to a
  * workspace so one tenant's lists can never be read through, or collide with, another's.
  *
- * The workspace escapes '%', ':', '{' and '}' as %XX (a ':' in it would make keys ambiguous); the
- * id, being last, keeps its ':' for readable keys and escapes only '%', '{' and '}', so a brace in
+ * The workspace goes in through keyPart (util/redis-keys.ts); the id, being last, keeps its ':' for readable keys and escapes only '%', '{' and '}', so a brace in
  * an id cannot become the hash tag of a key whose prefix has none. Both escapes are injective.
  */
 export class SnapshotKeys {
   constructor(private readonly prefix: string) {}
 
   snapshot(t: TargetRef): string {
-    return `${this.prefix}:snap:${ws(t.workspace)}:${id(t.id)}`;
+    return `${this.prefix}:snap:${keyPart(t.workspace)}:${id(t.id)}`;
   }
 
   health(t: TargetRef): string {
-    return `${this.prefix}:health:${ws(t.workspace)}:${id(t.id)}`;
+    return `${this.prefix}:health:${keyPart(t.workspace)}:${id(t.id)}`;
   }
 
   targets(workspace: string): string {
-    return `${this.prefix}:targets:${ws(workspace)}`;
+    return `${this.prefix}:targets:${keyPart(workspace)}`;
   }
 
   dictionary(workspace: string, dictionaryId: string): string {
-    return `${this.prefix}:kwdict:${ws(workspace)}:${dictionaryId}`;
+    return `${this.prefix}:kwdict:${keyPart(workspace)}:${dictionaryId}`;
   }
 }
 
 const hex = (c: string): string => `%${c.charCodeAt(0).toString(16).toUpperCase()}`;
-
-function ws(workspace: string): string {
-  return workspace.replace(/[%:{}]/g, hex);
-}
 
 function id(targetId: string): string {
   return targetId.replace(/[%{}]/g, hex);

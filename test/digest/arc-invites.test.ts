@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { arcInvitesKey } from '../../src/arc/keys.ts';
 import { InviteLedger } from '../../src/arc/ledger.ts';
-import { arcInvitesKey, readInvites } from '../../src/digest/arc-invites.ts';
+import { readInvites } from '../../src/digest/arc-invites.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 
 const prefix = testPrefix('arc-invites');
