@@ -3,9 +3,13 @@
  * real channels to local receivers (the demo's SMTP and Slack captures), a Discord embed from the
  * Discord channel's own renderer, and a digest rendered by the digest templates with its charts.
  * Each is shown as a page in Debian's chromium (playwright-core, no browser download) and saved
- * under docs/img/. Run: `npm run screenshots` (needs /usr/bin/chromium).
+ * under .artifacts/img/; then every screenshot there is copied to docs/img/, the console's included
+ * (the browser tests, test/console/browser.test.ts, save those in .artifacts/img/ and write no
+ * tracked file). Run: `npm run screenshots` (needs /usr/bin/chromium).
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+
+import { existsSync } from 'node:fs';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -22,11 +26,14 @@ import { silentLogger } from '../src/ops/logger.ts';
 import { startSlackCapture } from '../src/tools/demo/slack-capture.ts';
 import { startMailCapture } from '../src/tools/demo/smtp-capture.ts';
 import { systemClock } from '../src/util/clock.ts';
+import { artifactPath, REPO_ROOT } from '../test/helpers/artifacts.ts';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../test/helpers/chromium.ts';
 import { chatPage, slackPage } from './screenshots-pages.ts';
 import { digestInputs, sampleAlerts } from './screenshots-samples.ts';
 
-const OUT = join(import.meta.dirname, '..', 'docs', 'img');
+const DOCS_IMG = join(REPO_ROOT, 'docs', 'img');
+/** Taken by the browser tests, copied here with the rest. */
+const CONSOLE_SHOTS = ['console-overview', 'console-book'];
 const ZONE = 'Europe/Berlin';
 
 async function captureSlackAndEmail(dir: string, message: OutgoingMessage) {
@@ -60,7 +67,8 @@ async function captureSlackAndEmail(dir: string, message: OutgoingMessage) {
   }
 }
 
-async function main(): Promise<void> {
+/** Renders the message screenshots into .artifacts/img/; returns their names. */
+async function main(): Promise<string[]> {
   const dir = await mkdtemp(join(tmpdir(), 'shelfwatch-shots-'));
   const profile = await mkdtemp(join(tmpdir(), 'shelfwatch-chromium-'));
   const message: OutgoingMessage = {
@@ -100,15 +108,30 @@ async function main(): Promise<void> {
       const page = await browser.newPage();
       await page.setViewportSize({ width, height: 400 });
       await page.goto(`file://${file}`);
-      await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
+      await page.screenshot({ path: artifactPath('img', `${name}.png`), fullPage: true });
       await page.close();
-      process.stdout.write(`docs/img/${name}.png\n`);
     }
   } finally {
     await browser.close();
     await rm(dir, { recursive: true, force: true });
     await rm(profile, { recursive: true, force: true });
   }
+  return pages.map(([name]) => name);
 }
 
-await main();
+/** Copies the screenshots in .artifacts/img/ to docs/img/; says which console shots are missing. */
+async function copyToDocs(names: readonly string[]): Promise<void> {
+  for (const name of [...names, ...CONSOLE_SHOTS]) {
+    const from = artifactPath('img', `${name}.png`);
+    if (!existsSync(from)) {
+      process.stderr.write(
+        `docs/img/${name}.png left as it is: run the browser tests first (npx vitest run test/console/browser.test.ts)\n`,
+      );
+      continue;
+    }
+    await copyFile(from, join(DOCS_IMG, `${name}.png`));
+    process.stdout.write(`docs/img/${name}.png\n`);
+  }
+}
+
+await copyToDocs(await main());

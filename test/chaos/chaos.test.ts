@@ -4,7 +4,8 @@
  * and the mail server goes away. Afterwards every scripted change must have been alerted on every
  * healthy channel, nothing invented, duplicates only in the documented window, the plan's minute
  * limit never exceeded, queues drained, dead letters only for the channel that never worked.
- * `CHAOS_SEED=N npm run test:chaos` replays a schedule; the figures go to docs/reliability.md.
+ * `CHAOS_SEED=N npm run test:chaos` replays a schedule; the figures go to .artifacts/chaos/, and
+ * `npm run docs:reliability` copies them into docs/reliability.md.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,7 +32,7 @@ import {
 import { busiestWindowRequests, explainGroups, loopLagMonitor } from './diagnose.ts';
 import { deliverState, groupLeftovers, redisSecretHits } from './inspect.ts';
 import { RestartableRedis } from './redis-aof.ts';
-import { renderFigures, writeFiguresDoc } from './report.ts';
+import { renderFigures, saveFigures } from './report.ts';
 import { ChaosRng, chaosSeed, sleep } from './rng.ts';
 import {
   configYaml,
@@ -283,7 +284,7 @@ it(`chaos run, seed ${seed}: every change alerted once, nothing invented, nothin
     const table = renderFigures(figures);
     const kept = figures.failures.length === 0 ? '' : `\n\nworker logs kept in ${dir}`;
     console.log(`${evidence.join('\n')}\n\n${table}${kept}`);
-    writeFiguresDoc(join(process.cwd(), 'docs', 'reliability.md'), table);
+    saveFigures(seed, table);
     expect(figures.failures).toEqual([]);
     passed = true;
   } finally {

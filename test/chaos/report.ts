@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { artifactPath } from '../helpers/artifacts.ts';
 import type { ChannelReport } from './deliveries.ts';
 
 export interface Figures {
@@ -118,13 +119,29 @@ export function renderFigures(f: Figures): string {
 const BEGIN = '<!-- chaos-figures:begin -->';
 const END = '<!-- chaos-figures:end -->';
 
-/** Replaces the generated block of docs/reliability.md with this run's figures. */
-export function writeFiguresDoc(path: string, figures: string): void {
-  if (!existsSync(path)) return;
+/** Where a run with this seed leaves its figures (the folder is ignored by git). */
+export function figuresPath(seed: number): string {
+  return artifactPath('chaos', `figures-seed-${seed}.md`);
+}
+
+/** Keeps this run's figures in .artifacts/chaos/: a run writes no tracked file. */
+export function saveFigures(seed: number, figures: string): string {
+  const path = figuresPath(seed);
+  writeFileSync(path, `${figures}\n`);
+  return path;
+}
+
+/**
+ * Replaces the generated block of docs/reliability.md with a run's figures
+ * (`npm run docs:reliability`, scripts/docs-reliability.ts). False when the page has no block.
+ */
+export function writeFiguresDoc(path: string, figures: string): boolean {
+  if (!existsSync(path)) return false;
   const doc = readFileSync(path, 'utf8');
   const start = doc.indexOf(BEGIN);
   const end = doc.indexOf(END);
-  if (start < 0 || end < start) return;
-  const block = `${BEGIN}\nLast run, written by \`npm run test:chaos\`:\n\n${figures}\n${END}`;
+  if (start < 0 || end < start) return false;
+  const block = `${BEGIN}\nLast run, written by \`npm run test:chaos\` and copied by \`npm run docs:reliability\`:\n\n${figures.trimEnd()}\n${END}`;
   writeFileSync(path, doc.slice(0, start) + block + doc.slice(end + END.length));
+  return true;
 }

@@ -3,7 +3,7 @@
  * download; `.ci/run` installs the package). Log in, see a scripted rank drop on the book's chart
  * and in the alert list, add a silence and see the next matching alert silenced, retry a dead
  * letter, look for secrets and unescaped hostile text on every page, and move by keyboard. The
- * screenshots in docs/img come from here.
+ * console screenshots are saved in .artifacts/img/; `npm run screenshots` copies them to docs/img/.
  */
 import { existsSync } from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -15,6 +15,7 @@ import { DeliveryError } from '../../src/deliver/notifier.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { Shutdown } from '../../src/ops/shutdown.ts';
 import { CapturingNotifier, settings } from '../deliver/pipeline-harness.ts';
+import { artifactPath } from '../helpers/artifacts.ts';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/chromium.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 import { type LiveSim, seedBook, startLiveSim, until } from './browser-seed.ts';
@@ -167,7 +168,7 @@ describe.skipIf(!haveChromium)('console in chromium', () => {
     ]);
     // Tall enough for the chart and every comp (the README shows both).
     await page.setViewportSize({ width: 1280, height: 1020 });
-    await page.screenshot({ path: 'docs/img/console-book.png', fullPage: false });
+    await page.screenshot({ path: artifactPath('img', 'console-book.png'), fullPage: false });
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(url('/alerts'));
     const row = page.locator('tr', { hasText: 'fell from #1,200 to #9,800' });
@@ -250,6 +251,6 @@ describe.skipIf(!haveChromium)('console in chromium', () => {
     expect(await page.evaluate('document.activeElement?.textContent')).toBe('Overview');
     expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(1);
     expect(await page.locator('[aria-current="page"]').textContent()).toBe('Overview');
-    await page.screenshot({ path: 'docs/img/console-overview.png', fullPage: false });
+    await page.screenshot({ path: artifactPath('img', 'console-overview.png'), fullPage: false });
   });
 });
