@@ -83,7 +83,16 @@ export default {
       comment: 'Outside src/api, import the API client from src/api/index.ts: the files behind it may move.',
       severity: 'error',
       from: { pathNot: '^src/api/' },
-      to: { path: '^src/api/', pathNot: '^src/api/index[.]ts$' },
+      to: { path: '^src/api/', pathNot: '^src/api/(index|tooling)[.]ts$' },
+    },
+    {
+      name: 'api-tooling-for-tools',
+      comment:
+        "src/api/tooling.ts hands the contract's working parts to the tools that write contracts (src/tools/probe); " +
+        'the product imports src/api/index.ts.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(api|tools)/' },
+      to: { path: '^src/api/tooling[.]ts$' },
     },
     {
       name: 'resolvable',

@@ -9,11 +9,11 @@ import { type CompiledContract, defaultContract } from '../../src/api/contract/c
 import {
   type AnalyticsClient,
   type BookKeywords,
-  createSimDialect,
   formatContractProblems,
   loadContractFile,
 } from '../../src/api/index.ts';
 import { parseJsonBody, type ResponseContext, readBody } from '../../src/api/response.ts';
+import { createSimDialect } from '../../src/tools/probe/index.ts';
 
 const ENDPOINT = 'GET /v1/books/{asin}/keywords';
 

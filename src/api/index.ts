@@ -23,24 +23,7 @@ export {
   loadContractFile,
   parseContract,
 } from './contract/load.ts';
-export {
-  analyseAnswer,
-  type EndpointAnalysis,
-  type RecordedAnswer,
-  valueAt,
-} from './contract/probe-analyse.ts';
-export { RecordingError, readRecording, writeRecording } from './contract/probe-record.ts';
-export {
-  PROBED_ENDPOINTS,
-  type ProbedEndpoint,
-  ProbeError,
-  parseEndpoints,
-  plannedEndpoints,
-  probeService,
-} from './contract/probe-run.ts';
 export { type ContractFile, contractJsonSchema } from './contract/schema.ts';
-export { type ContractSimDialect, createSimDialect } from './contract/serve.ts';
-export { suggestContract } from './contract/suggest-contract.ts';
 export {
   ApiError,
   type ApiErrorInit,

@@ -15,9 +15,8 @@ import {
   createAnalyticsClient,
   listPageReader,
   type ReadResult,
-  type RecordedAnswer,
-  valueAt,
 } from '../api/index.ts';
+import { type RecordedAnswer, valueAt } from '../tools/probe/index.ts';
 
 export interface Account {
   /** ASIN → the marketplaces it is ranked in (empty: read loosely, the config's default). */

@@ -8,16 +8,18 @@ import {
   defaultContract,
   formatContractProblems,
   loadContractFile,
+  parseContract,
+} from '../api/index.ts';
+import { targetsOfWorkspace } from '../poll/registry.ts';
+import { planWorkspace } from '../poll/schedule.ts';
+import {
   PROBED_ENDPOINTS,
   ProbeError,
-  parseContract,
   probeService,
   type RecordedAnswer,
   suggestContract,
   writeRecording,
-} from '../api/index.ts';
-import { targetsOfWorkspace } from '../poll/registry.ts';
-import { planWorkspace } from '../poll/schedule.ts';
+} from '../tools/probe/index.ts';
 import { CliError, usageError } from './errors.ts';
 import { plural } from './format.ts';
 import { readAccount, reportLists } from './init-account.ts';

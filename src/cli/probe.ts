@@ -3,13 +3,20 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { stringify as yamlText } from 'yaml';
 import {
-  analyseAnswer,
   type CompiledContract,
   defaultContract,
-  type EndpointAnalysis,
   formatContractProblems,
   isListEndpoint,
   loadContractFile,
+} from '../api/index.ts';
+import { Runtime } from '../app/runtime.ts';
+import { BudgetExhaustedError } from '../budget/request-budget.ts';
+import { workspaceContract } from '../config/contract.ts';
+import type { WorkspaceConfig } from '../config/schema.ts';
+import { silentLogger } from '../ops/logger.ts';
+import {
+  analyseAnswer,
+  type EndpointAnalysis,
   PROBED_ENDPOINTS,
   type ProbedEndpoint,
   ProbeError,
@@ -21,12 +28,7 @@ import {
   readRecording,
   suggestContract,
   writeRecording,
-} from '../api/index.ts';
-import { Runtime } from '../app/runtime.ts';
-import { BudgetExhaustedError } from '../budget/request-budget.ts';
-import { workspaceContract } from '../config/contract.ts';
-import type { WorkspaceConfig } from '../config/schema.ts';
-import { silentLogger } from '../ops/logger.ts';
+} from '../tools/probe/index.ts';
 import { CliError, usageError } from './errors.ts';
 import { formatTable, pickWorkspace, plural } from './format.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';

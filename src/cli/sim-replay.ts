@@ -3,8 +3,9 @@
  * the whole start (read and check the folder, listen), shared by the command and the tests that pin
  * a recorded dialect, so both serve a folder the same way.
  */
-import { RecordingError, readRecording } from '../api/index.ts';
+
 import { type ReplayAnswer, type RunningReplay, startReplay } from '../sim/replay.ts';
+import { RecordingError, readRecording } from '../tools/probe/index.ts';
 import { CliError, usageError } from './errors.ts';
 
 export interface RecordedReplay {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Command } from 'commander';
-import { createSimDialect, formatContractProblems, loadContractFile } from '../api/index.ts';
+import { formatContractProblems, loadContractFile } from '../api/index.ts';
 import {
   DEMO_KEYS,
   describePlan,
@@ -12,6 +12,7 @@ import {
   type SimKeySpec,
   startSimulator,
 } from '../sim/index.ts';
+import { createSimDialect } from '../tools/probe/index.ts';
 
 type FixedBook = NonNullable<FixedCatalogue['books']>[number];
 

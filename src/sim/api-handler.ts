@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { route } from './api/router.ts';
-import { ApiError, badRequest, codeForStatus } from './errors.ts';
+import { badRequest, codeForStatus, SimErrorAnswer } from './errors.ts';
 import { addExtraFields, dropField, type Fault } from './faults.ts';
 import { errorBody, proxyPage, send } from './http.ts';
 import type { SimKeySpec } from './keys.ts';
@@ -26,7 +26,7 @@ function retryAfterHeader(fault: Fault, nowMs: number): Record<string, string> {
   return { 'Retry-After': String(spec.seconds) };
 }
 
-function errorAnswer(error: ApiError, requestId: string, headers: Record<string, string>): Answer {
+function errorAnswer(error: SimErrorAnswer, requestId: string, headers: Record<string, string>): Answer {
   return {
     status: error.status,
     headers,
@@ -46,7 +46,7 @@ function answer(
 ): Answer {
   const key = authenticate(state, req);
   if (key === undefined) {
-    const error = new ApiError(
+    const error = new SimErrorAnswer(
       401,
       'unauthorized',
       'missing, unknown or revoked API key (send Authorization: Bearer <key>)',
@@ -62,13 +62,13 @@ function answer(
         ? `the workspace's monthly quota of ${plan.perMonth} requests is used up`
         : `the workspace's limit of ${plan.perMinute} requests a minute is reached`;
     const headers = { ...decision.headers, 'Retry-After': String(decision.retryAfterSeconds) };
-    return errorAnswer(new ApiError(429, decision.code, message), requestId, headers);
+    return errorAnswer(new SimErrorAnswer(429, decision.code, message), requestId, headers);
   }
   entry.counted = true;
   const headers = decision.headers;
   try {
     if (key.disabledEndpoints?.some((prefix) => url.pathname.startsWith(prefix)) === true) {
-      throw new ApiError(403, 'forbidden', `${url.pathname} is not enabled for this workspace's plan`);
+      throw new SimErrorAnswer(403, 'forbidden', `${url.pathname} is not enabled for this workspace's plan`);
     }
     if (bodyText === undefined) throw badRequest('the request body is larger than 1 MiB');
     const match = route(req.method ?? 'GET', url.pathname);
@@ -90,9 +90,9 @@ function answer(
         : state.dialect.serve(match.name, url, `http://${req.headers.host ?? '127.0.0.1'}`, run);
     return { status: result.status, headers: { ...headers, ...result.headers }, body: result.body };
   } catch (error) {
-    if (error instanceof ApiError) return errorAnswer(error, requestId, headers);
+    if (error instanceof SimErrorAnswer) return errorAnswer(error, requestId, headers);
     const message = error instanceof Error ? error.message : String(error);
-    return errorAnswer(new ApiError(500, 'internal', `simulator bug: ${message}`), requestId, headers);
+    return errorAnswer(new SimErrorAnswer(500, 'internal', `simulator bug: ${message}`), requestId, headers);
   }
 }
 

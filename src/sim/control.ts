@@ -12,7 +12,7 @@ import {
   RevokeBody,
   type SimWorld,
 } from './control-schemas.ts';
-import { ApiError, badRequest, notFound, SimConfigError } from './errors.ts';
+import { badRequest, notFound, SimConfigError, SimErrorAnswer } from './errors.ts';
 import { errorBody, send } from './http.ts';
 import { parsePlan } from './keys.ts';
 import type { SimState } from './state.ts';
@@ -140,7 +140,7 @@ export function handleControl(
   try {
     send(res, 200, {}, JSON.stringify(dispatch(state, req.method ?? 'GET', url, bodyText)));
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof SimErrorAnswer)) throw error;
     send(res, error.status, {}, JSON.stringify(errorBody(error.code, error.message)));
   }
 }

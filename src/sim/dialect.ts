@@ -2,7 +2,7 @@
  * A dialect of the API: the simulator's world served through another contract file (`sim --contract`).
  * The simulator builds every answer in the assumed contract's shape; a dialect translates the
  * request's query into that shape and the answer out of it. The implementation is the contract's
- * own compiler read in reverse (src/api/contract/serve.ts), handed in by whoever starts the simulator:
+ * own compiler read in reverse (src/tools/probe/serve.ts), handed in by whoever starts the simulator:
  * the simulator itself stays free of the client's code.
  */
 

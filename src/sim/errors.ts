@@ -10,9 +10,12 @@ export interface ErrorDetail {
   message: string;
 }
 
-/** An answer of the contract's error shape; thrown by handlers, rendered by the server. */
-export class ApiError extends Error {
-  override readonly name = 'ApiError';
+/**
+ * An answer of the contract's error shape; thrown by handlers, rendered by the server. Not the client's
+ * ApiError (src/api/errors.ts): the one ApiError is what the client makes of such an answer.
+ */
+export class SimErrorAnswer extends Error {
+  override readonly name = 'SimErrorAnswer';
 
   constructor(
     readonly status: number,
@@ -24,12 +27,12 @@ export class ApiError extends Error {
   }
 }
 
-export function badRequest(message: string): ApiError {
-  return new ApiError(400, 'invalid_request', message);
+export function badRequest(message: string): SimErrorAnswer {
+  return new SimErrorAnswer(400, 'invalid_request', message);
 }
 
-export function notFound(message: string): ApiError {
-  return new ApiError(404, 'not_found', message);
+export function notFound(message: string): SimErrorAnswer {
+  return new SimErrorAnswer(404, 'not_found', message);
 }
 
 /** The contract's default error code for a status, for scripted status faults without a code. */

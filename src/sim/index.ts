@@ -48,7 +48,7 @@ export interface SimulatorOptions {
   faults?: SimFaultRates;
   /** Entries kept in the request log; default 100,000. */
   requestLogLimit?: number;
-  /** Serve the world through another contract file (src/api/contract/serve.ts builds one). */
+  /** Serve the world through another contract file (src/tools/probe/serve.ts builds one). */
   dialect?: SimDialect;
 }
 

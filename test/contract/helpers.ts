@@ -6,13 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml, stringify as yamlText } from 'yaml';
 import { mergeContract } from '../../src/api/contract/merge.ts';
 import type { ContractFile } from '../../src/api/contract/schema.ts';
-import {
-  type CompiledContract,
-  createSimDialect,
-  defaultContract,
-  loadContractFile,
-} from '../../src/api/index.ts';
+import { type CompiledContract, defaultContract, loadContractFile } from '../../src/api/index.ts';
 import type { SimDialect } from '../../src/sim/index.ts';
+import { createSimDialect } from '../../src/tools/probe/index.ts';
 
 export interface Dialect {
   name: string;

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { redactAnswer, writeRecording } from '../../src/api/contract/probe-record.ts';
+import { redactAnswer, writeRecording } from '../../src/tools/probe/probe-record.ts';
 
 import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../cli/helpers.ts';
 import { tempDir } from '../config/helpers.ts';

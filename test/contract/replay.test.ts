@@ -6,7 +6,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRecording } from '../../src/api/contract/probe-record.ts';
 import {
   type AnalyticsClient,
   collectAll,
@@ -14,6 +13,7 @@ import {
   loadContractFile,
 } from '../../src/api/index.ts';
 import { matchAnswer, type RunningReplay, startReplay } from '../../src/sim/replay.ts';
+import { readRecording } from '../../src/tools/probe/probe-record.ts';
 import { CLI_TEST_TIMEOUT_MS, shelfwatch } from '../cli/helpers.ts';
 import { tempDir } from '../config/helpers.ts';
 import { probedContractFile } from './helpers.ts';

@@ -6,9 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { compileContract } from '../../src/api/contract/compile.ts';
 import { mergeContract } from '../../src/api/contract/merge.ts';
-import type { RecordedAnswer } from '../../src/api/contract/probe-analyse.ts';
-import { suggestContract } from '../../src/api/contract/suggest-contract.ts';
 import { defaultContract } from '../../src/api/index.ts';
+import type { RecordedAnswer } from '../../src/tools/probe/probe-analyse.ts';
+import { suggestContract } from '../../src/tools/probe/suggest-contract.ts';
 
 function answer(endpoint: RecordedAnswer['endpoint'], body: unknown, headers: Record<string, string> = {}) {
   return {

@@ -65,6 +65,7 @@ afterAll(() => {
 const TARGETS: Record<string, string> = {
   'src/api/index.ts': 'export const index = 1;\n',
   'src/api/client.ts': 'export const client = 1;\n',
+  'src/api/tooling.ts': 'export const tooling = 1;\n',
   'src/util/format.ts': 'export const format = 1;\n',
   'src/rules/engine.ts': 'export const engine = 1;\n',
   'src/deliver/notifier.ts': 'export const notifier = 1;\n',
@@ -91,6 +92,8 @@ describe('import walls (.dependency-cruiser.mjs)', () => {
       'src/cli/ok.ts': "import { engine } from '../rules/engine.ts';\nexport const ok = engine;\n",
       'src/cli/demo.ts': "import { demo } from '../tools/demo/run.ts';\nexport const ok = demo;\n",
       'src/tools/ok.ts': "import { demo } from './demo/run.ts';\nexport const ok = demo;\n",
+      'src/tools/probe/ok.ts':
+        "import { tooling } from '../../api/tooling.ts';\nexport const ok = tooling;\n",
       'workers/ok.ts': "import { main } from '../src/cli/main.ts';\nexport const ok = main;\n",
     });
     const result = await checkWalls(dir);
@@ -114,6 +117,7 @@ describe('import walls (.dependency-cruiser.mjs)', () => {
       'workers/tool.ts': "import { demo } from '../src/tools/demo/run.ts';\nexport const tool = demo;\n",
       'src/poll/out.ts': "import { redis } from '../../test/helpers/redis.ts';\nexport const out = redis;\n",
       'src/digest/around.ts': "import { client } from '../api/client.ts';\nexport const around = client;\n",
+      'src/poll/tooling.ts': "import { tooling } from '../api/tooling.ts';\nexport const t = tooling;\n",
       'src/ops/missing.ts': "import { gone } from './gone.ts';\nexport const missing = gone;\n",
     });
     const result = await checkWalls(dir);
@@ -129,6 +133,7 @@ describe('import walls (.dependency-cruiser.mjs)', () => {
       ['tools-outside-product', 'workers/tool.ts'],
       ['no-import-of-outer-folders', 'src/poll/out.ts'],
       ['api-through-index', 'src/digest/around.ts'],
+      ['api-tooling-for-tools', 'src/poll/tooling.ts'],
       ['resolvable', 'src/ops/missing.ts'],
     ];
     for (const [rule, from] of expected) expect(result.output).toContain(`error ${rule}: ${from}`);

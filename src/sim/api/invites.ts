@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiError, badRequest, type ErrorDetail, notFound } from '../errors.ts';
+import { badRequest, type ErrorDetail, notFound, SimErrorAnswer } from '../errors.ts';
 import type { Rng } from '../prng.ts';
 import type { ApiContext, ApiResult } from './types.ts';
 
@@ -66,7 +66,7 @@ export class InviteStore {
     const stored = this.answers.get(`${ctx.workspace}|${key}`);
     if (stored !== undefined) {
       if (stored.fingerprint !== fingerprint) {
-        throw new ApiError(409, 'conflict', 'this Idempotency-Key was used with a different body');
+        throw new SimErrorAnswer(409, 'conflict', 'this Idempotency-Key was used with a different body');
       }
       return { status: 201, body: stored.answer };
     }
@@ -76,7 +76,7 @@ export class InviteStore {
         path: detailPath(issue.path),
         message: issue.message,
       }));
-      throw new ApiError(422, 'validation_failed', 'the request body failed validation', details);
+      throw new SimErrorAnswer(422, 'validation_failed', 'the request body failed validation', details);
     }
     const body = result.data;
     const campaign = ctx.world.catalogue.campaign(body.campaign_id);

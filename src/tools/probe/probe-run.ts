@@ -4,8 +4,7 @@
  * request first passes `beforeRequest` (the workspace's budget). A service that cannot be the API
  * (unreachable, refusing the key, answering HTML) stops the probe at that request.
  */
-import type { EndpointName } from './catalog.ts';
-import type { CompiledContract } from './compile.ts';
+import type { CompiledContract, EndpointName } from '../../api/tooling.ts';
 import type { RecordedAnswer } from './probe-analyse.ts';
 
 export const PROBED_ENDPOINTS = [

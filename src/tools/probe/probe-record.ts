@@ -5,7 +5,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ENDPOINT_NAMES, type EndpointName } from './catalog.ts';
+import { ENDPOINT_NAMES, type EndpointName } from '../../api/tooling.ts';
 import type { RecordedAnswer } from './probe-analyse.ts';
 
 /** Headers that carry credentials or session state: never recorded. */

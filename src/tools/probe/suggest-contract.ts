@@ -5,11 +5,21 @@
  * (which value means "no rank", our name for an unknown marketplace id, query parameter names) is
  * said, not guessed. Pure.
  */
+
+import {
+  CATALOG,
+  type CompiledContract,
+  type ContractFile,
+  type EndpointName,
+  type FieldSpec,
+  type FieldSpecObject,
+  isListEndpoint,
+  type ListEndpointName,
+  MARKETPLACES,
+  type ObjectNode,
+  PLATFORMS,
+} from '../../api/tooling.ts';
 import { isMarketplace } from '../../util/marketplaces.ts';
-import { MARKETPLACES, PLATFORMS } from '../schemas.ts';
-import { CATALOG, type EndpointName, isListEndpoint, type ListEndpointName } from './catalog.ts';
-import type { CompiledContract } from './compile.ts';
-import type { ObjectNode } from './fields.ts';
 import {
   analyseAnswer,
   candidatesFor,
@@ -19,7 +29,6 @@ import {
   valueAt,
   words,
 } from './probe-analyse.ts';
-import type { ContractFile, FieldSpec, FieldSpecObject } from './schema.ts';
 import { headersOf, suggestPagination } from './suggest-wire.ts';
 
 export interface Suggestion {

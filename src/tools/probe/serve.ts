@@ -4,13 +4,17 @@
  * compiled fields the client reads with, so a dialect the client can read is one the simulator can
  * speak. Structurally the simulator's SimDialect (src/sim/dialect.ts); neither side imports the other.
  */
-import { type EndpointName, isListEndpoint, type ListEndpointName } from './catalog.ts';
-import type { CompiledContract } from './compile.ts';
-import { DEFAULT_CONTRACT } from './default.ts';
-import { readEnum } from './formats.ts';
-import { mergePagination } from './merge.ts';
-import { compileSetter } from './path.ts';
-import type { FilterParam } from './schema.ts';
+import {
+  type CompiledContract,
+  compileSetter,
+  DEFAULT_CONTRACT,
+  type EndpointName,
+  type FilterParam,
+  isListEndpoint,
+  type ListEndpointName,
+  mergePagination,
+  readEnum,
+} from '../../api/tooling.ts';
 
 interface Answer {
   status: number;

@@ -3,11 +3,17 @@
  * contract finds it (found / missing / wrong type), the path it looked at and what was there, and
  * the places elsewhere in the answer whose name and type could be it. Pure: an answer in, rows out.
  */
-import type { EndpointName, FieldKind } from './catalog.ts';
-import type { CompiledContract } from './compile.ts';
-import type { FieldNode, ObjectNode } from './fields.ts';
-import { describeFound, FAIL } from './formats.ts';
-import { joinPath, splitPath } from './path.ts';
+import {
+  type CompiledContract,
+  describeFound,
+  type EndpointName,
+  FAIL,
+  type FieldKind,
+  type FieldNode,
+  joinPath,
+  type ObjectNode,
+  splitPath,
+} from '../../api/tooling.ts';
 
 /**
  * The value at a dotted path, following own properties only: `at` on a pair must not find

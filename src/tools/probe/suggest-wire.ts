@@ -2,12 +2,15 @@
  * What probe's suggestion reads from the wire around the fields: the pagination style (a Link
  * header, a next URL or a cursor in the body) and the rate-limit and request-id headers. Pure.
  */
-import type { ListEndpointName } from './catalog.ts';
-import type { CompiledContract } from './compile.ts';
-import { paginationStyles } from './merge.ts';
-import { linkNext } from './paging.ts';
+import {
+  type CompiledContract,
+  type ContractFile,
+  type ListEndpointName,
+  linkNext,
+  type PaginationSpec,
+  paginationStyles,
+} from '../../api/tooling.ts';
 import type { RecordedAnswer } from './probe-analyse.ts';
-import type { ContractFile, PaginationSpec } from './schema.ts';
 
 /** Pagination seen in a list answer: a Link header, a next URL or a cursor in the body. */
 export function paginationOf(

@@ -1,0 +1,13 @@
+/** The probe, the contract suggestion and the simulator's dialect: tools that read and write contract files. */
+export { analyseAnswer, type EndpointAnalysis, type RecordedAnswer, valueAt } from './probe-analyse.ts';
+export { RecordingError, readRecording, writeRecording } from './probe-record.ts';
+export {
+  PROBED_ENDPOINTS,
+  type ProbedEndpoint,
+  ProbeError,
+  parseEndpoints,
+  plannedEndpoints,
+  probeService,
+} from './probe-run.ts';
+export { type ContractSimDialect, createSimDialect } from './serve.ts';
+export { suggestContract } from './suggest-contract.ts';
