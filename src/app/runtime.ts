@@ -17,7 +17,7 @@ import { digestReconcileLockKey, reconcileLockKey } from '../jobs/keys.ts';
 import { type ReconcileReport, reconcilePollSchedulers } from '../jobs/poll-schedulers.ts';
 import { DELIVER_QUEUE, DIGEST_QUEUE, POLL_QUEUE } from '../jobs/queues.ts';
 import type { Logger } from '../ops/logger.ts';
-import { budgetSource, channelSource, Metrics, queueSource, whenReady } from '../ops/metrics.ts';
+import { Metrics } from '../ops/metrics.ts';
 import type { PollDeps, PollJobData } from '../poll/processor.ts';
 import { ConfigTargetRegistry } from '../poll/registry.ts';
 import { planWorkspace, schedulesFromPlan } from '../poll/schedule.ts';
@@ -26,6 +26,7 @@ import { RedisSnapshotStore } from '../snapshot/store.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
 import { ApiClients, type ClientTuning } from './api-clients.ts';
 import { deliveryDepsOf, digestDepsOf, pollDepsOf } from './job-deps.ts';
+import { budgetSource, channelSource, queueSource, whenReady } from './metric-sources.ts';
 import { createNotifiers } from './notifiers.ts';
 import { createRedisConnection, type RedisConnection } from './redis-connection.ts';
 

@@ -4,8 +4,8 @@ import { keyPart } from '../util/redis-keys.ts';
  * Every Redis key of the ARC room, under the run's prefix:
  *
  *   <prefix>:arc:answered:<ws>:<campaign>    the invite batches the API answered (ledger.ts)
- *   <prefix>:arc:invites:<ws>:<campaign>     readers invited (digest/arc-invites.ts)
- *   <prefix>:arc:invite-ids:<ws>:<campaign>  the API's invite ids seen
+ *   <prefix>:arc:invites:<ws>:<campaign>     readers invited (invite-counts.ts)
+ *   <prefix>:arc:invite-ids:<ws>:<campaign>  the API's invite ids seen (invite-counts.ts)
  *
  * Stored data is read back by these exact strings: do not change them.
  */

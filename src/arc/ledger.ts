@@ -7,8 +7,8 @@
 
 import type { Cluster, Redis } from 'ioredis';
 import type { ArcInviteResult } from '../api/index.ts';
-import { recordInviteIds, recordInvites } from '../digest/arc-invites.ts';
 import type { Batch } from './batches.ts';
+import { recordInviteIds, recordInvites } from './invite-counts.ts';
 import { answeredBatchesKey } from './keys.ts';
 
 /** Campaigns run for months; the record only has to outlive the API's memory of a key. */

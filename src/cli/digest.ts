@@ -5,7 +5,7 @@ import type { ShelfwatchConfig } from '../config/schema.ts';
 import { DeliveryError } from '../deliver/notifier.ts';
 import { buildDigest, type DigestRecipient } from '../digest/build.ts';
 import { deliverDigest, inlineImagesAsDataUris, writeAtomically } from '../digest/send.ts';
-import { DeferredError } from '../jobs/deferred.ts';
+import { DeferredError } from '../model/deferred.ts';
 import { createLogger } from '../ops/logger.ts';
 import { CliError, usageError } from './errors.ts';
 import { printJson } from './format.ts';

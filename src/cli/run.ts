@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
+import { readinessChecks, startOpsServer } from '../app/http-server.ts';
+import { logPlans, RunReporter } from '../app/run-report.ts';
 import { Runtime } from '../app/runtime.ts';
 import { type StartedWorkers, startWorkers } from '../app/start.ts';
+import { checkRedis } from '../app/startup-checks.ts';
 import { insecureSettings } from '../config/insecure-settings.ts';
-import { readinessChecks, startOpsServer } from '../ops/http-server.ts';
 import { createLogger, type Logger } from '../ops/logger.ts';
-import { logPlans, RunReporter } from '../ops/run-report.ts';
 import { Shutdown } from '../ops/shutdown.ts';
-import { checkRedis } from '../ops/startup-checks.ts';
 import { ConsoleTokenMissing, generatedTokenLine, serveConsole } from './console-token.ts';
 import { CliError } from './errors.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { Runtime } from '../app/runtime.ts';
+import { gatherStatus, type StatusReport, type WorkspaceStatus } from '../app/status.ts';
 import { silentLogger } from '../ops/logger.ts';
-import { gatherStatus, type StatusReport, type WorkspaceStatus } from '../ops/status.ts';
 import { formatDuration } from '../util/duration.ts';
 import { cell, formatTable, groupDigits, isoSecond, printJson, whenText } from './format.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Runtime } from '../app/runtime.ts';
+import { gatherStatus } from '../app/status.ts';
 import { listDeadLetters, purgeDeadLetters, retryDeadLetters } from '../deliver/dead-letters.ts';
 import { createRouter } from '../deliver/routing.ts';
-import { gatherStatus } from '../ops/status.ts';
 import type { RuleConfig } from '../rules/config.ts';
 import { appliesTo } from '../rules/scope.ts';
 import { SilenceInputError } from '../silence/silence.ts';

@@ -1,6 +1,6 @@
 import type { AlertOutcomeLog } from '../history/alert-log.ts';
-import { DeferredError } from '../jobs/deferred.ts';
 import type { Alert, AlertKind } from '../model/alert.ts';
+import { DeferredError } from '../model/deferred.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { SilenceGate } from '../silence/gate.ts';
 import type { Clock } from '../util/clock.ts';

@@ -4,19 +4,19 @@
  * the polls); books, keywords and reviews come from the poller's snapshots, at no request cost.
  */
 import { type AnalyticsClient, collectAll, type Marketplace } from '../api/index.ts';
+import { readInvites } from '../arc/invite-counts.ts';
 import { judgeApiOutcome } from '../budget/api-outcome-policy.ts';
 import type { ReserveWalk } from '../budget/gate.ts';
 import { PauseEpisodes } from '../budget/pause-episode.ts';
 import type { RedisRequestBudget } from '../budget/request-budget.ts';
 import type { WorkspaceConfig } from '../config/schema.ts';
-import { DeferredError } from '../jobs/deferred.ts';
+import { DeferredError } from '../model/deferred.ts';
 import type { BookObservation, KeywordsObservation, SalesDay, TargetRef } from '../model/observation.ts';
 import { salesDayOf } from '../model/sales-day.ts';
 import { targetsOfWorkspace } from '../poll/registry.ts';
 import { SilenceStore } from '../silence/store.ts';
 import { SnapshotDecodeError, type SnapshotStore, type StoredTarget } from '../snapshot/store.ts';
 import type { Clock } from '../util/clock.ts';
-import { readInvites } from './arc-invites.ts';
 import { addDays, localDayBounds } from './dates.ts';
 import type {
   CampaignInput,

@@ -3,7 +3,7 @@
  * derived from the scheduled fire time, so a retry or a re-run after a crash finds the day already
  * sent and sends nothing. The record is written after the channel confirmed (at-least-once).
  */
-import { DeferredError } from '../jobs/deferred.ts';
+import { DeferredError } from '../model/deferred.ts';
 import type { DigestDeps, DigestRecipient } from './build.ts';
 import { digestDay } from './dates.ts';
 import type { DigestJobData } from './schedule.ts';

@@ -6,8 +6,8 @@
  * told to the job's `count` hook (metrics).
  */
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
+import { DeferredError } from '../model/deferred.ts';
 import { type Clock, realDelayMs } from '../util/clock.ts';
-import { DeferredError } from './deferred.ts';
 
 /** How a run ended, for metrics. `completed` carries the processor's result. */
 export type JobEnding<Result> =

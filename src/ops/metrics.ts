@@ -1,6 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { BudgetLimits, BudgetUsage } from '../budget/request-budget.ts';
-import { withTimeout } from './startup-checks.ts';
+import { withTimeout } from '../util/timeout.ts';
 
 /** A poll job's end: the processor's statuses, plus `deferred` (parked) and `failed` (threw). */
 export type PollOutcome =
@@ -239,59 +238,4 @@ export class Metrics {
       clear();
     }
   }
-}
-
-/** Budget source: `usage()` of each workspace, with the limits its background polls use. */
-export function budgetSource(
-  budget: { usage(workspace: string, limits?: BudgetLimits): Promise<BudgetUsage> },
-  workspaces: readonly { id: string; limits: BudgetLimits }[],
-): Source<BudgetSample[]> {
-  return () =>
-    Promise.all(
-      workspaces.map(async ({ id, limits }) => {
-        const usage = await budget.usage(id, limits);
-        return {
-          workspace: id,
-          minuteUsed: usage.minuteUsed,
-          monthUsed: usage.monthUsed,
-          ...(usage.monthRemaining === undefined ? {} : { monthRemaining: usage.monthRemaining }),
-          paused: usage.pausedUntilMs !== null,
-        };
-      }),
-    );
-}
-
-/** Queue source: BullMQ's `getJobCounts` of each named queue. */
-export function queueSource(
-  queues: Readonly<Record<string, { getJobCounts(...types: QueueState[]): Promise<Record<string, number>> }>>,
-): Source<QueueSample[]> {
-  return () =>
-    Promise.all(
-      Object.entries(queues).map(async ([queue, q]) => ({
-        queue,
-        counts: await q.getJobCounts(...QUEUE_STATES),
-      })),
-    );
-}
-
-/** Channel source: every configured channel, so a healthy one shows 0 rather than nothing. */
-export function channelSource(
-  channelIds: readonly string[],
-  disabledReason: (channelId: string) => Promise<string | null>,
-): Source<ChannelSample[]> {
-  return () =>
-    Promise.all(
-      channelIds.map(async (channel) => ({ channel, disabled: (await disabledReason(channel)) !== null })),
-    );
-}
-
-/**
- * Skips a Redis-backed source while the connection is down: its commands would queue until Redis
- * returns (maxRetriesPerRequest: null), one batch more at every scrape.
- */
-export function whenReady<T>(isReady: () => boolean, source: Source<T>): Source<T> {
-  return () => {
-    if (!isReady()) throw new Error('not connected');
-    return source();
-  };
 }

@@ -6,7 +6,7 @@
  */
 import { describeDrift } from '../api/index.ts';
 import { judgeApiOutcome } from '../budget/api-outcome-policy.ts';
-import { DeferredError } from '../jobs/deferred.ts';
+import { DeferredError } from '../model/deferred.ts';
 import type { StoredTarget, TargetHealth } from '../snapshot/store.ts';
 import { type FetchResult, fetchObservation, isEmptyWhereDataExpected } from './fetch.ts';
 import { announcePause } from './pause-alerts.ts';

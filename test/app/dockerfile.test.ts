@@ -6,7 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { startOpsServer } from '../../src/ops/http-server.ts';
+import { startOpsServer } from '../../src/app/http-server.ts';
 import { Metrics } from '../../src/ops/metrics.ts';
 import { hasTool } from '../helpers/tools.ts';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Runtime } from '../../src/app/runtime.ts';
 import { planInvites, sendInvites } from '../../src/arc/invite.ts';
+import { readInvites } from '../../src/arc/invite-counts.ts';
 import { formatInviteRun } from '../../src/cli/arc.ts';
-import { readInvites } from '../../src/digest/arc-invites.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { parsePlan } from '../../src/sim/index.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';

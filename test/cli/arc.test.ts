@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readInvites } from '../../src/arc/invite-counts.ts';
 import type { RowResult } from '../../src/arc/report.ts';
-import { readInvites } from '../../src/digest/arc-invites.ts';
 import { tempDir, writeFile } from '../config/helpers.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { useSimulator } from '../helpers/sim.ts';

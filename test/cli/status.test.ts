@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Runtime } from '../../src/app/runtime.ts';
+import { gatherStatus, type StatusReport } from '../../src/app/status.ts';
 import { DeliveryError } from '../../src/deliver/notifier.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
-import { gatherStatus, type StatusReport } from '../../src/ops/status.ts';
 import { startDeliverWorker } from '../../workers/deliver.ts';
 import { tempDir } from '../config/helpers.ts';
 import { CapturingNotifier, makeAlert, settings } from '../deliver/pipeline-harness.ts';

@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Runtime } from '../../src/app/runtime.ts';
+import { gatherStatus, type StatusReport } from '../../src/app/status.ts';
 import { formatTable, printJson, terminalText } from '../../src/cli/format.ts';
 import { formatStatus } from '../../src/cli/status.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
-import { gatherStatus, type StatusReport } from '../../src/ops/status.ts';
 import { tempDir } from '../config/helpers.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';

@@ -1,7 +1,7 @@
 /** `status` shows the last answer per endpoint that did not fit the contract, from the targets' last errors. */
 import { describe, expect, it } from 'vitest';
+import type { TargetStatus, WorkspaceStatus } from '../../src/app/status.ts';
 import { contractMismatchLines } from '../../src/cli/status.ts';
-import type { TargetStatus, WorkspaceStatus } from '../../src/ops/status.ts';
 
 const NOW = Date.parse('2026-11-25T12:00:00Z');
 

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordInvites } from '../../src/digest/arc-invites.ts';
+import { recordInvites } from '../../src/arc/invite-counts.ts';
 import { type BuiltDigest, buildDigest, type DigestRecipient } from '../../src/digest/build.ts';
 import { deliverDigest } from '../../src/digest/send.ts';
 import type { DigestFigures, SalesSection } from '../../src/digest/types.ts';

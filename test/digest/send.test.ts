@@ -13,7 +13,7 @@ import { DeliveryError } from '../../src/deliver/notifier.ts';
 import { buildDigest } from '../../src/digest/build.ts';
 import { processDigest } from '../../src/digest/processor.ts';
 // The digest's deferrals are the jobs' one DeferredError (named DigestDeferredError when thrown).
-import { DeferredError as DigestDeferredError } from '../../src/jobs/deferred.ts';
+import { DeferredError as DigestDeferredError } from '../../src/model/deferred.ts';
 import { type SmtpReceiver, startSmtpReceiver } from '../../src/tools/receivers/smtp.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 import { type Scenario, startScenario, WORKSPACE } from './sim-scenario.ts';

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisHistoryStore } from '../../src/history/store.ts';
-import { DeferredError as PollDeferredError } from '../../src/jobs/deferred.ts';
 import type { Alert } from '../../src/model/alert.ts';
+import { DeferredError as PollDeferredError } from '../../src/model/deferred.ts';
 import type { PollResult } from '../../src/poll/processor.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 import { useSimulator } from '../helpers/sim.ts';

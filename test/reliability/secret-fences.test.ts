@@ -4,7 +4,7 @@
  * its exact token, and the health and metrics server on loopback by default.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOpsServer } from '../../src/ops/http-server.ts';
+import { startOpsServer } from '../../src/app/http-server.ts';
 import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
 

@@ -1,4 +1,4 @@
-import type { StatusReport, WorkspaceStatus } from '../../ops/status.ts';
+import type { StatusReport, WorkspaceStatus } from '../../app/status.ts';
 import { describeMatchers } from '../../silence/view.ts';
 import { html, numberText, type SafeHtml, timeText } from '../html.ts';
 import { type PageContext, page } from '../layout.ts';

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { arcInviteIdsKey, arcInvitesKey } from '../arc/keys.ts';
+import { arcInviteIdsKey, arcInvitesKey } from './keys.ts';
 
 /** Notes the invite ids of one answer (a set: an answer seen twice counts once). */
 export async function recordInviteIds(

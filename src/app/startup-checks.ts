@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
+import { withTimeout } from '../util/timeout.ts';
 
 export interface StartupProblem {
   level: 'error' | 'warn';
@@ -104,20 +105,4 @@ export function compareVersions(a: string, b: string): number {
 
 function shortVersion(v: string): string {
   return v.replace(/\.0$/, '');
-}
-
-/**
- * Rejects when `promise` has not settled within `ms`. The connections retry forever by design
- * (maxRetriesPerRequest: null), so any read that serves a probe or a check needs a deadline.
- */
-export async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

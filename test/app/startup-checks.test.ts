@@ -1,6 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { assessRedis, checkRedis, compareVersions, infoField } from '../../src/ops/startup-checks.ts';
+import { assessRedis, checkRedis, compareVersions, infoField } from '../../src/app/startup-checks.ts';
 import {
   findRedisServerBinary,
   type PrivateRedis,

@@ -1,18 +1,12 @@
 import { Queue, Worker } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
+import { budgetSource, channelSource, queueSource, whenReady } from '../../src/app/metric-sources.ts';
 import { RedisRequestBudget } from '../../src/budget/request-budget.ts';
 import { ChannelHealth } from '../../src/deliver/channel-health.ts';
-import {
-  type BudgetSample,
-  budgetSource,
-  channelSource,
-  Metrics,
-  queueSource,
-  whenReady,
-} from '../../src/ops/metrics.ts';
+import { type BudgetSample, Metrics } from '../../src/ops/metrics.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
-import { family, sampleValue } from './exposition.ts';
+import { family, sampleValue } from '../ops/exposition.ts';
 
 const prefix = testPrefix('ops-metrics');
 const redis = testRedis(prefix);

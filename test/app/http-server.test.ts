@@ -6,9 +6,9 @@ import {
   type Readiness,
   readinessChecks,
   startOpsServer,
-} from '../../src/ops/http-server.ts';
+} from '../../src/app/http-server.ts';
 import { Metrics } from '../../src/ops/metrics.ts';
-import { family } from './exposition.ts';
+import { family } from '../ops/exposition.ts';
 
 interface Reply {
   status: number;

@@ -6,8 +6,8 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { Plan } from '../budget/planner.ts';
+import type { Logger } from '../ops/logger.ts';
 import { formatDuration } from '../util/duration.ts';
-import type { Logger } from './logger.ts';
 
 export const DEFAULT_REPORT_EVERY_MS = 10 * 60_000;
 

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { withTimeout } from './startup-checks.ts';
+import { withTimeout } from '../util/timeout.ts';
 
 export interface Readiness {
   ok: boolean;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { readInvites } from '../../src/arc/invite-counts.ts';
 import { arcInvitesKey } from '../../src/arc/keys.ts';
 import { InviteLedger } from '../../src/arc/ledger.ts';
-import { readInvites } from '../../src/digest/arc-invites.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 
 const prefix = testPrefix('arc-invites');

@@ -1,9 +1,9 @@
 import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { logPlans, RunReporter } from '../../src/app/run-report.ts';
 import type { Plan } from '../../src/budget/planner.ts';
 import { createLogger } from '../../src/ops/logger.ts';
-import { logPlans, RunReporter } from '../../src/ops/run-report.ts';
 
 function capture() {
   const out = new PassThrough();
