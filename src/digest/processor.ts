@@ -22,10 +22,13 @@ export interface DigestContext {
   fireTimeMs: number;
 }
 
-/** How long one build-and-send may hold the recipient's lock. */
-const LOCK_TTL_MS = 10 * 60_000;
-/** When another process holds the lock, look again after this long. */
-const LOCKED_RETRY_MS = 30_000;
+/**
+ * The recipient's lock lives this long unless its holder renews it (every third of it): a sender
+ * killed mid-send loses it within this, so the retry of its job sends the digest.
+ */
+export const DIGEST_LOCK_TTL_MS = 15_000;
+/** When another process holds the lock, look again this long after it would expire. */
+const LOCKED_RETRY_MARGIN_MS = 1_000;
 
 export function recipientOf(
   deps: Pick<DigestDeps, 'config'>,
@@ -46,11 +49,11 @@ export async function processDigest(
   if (recipient === undefined) return { status: 'stale' };
   const day = digestDay(ctx.fireTimeMs, recipient.timeZone);
   if (await deps.state.wasSent(data.workspace, data.channel, day)) return { status: 'duplicate', day };
-  const release = await deps.state.lock(data.workspace, data.channel, LOCK_TTL_MS);
-  if (release === undefined) {
+  const lock = await deps.state.lock(data.workspace, data.channel, DIGEST_LOCK_TTL_MS);
+  if (!('held' in lock)) {
     throw new DeferredError(
       'digest',
-      deps.clock.now() + LOCKED_RETRY_MS,
+      deps.clock.now() + lock.heldForMs + LOCKED_RETRY_MARGIN_MS,
       'another process is sending this digest',
     );
   }
@@ -66,6 +69,6 @@ export async function processDigest(
     });
     return { status: 'sent', day, subject: built.subject, kind: result.kind };
   } finally {
-    await release();
+    await lock.held.release();
   }
 }

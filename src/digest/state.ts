@@ -47,6 +47,12 @@ const lastDigestSchema = z.object({
 });
 
 const RELEASE_LOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+const RENEW_LOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
+
+/** A recipient's lock while it is held: renewed by a timer until released. */
+export interface DigestLock {
+  release(): Promise<void>;
+}
 
 export class DigestStateStore {
   constructor(
@@ -102,16 +108,36 @@ export class DigestStateStore {
 
   /**
    * Keeps two processes (a retried job and a stalled one, or `digest --now` at the same moment)
-   * from building and sending the same recipient's digest at once. Returns a release function, or
-   * undefined when another holder has it.
+   * from building and sending the same recipient's digest at once. The lock lives `ttlMs` and the
+   * holder renews it every third of that while it works, so a killed holder's lock is gone within
+   * `ttlMs` and the retry sends (a 10-minute lock held by a dead process blocked it). Returns the
+   * held lock, or undefined with the time left on the other holder's lock.
    */
-  async lock(workspace: string, channel: string, ttlMs: number): Promise<(() => Promise<void>) | undefined> {
+  async lock(
+    workspace: string,
+    channel: string,
+    ttlMs: number,
+  ): Promise<{ held: DigestLock } | { heldForMs: number }> {
     const key = this.key('lock', workspace, channel);
     const token = randomBytes(8).toString('hex');
     const ok = await this.redis.set(key, token, 'PX', ttlMs, 'NX');
-    if (ok !== 'OK') return undefined;
-    return async () => {
-      await this.redis.eval(RELEASE_LOCK, 1, key, token);
+    if (ok !== 'OK') return { heldForMs: Math.max(0, await this.redis.pttl(key)) };
+    // A renewal that finds the lock gone (Redis forgot it) lets the send finish: at-least-once, a
+    // duplicate digest is possible, a lost one is not.
+    const renew = setInterval(
+      () => {
+        this.redis.eval(RENEW_LOCK, 1, key, token, ttlMs).catch(() => {});
+      },
+      Math.floor(ttlMs / 3),
+    );
+    renew.unref();
+    return {
+      held: {
+        release: async () => {
+          clearInterval(renew);
+          await this.redis.eval(RELEASE_LOCK, 1, key, token);
+        },
+      },
     };
   }
 }

@@ -39,11 +39,28 @@ export function digestPolicy(options: DigestWorkerOptions): JobPolicy<DigestJobD
   };
 }
 
+/**
+ * A sender killed mid-send leaves its job active until BullMQ's job lock expires and a stalled-job
+ * check of a live worker puts it back: with these, the retry starts within about 35 s of the kill
+ * (a restarted worker's second check), and the recipient's own lock (DIGEST_LOCK_TTL_MS) is gone by
+ * then. Shorter than BullMQ's 30 s defaults: a digest a minute late is still a morning digest, and
+ * one build never blocks the event loop anywhere near 15 s.
+ */
+export const DIGEST_STALL = { lockDurationMs: 15_000, stalledIntervalMs: 10_000 } as const;
+
 /** The digest queue's worker. */
 export function startDigestWorker(options: DigestWorkerOptions): Worker<DigestJobData, DigestWorkerResult> {
   return new Worker<DigestJobData, DigestWorkerResult>(
     DIGEST_QUEUE,
     jobProcessor(digestPolicy(options), options),
-    { connection: options.connection, prefix: options.prefix, concurrency: options.concurrency ?? 1 },
+    {
+      connection: options.connection,
+      prefix: options.prefix,
+      concurrency: options.concurrency ?? 1,
+      lockDuration: DIGEST_STALL.lockDurationMs,
+      stalledInterval: DIGEST_STALL.stalledIntervalMs,
+      // A re-run finds the day sent (or sends it): crashes must not spend the job.
+      maxStalledCount: 5,
+    },
   );
 }

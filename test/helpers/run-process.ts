@@ -1,0 +1,93 @@
+/**
+ * A long-running `shelfwatch run` child for tests that kill, restart or skew it: its JSON log lines
+ * collected as they come, started (optionally under a wrapper such as `faketime`) and killed by id.
+ * The environment is PATH and the leftover-check marks only, as runCli's.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { afterAll } from 'vitest';
+import { BIN, ROOT } from './cli.ts';
+import { processMarks } from './leftover-processes.ts';
+import { waitFor } from './wait.ts';
+
+export interface LogLine {
+  level: number;
+  msg: string;
+  time?: number;
+  [field: string]: unknown;
+}
+
+export interface RunProcess {
+  readonly child: ChildProcess;
+  /** Every JSON line written to stdout so far. */
+  readonly lines: LogLine[];
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  /** Resolves with the first line (from `from` on) that `match` accepts, or fails at the deadline. */
+  waitForLine(
+    what: string,
+    match: (line: LogLine) => boolean,
+    timeoutMs: number,
+    from?: number,
+  ): Promise<LogLine>;
+  /** SIGKILL, resolved once it is gone. */
+  kill(): Promise<void>;
+  /** SIGTERM, resolved with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export interface RunProcessOptions {
+  /** A command that runs node, e.g. `['faketime', '-f', '+30s']`. */
+  wrapper?: readonly string[];
+  env?: Record<string, string>;
+}
+
+/** Starts `shelfwatch run --config FILE`; killed after the file's tests if still running. */
+export function startRun(configPath: string, options: RunProcessOptions = {}): RunProcess {
+  const command = [...(options.wrapper ?? []), process.execPath, BIN, 'run', '--config', configPath];
+  const [file = process.execPath, ...args] = command;
+  const child = spawn(file, args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...processMarks(), ...options.env },
+  });
+  const lines: LogLine[] = [];
+  let partial = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    partial += chunk.toString('utf8');
+    const parts = partial.split('\n');
+    partial = parts.pop() ?? '';
+    for (const part of parts) {
+      if (part.trim() === '') continue;
+      try {
+        lines.push(JSON.parse(part) as LogLine);
+      } catch {
+        lines.push({ level: 0, msg: part });
+      }
+    }
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const exited = once(child, 'exit');
+  const kill = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGKILL');
+    await exited;
+  };
+  afterAll(kill);
+  return {
+    child,
+    lines,
+    stderr: () => stderr,
+    waitForLine: (what, match, timeoutMs, from = 0) =>
+      waitFor(what, () => lines.slice(from).find(match), timeoutMs, 100),
+    kill,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const [code] = (await exited) as [number | null];
+      return code;
+    },
+  };
+}
