@@ -7,10 +7,10 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
-import { type SmtpReceiver, startSmtpReceiver } from '../../src/tools/receivers/smtp.ts';
 import type { DigestJobData } from '../../src/digest/schedule.ts';
 import { DIGEST_QUEUE } from '../../src/jobs/queues.ts';
 import { type PrivateRedis, startPrivateRedis } from '../../src/tools/private-redis.ts';
+import { type SmtpReceiver, startSmtpReceiver } from '../../src/tools/receivers/smtp.ts';
 import { writeConfig } from '../cli/helpers.ts';
 import { tempDir } from '../config/helpers.ts';
 import { startOneBookSim } from '../helpers/one-book-sim.ts';
