@@ -1,6 +1,6 @@
 import type { Runtime } from '../app/runtime.ts';
-import { isLoopback } from '../config/console.ts';
-import { generateToken } from '../console/auth.ts';
+import { isLoopback, MIN_REMOTE_TOKEN } from '../config/console.ts';
+import { generateToken } from '../console/access/secrets.ts';
 import type { RunningConsole } from '../console/start.ts';
 import type { Shutdown } from '../ops/shutdown.ts';
 import { usageError } from './errors.ts';
@@ -33,6 +33,11 @@ export async function serveConsole(
   if (generated && !isLoopback(options.host)) {
     throw usageError(
       `console.host "${options.host}" is beyond loopback and no token is set: set console.token (e.g. \${SHELFWATCH_CONSOLE_TOKEN})`,
+    );
+  }
+  if (!isLoopback(options.host) && token.length < MIN_REMOTE_TOKEN) {
+    throw usageError(
+      `console.host "${options.host}" is beyond loopback and the token has ${token.length} characters: use at least ${MIN_REMOTE_TOKEN}`,
     );
   }
   // Loaded only when served: fastify and Bull Board stay out of a plain worker's start.

@@ -1,12 +1,15 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${VAR}" is the config's interpolation syntax, meant literally here.
 /** The `console:` and `alertLog:` sections: the web console and the alert log it reads. */
 import { z } from 'zod';
-import { boolField, intField, secretField } from './fields.ts';
+import { boolField, intField, secretField, urlField } from './fields.ts';
 
 /** Addresses that only this machine reaches: the console may bind there without further say-so. */
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
+
+/** Beyond loopback the token is all that stands between the network and the console. */
+export const MIN_REMOTE_TOKEN = 24;
 
 export const consoleSchema = z
   .strictObject({
@@ -24,9 +27,29 @@ export const consoleSchema = z
       description: 'Access token, e.g. ${SHELFWATCH_CONSOLE_TOKEN}; without one `console` generates one.',
     }),
     allowRemote: boolField().default(false).meta({ description: 'Allow binding beyond loopback.' }),
+    publicUrl: urlField(['https', 'http'], 'https://shelfwatch.example.com').optional().meta({
+      description:
+        'The address people open (behind a TLS proxy): its host is answered too; https makes the cookie Secure.',
+    }),
+    trustedProxies: z
+      .array(z.string().trim().min(1, 'expected an IP address or CIDR range'))
+      .default([])
+      .meta({
+        description:
+          'Addresses (or CIDR ranges) of proxies whose X-Forwarded-For/-Host/-Proto the console believes.',
+      }),
   })
   .superRefine((c, ctx) => {
     if (isLoopback(c.host)) return;
+    const token = c.token?.reveal();
+    if (token !== undefined && token.length < MIN_REMOTE_TOKEN) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['token'],
+        message: `a console bound beyond loopback needs a token of at least ${MIN_REMOTE_TOKEN} characters, got ${token.length}`,
+        params: { hint: 'generate one with: openssl rand -base64 32' },
+      });
+    }
     if (!c.allowRemote) {
       ctx.addIssue({
         code: 'custom',

@@ -1,73 +1,71 @@
 /**
- * Access to the console: one token, a signed session cookie (HttpOnly, SameSite=Strict), a CSRF
- * token per session for every write, and the Host header checked against the bind address (a
- * DNS-rebinding page cannot talk to a loopback console under another name).
+ * The console's sign-in policy over the access module (`access/`): the token compared in constant
+ * time, failed sign-ins throttled per client and for the token itself, sessions kept server-side
+ * (revoked on logout), the cookie's attributes, and the Host names the console answers to (its bind
+ * address and `console.publicUrl`; a DNS-rebinding page cannot talk to it under another name).
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Cluster, Redis } from 'ioredis';
 import { isLoopback } from '../config/console.ts';
+import { sameSecret } from './access/secrets.ts';
+import { type Session, SessionStore } from './access/sessions.ts';
+import { FailureThrottle, type ThrottleLimit, type ThrottleRefusal } from './access/throttle.ts';
 
 export const SESSION_COOKIE = 'shelfwatch_session';
-const SESSION_MS = 12 * 3_600_000;
-
-function hmac(key: Buffer, text: string): string {
-  return createHmac('sha256', key).update(text).digest('base64url');
-}
-
-/** Constant-time comparison of two strings (their hashes, so lengths leak nothing either). */
-export function sameSecret(given: string, expected: string): boolean {
-  const key = Buffer.from('shelfwatch-compare');
-  return timingSafeEqual(Buffer.from(hmac(key, given)), Buffer.from(hmac(key, expected)));
-}
-
-export function generateToken(): string {
-  return randomBytes(24).toString('base64url');
-}
+export const SESSION_MS = 12 * 3_600_000;
+/** The subject of sessions opened with the console token. */
+const TOKEN_SUBJECT = 'token';
 
 /**
- * Sessions are stateless: `<expiry>.<nonce>.<mac>`, signed with a key made per process, so a
- * restart logs everyone out and nothing about sessions is stored anywhere.
+ * Ten wrong tokens from one address in 15 minutes block that address; a hundred from anywhere block
+ * every sign-in with the token for the rest of the window (a session already open keeps working).
  */
+export const LOGIN_LIMITS: readonly ThrottleLimit[] = [
+  { scope: 'client', max: 10, windowMs: 15 * 60_000 },
+  { scope: 'secret', max: 100, windowMs: 15 * 60_000 },
+];
+
+export type LoginResult =
+  | { ok: true; session: Session }
+  | { ok: false; refused: 'wrong' }
+  | { ok: false; refused: 'throttled'; throttle: ThrottleRefusal };
+
 export class ConsoleAuth {
-  private readonly key = randomBytes(32);
+  readonly sessions: SessionStore;
+  private readonly throttle: FailureThrottle;
 
   constructor(
     private readonly token: string,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  checkToken(given: string): boolean {
-    return given.length > 0 && sameSecret(given, this.token);
+    redis: Redis | Cluster,
+    prefix: string,
+    now: () => number = Date.now,
+  ) {
+    this.sessions = new SessionStore(redis, prefix, SESSION_MS, now);
+    this.throttle = new FailureThrottle(redis, prefix, LOGIN_LIMITS);
   }
 
-  newSession(): { value: string; maxAgeS: number } {
-    const body = `${this.now() + SESSION_MS}.${randomBytes(12).toString('base64url')}`;
-    return { value: `${body}.${hmac(this.key, body)}`, maxAgeS: SESSION_MS / 1_000 };
-  }
-
-  /** The session if the cookie is ours and not expired. */
-  session(cookie: string | undefined): string | undefined {
-    if (cookie === undefined) return undefined;
-    const cut = cookie.lastIndexOf('.');
-    if (cut < 0) return undefined;
-    const body = cookie.slice(0, cut);
-    if (!sameSecret(cookie.slice(cut + 1), hmac(this.key, body))) return undefined;
-    const expires = Number(body.slice(0, body.indexOf('.')));
-    return Number.isFinite(expires) && expires > this.now() ? cookie : undefined;
-  }
-
-  csrfToken(session: string): string {
-    return hmac(this.key, `csrf:${session}`);
-  }
-
-  checkCsrf(session: string, given: unknown): boolean {
-    return typeof given === 'string' && given.length > 0 && sameSecret(given, this.csrfToken(session));
+  /** Checks a sign-in with the token from `client`; a throttled one is refused even when right. */
+  async login(client: string, given: unknown): Promise<LoginResult> {
+    const subjects = { client, secret: TOKEN_SUBJECT };
+    const throttle = await this.throttle.refusal(subjects);
+    if (throttle !== undefined) return { ok: false, refused: 'throttled', throttle };
+    if (typeof given !== 'string' || given.length === 0 || !sameSecret(given, this.token)) {
+      await this.throttle.failed(subjects);
+      return { ok: false, refused: 'wrong' };
+    }
+    await this.throttle.succeeded({ client });
+    return { ok: true, session: await this.sessions.create(TOKEN_SUBJECT) };
   }
 }
 
-/** Host headers the console answers to: its bind address, and the loopback names when bound there. */
-export function allowedHosts(host: string, port: number): Set<string> {
+/**
+ * Host headers the console answers to: its bind address (and the loopback names when bound there),
+ * and the host of `console.publicUrl` when it is served behind a proxy under that name.
+ */
+export function allowedHosts(host: string, port: number, publicUrl?: string): Set<string> {
   const names = new Set([host]);
   if (isLoopback(host)) for (const name of ['127.0.0.1', 'localhost', '[::1]']) names.add(name);
   if (host.includes(':') && !host.startsWith('[')) names.add(`[${host}]`);
-  return new Set([...names].map((name) => `${name}:${port}`.toLowerCase()));
+  const allowed = new Set([...names].map((name) => `${name}:${port}`.toLowerCase()));
+  if (publicUrl !== undefined) allowed.add(new URL(publicUrl).host.toLowerCase());
+  return allowed;
 }

@@ -8,6 +8,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Runtime } from '../app/runtime.ts';
+import type { Session } from './access/sessions.ts';
 import { allowedHosts, ConsoleAuth, SESSION_COOKIE } from './auth.ts';
 import { html } from './html.ts';
 import { barePage, loginPage, notFound } from './layout.ts';
@@ -35,7 +36,7 @@ const PUBLIC = new Set(['/login', '/static/console.css']);
 
 declare module 'fastify' {
   interface FastifyRequest {
-    session?: string;
+    session?: Session;
   }
 }
 
@@ -45,7 +46,8 @@ function pathOf(request: FastifyRequest): string {
 
 export async function buildConsole(options: ConsoleOptions): Promise<FastifyInstance> {
   const { runtime } = options;
-  const auth = new ConsoleAuth(options.token);
+  const { publicUrl, trustedProxies } = runtime.config.console;
+  const auth = new ConsoleAuth(options.token, runtime.redis, runtime.prefix, () => runtime.clock.now());
   let hosts: Set<string> | undefined;
   // Bound to port 0 (tests), the real port is only known once it listens.
   const hostsNow = () => {
@@ -53,21 +55,28 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
     const address = app.server.address();
     const port =
       options.port !== 0 ? options.port : typeof address === 'object' && address !== null ? address.port : 0;
-    const allowed = allowedHosts(options.host, port);
+    const allowed = allowedHosts(options.host, port, publicUrl);
     if (port !== 0) hosts = allowed;
     return allowed;
   };
-  const app = Fastify({ logger: false, trustProxy: false, bodyLimit: 64 * 1024 });
+  // Only the configured proxies may say who the client is, which host it asked for and over what.
+  const app = Fastify({
+    logger: false,
+    trustProxy: trustedProxies.length > 0 ? [...trustedProxies] : false,
+    bodyLimit: 64 * 1024,
+  });
+  const secureCookie = (request: FastifyRequest) =>
+    publicUrl?.startsWith('https:') === true || request.protocol === 'https';
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody);
 
   app.addHook('onRequest', async (request, reply) => {
-    const host = (request.headers.host ?? '').toLowerCase();
-    if (!hostsNow().has(host)) {
+    // `request.host` is the Host header, or X-Forwarded-Host from a trusted proxy.
+    if (!hostsNow().has(request.host.toLowerCase())) {
       return reply.code(421).type('text/plain').send('This console answers only to its own address.\n');
     }
     const path = pathOf(request);
-    const session = auth.session(request.cookies[SESSION_COOKIE]);
+    const session = await auth.sessions.get(request.cookies[SESSION_COOKIE]);
     if (session !== undefined) request.session = session;
     if (PUBLIC.has(path)) return;
     if (session === undefined) {
@@ -84,7 +93,7 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
   app.addHook('preHandler', async (request, reply) => {
     if (request.method === 'GET' || request.method === 'HEAD' || pathOf(request) === '/login') return;
     const body = (request.body ?? {}) as Record<string, unknown>;
-    if (request.session === undefined || !auth.checkCsrf(request.session, body._csrf)) {
+    if (request.session === undefined || !auth.sessions.checkCsrf(request.session, body._csrf)) {
       return reply
         .code(403)
         .type('text/html')
@@ -112,26 +121,35 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
   });
   app.post('/login', async (request, reply) => {
     const token = (request.body as Record<string, unknown> | undefined)?.token;
-    if (typeof token !== 'string' || !auth.checkToken(token)) {
-      return reply.code(401).type('text/html').send(loginPage('Wrong token.'));
+    const result = await auth.login(request.ip, token);
+    if (!result.ok && result.refused === 'throttled') {
+      const minutes = Math.ceil(result.throttle.retryAfterMs / 60_000);
+      return reply
+        .code(429)
+        .header('Retry-After', String(Math.ceil(result.throttle.retryAfterMs / 1_000)))
+        .type('text/html')
+        .send(loginPage(`Too many wrong tokens: sign-in is blocked for ${minutes} more minute(s).`));
     }
-    const session = auth.newSession();
-    reply.setCookie(SESSION_COOKIE, session.value, {
+    if (!result.ok) return reply.code(401).type('text/html').send(loginPage('Wrong token.'));
+    reply.setCookie(SESSION_COOKIE, result.session.id, {
       httpOnly: true,
       sameSite: 'strict',
+      secure: secureCookie(request),
       path: '/',
-      maxAge: session.maxAgeS,
+      maxAge: Math.floor(auth.sessions.ttlMs / 1_000),
     });
     return reply.redirect('/', 303);
   });
-  app.post('/logout', async (_request, reply) => {
-    reply.clearCookie(SESSION_COOKIE, { path: '/' });
+  app.post('/logout', async (request, reply) => {
+    // The session ends in Redis, for every process: a copy of the cookie is worth nothing after.
+    if (request.session !== undefined) await auth.sessions.revoke(request.session.id);
+    reply.clearCookie(SESSION_COOKIE, { path: '/', secure: secureCookie(request) });
     return reply.redirect('/login', 303);
   });
 
   const context = (request: FastifyRequest) => ({
     path: pathOf(request),
-    csrf: request.session === undefined ? '' : auth.csrfToken(request.session),
+    csrf: request.session === undefined ? '' : auth.sessions.csrfToken(request.session),
   });
   registerPages(app, runtime, context);
   await mountQueues(app, runtime);

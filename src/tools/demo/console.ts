@@ -3,7 +3,7 @@
  * made for this run, so `npm run demo` in a terminal ends with something to click.
  */
 import type { Runtime } from '../../app/runtime.ts';
-import { generateToken } from '../../console/auth.ts';
+import { generateToken } from '../../console/access/secrets.ts';
 import { startConsole } from '../../console/start.ts';
 import type { Shutdown } from '../../ops/shutdown.ts';
 
