@@ -30,7 +30,8 @@ const HISTORY_BOUND_GOAL = 1.1;
 export async function run(ctx: BenchContext): Promise<BenchResult> {
   const perBook = await bytesPerBook(ctx);
   const history = await historyBytesPerBook(ctx);
-  const historyRatio = history.perBook / history.bound;
+  const historyRatio = history.hourly90.perBook / history.bound;
+  const tieredRatio = history.tieredYear.perBook / history.hourly90.perBook;
   const fleetBooks = ctx.quick ? 1_000 : 10_000;
   // Most books track the default top 100; some track more. --full tracks 1,000 keywords on every book.
   const sizes = Array.from({ length: fleetBooks }, (_, i) =>
@@ -117,18 +118,25 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     '',
     `The rule state holds one keyword_rank_drop condition per keyword, as columns aligned with the snapshot's keyword order and encoded by \`src/rule-state/codec.ts\`: ${fmt(perBook.ruleStateBytes / KEYWORDS, 1)} B a keyword (as JSON keyed \`ruleId|asin|marketplace|keyword\`, the previous format: ${fmt(perBook.ruleStateJson / KEYWORDS)} B).`,
     '',
-    `#### History kept for charts: Redis bytes per book, ${history.days} days of ${history.keywords} keywords and BSR (${history.books} books, MEMORY USAGE SAMPLES 0)`,
+    `#### History kept for charts: Redis bytes per book, ${history.keywords} keywords and BSR (${history.books} books, MEMORY USAGE SAMPLES 0)`,
     '',
     table(
-      ['layout', 'keys / book', 'bytes / book', '× packed bound'],
+      ['layout', 'keys / book', 'bytes / book', '× 90 hourly days', 'write + compact / book'],
       [
-        ['packed bound (4 B a point, 24 a day, every series)', '', fmt(history.bound), '1.00'],
         [
-          'shelfwatch (a string per day, a series hash)',
-          fmt(history.keysPerBook),
-          fmt(history.perBook),
-          fmt(historyRatio, 2),
+          'packed bound of 90 hourly days (4 B a point, 24 a day, every series)',
+          '',
+          fmt(history.bound),
+          '',
+          '',
         ],
+        ...[history.hourly90, history.tieredYear].map((layout) => [
+          layout.label,
+          fmt(layout.keysPerBook),
+          fmt(layout.perBook),
+          fmt(layout.perBook / history.hourly90.perBook, 2),
+          `${fmt(layout.writeMs)} ms`,
+        ]),
       ],
     ),
     '',
@@ -187,12 +195,20 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
         met: ratio <= BOUND_GOAL,
       },
       {
-        metric: `Redis bytes / book of history, ${history.days} days × ${history.keywords} keywords + BSR`,
-        value: fmt(history.perBook),
+        metric: `Redis bytes / book of history, 90 hourly days × ${history.keywords} keywords + BSR`,
+        value: fmt(history.hourly90.perBook),
         reference: `packed bound ${fmt(history.bound)}`,
         ratio: times(historyRatio),
         goal: `≤ ${HISTORY_BOUND_GOAL}× bound`,
         met: historyRatio <= HISTORY_BOUND_GOAL,
+      },
+      {
+        metric: `Redis bytes / book of tiered history, a year × ${history.keywords} keywords + BSR`,
+        value: fmt(history.tieredYear.perBook),
+        reference: `90 hourly days ${fmt(history.hourly90.perBook)}`,
+        ratio: times(tieredRatio),
+        goal: '≤ 1× 90 hourly days',
+        met: tieredRatio <= 1,
       },
       {
         metric: `worker RSS, ${fmt(fleetBooks)} books${ctx.full ? '' : ' (mixed sizes)'}, as the Docker image runs it`,

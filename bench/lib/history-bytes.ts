@@ -1,7 +1,9 @@
 /**
- * Redis bytes per book of the history store (`src/history`) for a full retention of hourly points:
- * 100 tracked keywords and BSR over 90 days, written as polls write them (one `record` per judged
- * day), measured with MEMORY USAGE against the packed bound of 4 bytes a point.
+ * Redis bytes per book of the history store (`src/history`), side by side: the earlier layout (90
+ * days of hourly points, nothing summarised) and the tiered one (a year: 30 hourly days, the rest as
+ * daily min/median/max written by the same `compact` the poll worker runs). 100 tracked keywords and
+ * BSR, written as polls write them (one `record` per judged day, then `compact`), measured with
+ * MEMORY USAGE of every key of a book.
  */
 import { BSR_SERIES, RedisHistoryStore } from '../../src/history/store.ts';
 import { usage } from '../snapshot-bytes.ts';
@@ -10,32 +12,45 @@ import type { BenchContext } from './context.ts';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
+export interface HistoryLayout {
+  label: string;
+  days: number;
+  hourlyDays: number;
+  /** MEMORY USAGE of every key of one book (day and month strings, the series hash), averaged over books. */
+  perBook: number;
+  keysPerBook: number;
+  /** Wall time of writing and compacting one book's days. */
+  writeMs: number;
+}
+
 export interface HistoryBytes {
   books: number;
   keywords: number;
-  days: number;
-  /** MEMORY USAGE of every key of one book (day strings and the series hash), averaged over books. */
-  perBook: number;
-  /** 4 bytes × 24 hours × days × (keywords + BSR). */
+  /** 4 bytes × 24 hours × 90 days × (keywords + BSR): the earlier layout's packed bound. */
   bound: number;
-  keysPerBook: number;
+  hourly90: HistoryLayout;
+  tieredYear: HistoryLayout;
 }
 
-export async function historyBytesPerBook(
+async function measure(
   ctx: BenchContext,
-  keywords = 100,
-  days = 90,
-): Promise<HistoryBytes> {
+  label: string,
+  options: { days: number; hourlyDays: number; retentionDays: number; books: number; keywords: number },
+): Promise<HistoryLayout> {
   const redis = ctx.redis();
   const prefix = ctx.prefix('history');
-  const books = ctx.quick ? 2 : 5;
-  const store = new RedisHistoryStore({ redis, prefix, retentionMs: days * DAY });
-  const start = Date.parse('2026-08-01T00:00:00Z');
-  const now = start + days * DAY;
-  const names = Array.from({ length: keywords }, (_, k) => `bench keyword number ${k}`);
-  for (let b = 0; b < books; b++) {
+  const store = new RedisHistoryStore({
+    redis,
+    prefix,
+    retentionMs: options.retentionDays * DAY,
+    hourlyMs: options.hourlyDays * DAY,
+  });
+  const start = Date.parse('2025-08-01T00:00:00Z');
+  const names = Array.from({ length: options.keywords }, (_, k) => `bench keyword number ${k}`);
+  const began = performance.now();
+  for (let b = 0; b < options.books; b++) {
     const book = { workspace: 'bench', asin: `B0HIST${String(b).padStart(4, '0')}`, marketplace: 'US' };
-    for (let d = 0; d < days; d++) {
+    for (let d = 0; d < options.days; d++) {
       const hours = Array.from({ length: 24 }, (_, h) => start + d * DAY + h * HOUR);
       const series = names.map((name, k) => ({
         series: name,
@@ -45,9 +60,12 @@ export async function historyBytesPerBook(
         })),
       }));
       series.push({ series: BSR_SERIES, points: hours.map((at, h) => ({ at, rank: 1_000 + h * 37 + d })) });
+      const now = start + (d + 1) * DAY + HOUR;
       await store.record(book, series, now);
+      await store.compact(book, now);
     }
   }
+  const writeMs = (performance.now() - began) / options.books;
   let total = 0;
   let keys = 0;
   let cursor = '0';
@@ -60,11 +78,30 @@ export async function historyBytesPerBook(
     }
   } while (cursor !== '0');
   return {
+    label,
+    days: options.days,
+    hourlyDays: options.hourlyDays,
+    perBook: total / options.books,
+    keysPerBook: keys / options.books,
+    writeMs,
+  };
+}
+
+export async function historyBytesPerBook(ctx: BenchContext, keywords = 100): Promise<HistoryBytes> {
+  const books = ctx.quick ? 2 : 5;
+  const hourly90 = await measure(ctx, 'earlier layout: 90 days, all hourly', {
+    days: 90,
+    hourlyDays: 90,
+    retentionDays: 90,
     books,
     keywords,
-    days,
-    perBook: total / books,
-    bound: 4 * 24 * days * (keywords + 1),
-    keysPerBook: keys / books,
-  };
+  });
+  const tieredYear = await measure(ctx, 'tiered: a year, 30 days hourly then daily min/median/max', {
+    days: 365,
+    hourlyDays: 30,
+    retentionDays: 730,
+    books,
+    keywords,
+  });
+  return { books, keywords, bound: 4 * 24 * 90 * (keywords + 1), hourly90, tieredYear };
 }

@@ -90,7 +90,12 @@ export function pollDepsOf(
         },
         walk,
       ),
-    history: new RedisHistoryStore({ redis, prefix, retentionMs: config.history.retention }),
+    history: new RedisHistoryStore({
+      redis,
+      prefix,
+      retentionMs: config.history.retention,
+      hourlyMs: config.history.hourly,
+    }),
   };
 }
 

@@ -49,8 +49,15 @@ const workersSchema = z.strictObject({
 const historySchema = z.strictObject({
   retention: duration
     .pipe(z.number().min(86_400_000, 'expected a retention of at least 1d'))
-    .prefault('90d')
-    .meta({ description: 'How long hourly rank and BSR points are kept for charts (default 90d).' }),
+    .prefault('730d')
+    .meta({ description: 'How long rank and BSR history is kept for charts and export (default 730d).' }),
+  hourly: duration
+    .pipe(z.number().min(86_400_000, 'expected an hourly window of at least 1d'))
+    .prefault('30d')
+    .meta({
+      description:
+        'How long hourly points are kept before a worker turns each day into its min/median/max (default 30d).',
+    }),
 });
 
 const baseSchema = z.strictObject({
@@ -79,7 +86,9 @@ const baseSchema = z.strictObject({
     .array(muteWindowSchema)
     .default([])
     .meta({ description: 'Recurring windows in which matching alerts are silenced (recorded, not sent).' }),
-  history: historySchema.prefault({}).meta({ description: 'Hourly rank and BSR points kept for charts.' }),
+  history: historySchema
+    .prefault({})
+    .meta({ description: 'Rank, BSR and sales history kept for charts and export: hourly, then daily.' }),
   console: consoleSchema.prefault({}).meta({ description: 'The web console (`shelfwatch console`).' }),
   alertLog: alertLogSchema.prefault({}).meta({ description: 'The log of alerts the console shows.' }),
 });

@@ -4,7 +4,7 @@
  * ranks). Pages only see this interface.
  */
 
-import { BSR_SERIES, type RedisHistoryStore } from '../history/store.ts';
+import { BSR_SERIES, compOfSeries, type RedisHistoryStore } from '../history/store.ts';
 import type {
   BookObservation,
   KeywordsObservation,
@@ -74,7 +74,9 @@ export class StoredBookHistory implements BookHistory {
 
   async keywords(book: BookKey, fromMs: number, toMs: number): Promise<Map<string, RankPoint[]>> {
     const series = await this.history.read(book, fromMs, toMs);
-    series.delete(BSR_SERIES);
+    // BSR and the comps' ranks are series of the book's own (named with a leading NUL), not keywords.
+    for (const name of series.keys())
+      if (name === BSR_SERIES || compOfSeries(name) !== undefined) series.delete(name);
     if (series.size === 0) return this.fallback.keywords(book, fromMs, toMs);
     // Tracking order comes from the snapshot; keywords no longer tracked keep their history after.
     const ordered = new Map<string, RankPoint[]>();

@@ -1,8 +1,11 @@
 /**
  * Every Redis key of history, under the run's prefix:
  *
- *   <prefix>:hist:<ws>:<asin>:<marketplace>[:<yyyymmdd>]  a book's rank history (store.ts)
+ *   <prefix>:hist:<ws>:<asin>:<marketplace>[:<yyyymmdd>]  a book's hourly rank history (store.ts)
  *   <prefix>:hist:<ws>:<asin>:<marketplace>:series        its series names
+ *   <prefix>:hist:<ws>:<asin>:<marketplace>:m<yyyymm>     its daily summaries of a month (summary.ts)
+ *   <prefix>:hist:<ws>:<asin>:<marketplace>:compacted     the last day summarised (summary.ts)
+ *   <prefix>:hist:<ws>:<asin>:<marketplace>:s<yyyymm>     its sales days of a month (sales.ts)
  *   <prefix>:alertlog, <prefix>:alertlog:entries          the alert log (alert-log.ts)
  *   <prefix>:alertlog:asin:<asin>                         the alert log's index by book
  *
@@ -15,14 +18,31 @@ export function historyBookKey(prefix: string, workspace: string, asin: string, 
   return `${prefix}:hist:${keyPart(workspace)}:${keyPart(asin)}:${keyPart(marketplace)}`;
 }
 
-/** The book's rank history of one UTC day (`dayMs` its midnight). */
+const ymd = (ms: number) => new Date(ms).toISOString().slice(0, 10).replaceAll('-', '');
+
+/** The book's hourly rank history of one UTC day (`dayMs` its midnight). */
 export function historyDayKey(bookKey: string, dayMs: number): string {
-  return `${bookKey}:${new Date(dayMs).toISOString().slice(0, 10).replaceAll('-', '')}`;
+  return `${bookKey}:${ymd(dayMs)}`;
 }
 
 /** The book's series names. */
 export function historySeriesKey(bookKey: string): string {
   return `${bookKey}:series`;
+}
+
+/** The string of one UTC month's daily summaries of a book. */
+export function historyMonthKey(bookKey: string, monthMs: number): string {
+  return `${bookKey}:m${ymd(monthMs).slice(0, 6)}`;
+}
+
+/** The last day of the book summarised (`yyyymmdd`). */
+export function historyCompactedKey(bookKey: string): string {
+  return `${bookKey}:compacted`;
+}
+
+/** The hash of one UTC month's sales days of a book. */
+export function historySalesKey(bookKey: string, monthMs: number): string {
+  return `${bookKey}:s${ymd(monthMs).slice(0, 6)}`;
 }
 
 export function alertLogKeys(prefix: string): { index: string; entries: string } {

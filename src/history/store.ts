@@ -1,33 +1,52 @@
 /**
- * Hourly rank and BSR points kept for charts, compactly: one Redis string per book, marketplace and
- * UTC day, of fixed-width 4-byte points (24 per series: a series' day is 96 bytes at offset
- * `index × 96`), and one hash per book numbering its series (`bsr` and each keyword). A point is a
- * big-endian uint32: 0 = not seen, 0xFFFFFFFF = unranked (null), else the rank. Each day key expires
- * `retention` after its day ends, so the store holds at most
+ * Rank and BSR history kept for charts, tiered: hourly points for a recent window (`hourlyMs`),
+ * then one summary a day (min, median, max; `summary.ts`) until the retention ends.
  *
- *   4 bytes × 24 hours × retention days × series seen in that time
+ * Hourly points: one Redis string per book, marketplace and UTC day, of fixed-width 4-byte points
+ * (24 per series: a series' day is 96 bytes at offset `index × 96`), and one hash per book numbering
+ * its series (`bsr`, each keyword, each comp). A point is a big-endian uint32: 0 = not seen,
+ * 0xFFFFFFFF = unranked (null), else the rank. After the hourly window a worker summarises the day
+ * (12 bytes a series) and deletes it; each day string also expires a retention after its day ends,
+ * so a day no worker summarised (a book no longer polled) is dropped when its summary would have
+ * been. A year of 100 keywords and BSR takes 30 hourly days × 9.7 KB + 12 months × 37.6 KB ≈ 740 KB
+ * per book (90 hourly days took 873 KB). Writes are idempotent (a re-judged hour writes the same bytes).
  *
- * per book and marketplace (plus Redis' per-key overhead and the series names once), e.g. 873 KB for
- * 90 days of 100 keywords and BSR. Writes are idempotent (a re-judged hour writes the same bytes).
- *
- * Keys (the prefix's hash tag keeps a book's keys in one slot for the script):
- *   <prefix>:hist:<ws>:<asin>:<mp>:series        hash    name → index   TTL = retention, refreshed
- *   <prefix>:hist:<ws>:<asin>:<mp>:<YYYYMMDD>    string  points         TTL = day end + retention
+ * Keys (the prefix's hash tag keeps a book's keys in one slot for the scripts):
+ *   <prefix>:hist:<ws>:<asin>:<mp>:series        hash    name → index   TTL = retention + 31 d, refreshed
+ *   <prefix>:hist:<ws>:<asin>:<mp>:<YYYYMMDD>    string  hourly points  TTL = day end + retention
+ *   <prefix>:hist:<ws>:<asin>:<mp>:m<YYYYMM>     string  day summaries  TTL = month end + retention
+ *   <prefix>:hist:<ws>:<asin>:<mp>:compacted     string  last day summarised
  */
 
 import type { Cluster, Redis } from 'ioredis';
-import type { RankPoint } from '../model/observation.ts';
+import type { RankPoint, SalesDay } from '../model/observation.ts';
 import { historyBookKey, historyDayKey, historySeriesKey } from './keys.ts';
+import { readSalesDays, recordSalesDays } from './sales.ts';
+import {
+  compactBook,
+  DAY_BYTES,
+  DAY_MS,
+  type DaySummary,
+  HOUR_MS,
+  NOT_SEEN,
+  POINT_BYTES,
+  readSummaries,
+  type Tiers,
+  UNRANKED,
+} from './summary.ts';
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
-const POINT_BYTES = 4;
-const DAY_BYTES = 24 * POINT_BYTES;
-const NOT_SEEN = 0;
-const UNRANKED = 0xffffffff;
-export const DEFAULT_HISTORY_RETENTION_MS = 90 * DAY_MS;
+export const DEFAULT_HISTORY_RETENTION_MS = 730 * DAY_MS;
+export const DEFAULT_HOURLY_MS = 30 * DAY_MS;
+/** The series hash outlives the last month string that numbers its series by. */
+const DICT_EXTRA_MS = 31 * DAY_MS;
 /** The series name of the book's best-seller rank (keywords are named by themselves). */
 export const BSR_SERIES = '\u0000bsr';
+const COMP_PREFIX = '\u0000comp:';
+/** The series of a comp's BSR as the book's page lists it. */
+export const compSeries = (asin: string) => `${COMP_PREFIX}${asin}`;
+/** The comp's ASIN of a comp series, or undefined for BSR and keywords. */
+export const compOfSeries = (series: string) =>
+  series.startsWith(COMP_PREFIX) ? series.slice(COMP_PREFIX.length) : undefined;
 
 /**
  * Numbers the series (once per book) and writes one day's points; idempotent. The day is rebuilt and
@@ -76,15 +95,31 @@ export interface HistoryPoints {
   points: readonly RankPoint[];
 }
 
+/** A series over a range: hourly points where kept, else one summary a day. */
+export interface SeriesHistory {
+  /** Hourly points, and for a summarised day its median at noon; oldest first. */
+  points: RankPoint[];
+  /** The summarised days, oldest first. */
+  days: DaySummary[];
+}
+
 export class RedisHistoryStore {
   readonly retentionMs: number;
+  /** How long hourly points stay before they become daily summaries (at most the retention). */
+  readonly hourlyMs: number;
   private readonly redis: Redis | Cluster;
   private readonly prefix: string;
+  private readonly compacted = new Map<string, number>();
 
-  constructor(options: { redis: Redis | Cluster; prefix: string; retentionMs?: number }) {
+  constructor(options: { redis: Redis | Cluster; prefix: string; retentionMs?: number; hourlyMs?: number }) {
     this.redis = options.redis;
     this.prefix = options.prefix;
     this.retentionMs = options.retentionMs ?? DEFAULT_HISTORY_RETENTION_MS;
+    this.hourlyMs = Math.min(this.retentionMs, options.hourlyMs ?? DEFAULT_HOURLY_MS);
+  }
+
+  private get tiers(): Tiers {
+    return { hourlyMs: this.hourlyMs, retentionMs: this.retentionMs };
   }
 
   private bookKey(book: HistoryBook): string {
@@ -95,14 +130,33 @@ export class RedisHistoryStore {
     return historyDayKey(this.bookKey(book), dayMs);
   }
 
-  /** Keeps the points (hours not on the hour are floored; points older than the retention are skipped). */
+  /**
+   * Summarises the book's days past the hourly window (a few batches a call; see `summary.ts`);
+   * returns how many days it summarised. The poll job calls it after recording.
+   */
+  compact(book: HistoryBook, nowMs: number): Promise<number> {
+    return compactBook(this.redis, this.bookKey(book), nowMs, this.tiers, this.compacted);
+  }
+
+  /** Keeps sales days (`sales.ts`) for the retention. */
+  recordSales(workspace: string, days: readonly SalesDay[], nowMs: number): Promise<void> {
+    return recordSalesDays(this.redis, this.prefix, workspace, days, nowMs, this.retentionMs);
+  }
+
+  /** The book's sales days from `from` to `to` (`YYYY-MM-DD`). */
+  readSales(book: HistoryBook, from: string, to: string): Promise<SalesDay[]> {
+    return readSalesDays(this.redis, this.prefix, book, from, to);
+  }
+
+  /** Keeps the points (hours not on the hour are floored; points past the hourly window are skipped). */
   async record(book: HistoryBook, series: readonly HistoryPoints[], nowMs: number): Promise<void> {
     const byDay = new Map<number, Map<string, Buffer[]>>();
     for (const { series: name, points } of series) {
       for (const point of points) {
         const hour = Math.floor(point.at / HOUR_MS) * HOUR_MS;
         const day = Math.floor(hour / DAY_MS) * DAY_MS;
-        if (day + DAY_MS + this.retentionMs <= nowMs) continue;
+        // A day past the window may be summarised already: a point written into it now would be lost.
+        if (day + DAY_MS + this.hourlyMs <= nowMs) continue;
         const run = Buffer.alloc(5);
         run.writeUInt8((hour - day) / HOUR_MS, 0);
         run.writeUInt32BE(point.rank === null ? UNRANKED : Math.min(point.rank, UNRANKED - 1), 1);
@@ -119,32 +173,86 @@ export class RedisHistoryStore {
     const dict = historySeriesKey(this.bookKey(book));
     for (const [day, names] of byDay) {
       // Relative TTLs from the poll's clock (Redis' own clock may differ from an injected one).
-      const args: (string | Buffer | number)[] = [day + DAY_MS + this.retentionMs - nowMs, this.retentionMs];
+      const args: (string | Buffer | number)[] = [
+        day + DAY_MS + this.retentionMs - nowMs,
+        this.retentionMs + DICT_EXTRA_MS,
+      ];
       for (const [name, runs] of names) args.push(name, Buffer.concat(runs));
       await this.redis.eval(WRITE_DAY, 2, dict, this.dayKey(book, day), ...args);
     }
   }
 
-  /** Every kept point of the book from `fromMs` to `toMs` (whole days), by series, oldest first. */
+  /** Every kept point of the book from `fromMs` to `toMs` by series: hourly, or a summarised day's median. */
   async read(book: HistoryBook, fromMs: number, toMs: number): Promise<Map<string, RankPoint[]>> {
-    const names = await this.redis.hgetall(historySeriesKey(this.bookKey(book)));
-    const out = new Map<string, RankPoint[]>();
-    const first = Math.floor(fromMs / DAY_MS) * DAY_MS;
-    for (let day = first; day <= toMs; day += DAY_MS) {
-      const bytes = await this.redis.getBuffer(this.dayKey(book, day));
-      if (bytes === null) continue;
-      for (const [name, indexText] of Object.entries(names)) {
-        const base = Number(indexText) * DAY_BYTES;
+    const tiered = await this.readTiered(book, fromMs, toMs);
+    return new Map([...tiered].map(([name, series]) => [name, series.points]));
+  }
+
+  /** Every kept point and summary of the book from `fromMs` to `toMs` (whole days), by series. */
+  async readTiered(book: HistoryBook, fromMs: number, toMs: number): Promise<Map<string, SeriesHistory>> {
+    const bookKey = this.bookKey(book);
+    const names = await this.redis.hgetall(historySeriesKey(bookKey));
+    const byIndex = new Map(Object.entries(names).map(([name, index]) => [Number(index), name]));
+    const out = new Map<string, SeriesHistory>();
+    const seriesOf = (name: string) => {
+      let series = out.get(name);
+      if (series === undefined) {
+        series = { points: [], days: [] };
+        out.set(name, series);
+      }
+      return series;
+    };
+    const days: number[] = [];
+    for (let day = Math.floor(fromMs / DAY_MS) * DAY_MS; day <= toMs; day += DAY_MS) days.push(day);
+    const hourly = new Map<number, Buffer>();
+    for (let i = 0; i < days.length; i += MGET_BATCH) {
+      const batch = days.slice(i, i + MGET_BATCH);
+      const strings = await this.redis.mgetBuffer(...batch.map((day) => historyDayKey(bookKey, day)));
+      batch.forEach((day, j) => {
+        const bytes = strings[j];
+        if (bytes !== null && bytes !== undefined) hourly.set(day, bytes);
+      });
+    }
+    const summaries = await readSummaries(
+      this.redis,
+      bookKey,
+      days.filter((day) => !hourly.has(day)),
+    );
+    const summaryAt = new Map<number, Map<string, DaySummary>>();
+    for (const [index, list] of summaries) {
+      const name = byIndex.get(index);
+      if (name === undefined) continue;
+      for (const summary of list) {
+        const forDay = summaryAt.get(summary.day) ?? new Map<string, DaySummary>();
+        forDay.set(name, summary);
+        summaryAt.set(summary.day, forDay);
+      }
+    }
+    for (const day of days) {
+      const bytes = hourly.get(day);
+      if (bytes === undefined) {
+        const noon = day + 12 * HOUR_MS;
+        for (const [name, summary] of summaryAt.get(day) ?? []) {
+          const series = seriesOf(name);
+          series.days.push(summary);
+          if (noon >= fromMs && noon <= toMs) series.points.push({ at: noon, rank: summary.median });
+        }
+        continue;
+      }
+      for (const [index, name] of byIndex) {
+        const base = index * DAY_BYTES;
         for (let h = 0; h < 24 && base + (h + 1) * POINT_BYTES <= bytes.length; h++) {
           const value = bytes.readUInt32BE(base + h * POINT_BYTES);
           const at = day + h * HOUR_MS;
           if (value === NOT_SEEN || at < fromMs || at > toMs) continue;
-          const points = out.get(name) ?? [];
-          points.push({ at, rank: value === UNRANKED ? null : value });
-          out.set(name, points);
+          seriesOf(name).points.push({ at, rank: value === UNRANKED ? null : value });
         }
       }
     }
     return out;
   }
 }
+
+const MGET_BATCH = 100;
+
+export type { DaySummary };

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { answeredBatchesKey, arcInviteIdsKey, arcInvitesKey } from '../../src/arc/keys.ts';
 import { budgetKeys, pauseEpisodeKey } from '../../src/budget/keys.ts';
 import { digestStateKey } from '../../src/digest/keys.ts';
-import { historyBookKey, historyDayKey, historySeriesKey } from '../../src/history/keys.ts';
+import {
+  historyBookKey,
+  historyCompactedKey,
+  historyDayKey,
+  historyMonthKey,
+  historySalesKey,
+  historySeriesKey,
+} from '../../src/history/keys.ts';
 import { digestReconcileLockKey, reconcileLockKey } from '../../src/jobs/keys.ts';
 import { leaseKey } from '../../src/poll/keys.ts';
 import { SnapshotKeys } from '../../src/snapshot/keys.ts';
@@ -46,6 +53,9 @@ describe('every key, byte for byte as stored before one helper built them', () =
       book,
       historyDayKey(book, Date.UTC(2026, 10, 28)),
       historySeriesKey(book),
+      historyMonthKey(book, Date.UTC(2026, 10, 1)),
+      historyCompactedKey(book),
+      historySalesKey(book, Date.UTC(2026, 10, 1)),
       digestStateKey(P, 'sent', 'acme', 'mail', '2026-11-28'),
       answeredBatchesKey(P, 'acme', 'camp'),
       arcInvitesKey(P, 'acme', 'camp'),
@@ -65,6 +75,9 @@ describe('every key, byte for byte as stored before one helper built them', () =
       '{shelfwatch}:hist:acme:B0TEST:com',
       '{shelfwatch}:hist:acme:B0TEST:com:20261128',
       '{shelfwatch}:hist:acme:B0TEST:com:series',
+      '{shelfwatch}:hist:acme:B0TEST:com:m202611',
+      '{shelfwatch}:hist:acme:B0TEST:com:compacted',
+      '{shelfwatch}:hist:acme:B0TEST:com:s202611',
       '{shelfwatch}:digest:sent:acme:mail:2026-11-28',
       '{shelfwatch}:arc:answered:acme:camp',
       '{shelfwatch}:arc:invites:acme:camp',
