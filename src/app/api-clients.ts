@@ -98,10 +98,10 @@ export class ApiClients {
       onResponse: (res) => {
         metrics.apiRequest(ws.id, res.endpoint, res.status, res.durationMs);
         // The API's own count wins when ours is lower (Redis lost its data, another tool shares the key).
-        const { limit, remaining, quotaLimit, quotaRemaining } = res.rateLimit;
+        const { limit, remaining, resetAt, quotaLimit, quotaRemaining } = res.rateLimit;
         // Likewise its count of the current minute: the window may be short after a Redis crash.
         if (limit !== undefined && remaining !== undefined && limit >= remaining) {
-          budget.syncMinuteUsed(ws.id, limit - remaining).catch((error: unknown) => {
+          budget.syncMinuteUsed(ws.id, limit - remaining, resetAt).catch((error: unknown) => {
             logger.warn({ workspace: ws.id, err: error }, 'could not sync the minute window with the API');
           });
         }

@@ -147,14 +147,19 @@ export class RedisRequestBudget {
    * Fills the window up to what the API says it has counted in its current minute (`X-RateLimit-
    * Limit` minus `X-RateLimit-Remaining`), when that is more than the window holds: after a Redis
    * crash lost the window's last writes, or with another client on the same key. Returns the
-   * grants added (0 when the window already holds as many).
+   * grants added (0 when the window already holds as many). `resetAtMs` (clock time, the API's
+   * X-RateLimit-Reset) is when the API's minute ends: the added grants leave the window then.
    */
-  async syncMinuteUsed(workspace: string, usedAccordingToApi: number): Promise<number> {
+  async syncMinuteUsed(workspace: string, usedAccordingToApi: number, resetAtMs?: number): Promise<number> {
     if (!Number.isSafeInteger(usedAccordingToApi) || usedAccordingToApi < 0) {
       throw new RangeError(`usedAccordingToApi must be a whole number ≥ 0, got ${usedAccordingToApi}`);
     }
     if (usedAccordingToApi === 0) return 0;
     const basis = timeBasis(this.clock);
+    const untilReset =
+      resetAtMs === undefined
+        ? this.windowMs
+        : Math.min(this.windowMs, Math.max(0, resetAtMs - this.clock.now()));
     const reply = await syncMinuteScript.run(
       this.redis,
       [budgetKeys(this.prefix, workspace).window],
@@ -164,6 +169,7 @@ export class RedisRequestBudget {
         usedAccordingToApi,
         this.nextNonce(),
         this.windowKeyTtl(basis),
+        toScriptMs(basis, untilReset),
       ],
     );
     return toNumber(reply, 'minute sync reply');

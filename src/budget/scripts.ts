@@ -118,19 +118,24 @@ return 1
 /**
  * Makes the window hold at least what the API says it has counted in its minute (X-RateLimit-Limit
  * minus X-RateLimit-Remaining): the window can be short after a Redis crash lost its last writes,
- * or when another client uses the same key. The missing grants are added at now, so they stay a
- * full window: never less than the API's own minute, which ends sooner.
+ * or when another client uses the same key. The missing grants leave the window when the API's
+ * minute ends (X-RateLimit-Reset), not a full window from now: stamped at now, they held room for
+ * up to a minute after the API had counted them off (a refill after FLUSHALL idled 26 s with room
+ * left). Without a reset they are stamped at now, the conservative choice.
  *
  * KEYS: 1 window zset. ARGV: 1 now, 2 window (script ms), 3 used according to the API, 4 member
- * nonce, 5 window key TTL. Reply: the grants added.
+ * nonce, 5 window key TTL, 6 script ms until the API's minute ends (0..window; the window when
+ * unknown). Reply: the grants added.
  */
 export const syncMinuteScript = new LuaScript(`${SCRIPT_NOW_LUA}
 local now = scriptNow(ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
+local windowMs = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - windowMs)
 local missing = tonumber(ARGV[3]) - redis.call('ZCARD', KEYS[1])
 if missing <= 0 then return 0 end
+local stamp = now - windowMs + tonumber(ARGV[6])
 for i = 1, missing do
-  redis.call('ZADD', KEYS[1], now, ARGV[4] .. ':api' .. i)
+  redis.call('ZADD', KEYS[1], stamp, ARGV[4] .. ':api' .. i)
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return missing

@@ -111,4 +111,19 @@ describe('the API count of its minute', () => {
     // A count the window already holds adds nothing.
     expect(await budget.syncMinuteUsed(ws, 5)).toBe(0);
   });
+
+  it('lets the refilled grants go when the API says its minute ends, not a full window later', async () => {
+    const ws = workspace();
+    const budget = new RedisRequestBudget({ redis, prefix, clock: systemClock });
+    const plan = { perMinute: 5, perMonth: 1000 };
+    // After a FLUSHALL: the API counts 5 in a minute that ends in 2 s; the window is empty.
+    expect(await budget.syncMinuteUsed(ws, 5, Date.now() + 2_000)).toBe(5);
+    const refused = await budget.tryAcquire(ws, plan);
+    expect(refused).toMatchObject({ granted: false, reason: 'minute' });
+    // Stamped at now, the grants would hold the room for 61 s (the refill idled 26 s with room left).
+    const retryIn = refused.granted ? 0 : refused.retryAtMs - Date.now();
+    expect(retryIn).toBeLessThanOrEqual(2_100);
+    await new Promise((resolveTick) => setTimeout(resolveTick, Math.max(0, retryIn) + 50));
+    expect((await budget.tryAcquire(ws, plan)).granted).toBe(true);
+  });
 });
