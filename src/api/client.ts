@@ -3,6 +3,7 @@
  * async iterables of pages. Every outbound request passes `beforeRequest` (the budget) first.
  */
 import { Agent, type Dispatcher } from 'undici';
+import { checkKeyUrl } from '../util/key-url.ts';
 import type { ListEndpointName } from './contract/catalog.ts';
 import { type BodyReader, type CompiledContract, defaultContract } from './contract/compile.ts';
 import { InvalidRequestError } from './errors.ts';
@@ -29,6 +30,8 @@ export interface AnalyticsClientOptions {
   /** e.g. `https://api.example.com` or with a path prefix; `/v1/...` is appended. */
   baseUrl: string;
   apiKey: string;
+  /** The workspace's `allowInsecure`: plain http off this machine only with it (util/key-url.ts). */
+  allowInsecure?: boolean;
   /** Sent as `shelfwatch/<version>` unless `userAgent` is given. */
   version?: string;
   userAgent?: string;
@@ -129,25 +132,15 @@ function checkAsins(endpoint: string, asins: readonly string[]): void {
   }
 }
 
-function parseBaseUrl(baseUrl: string): { origin: string; basePath: string } {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch (cause) {
-    throw new TypeError(`createAnalyticsClient: baseUrl "${baseUrl}" is not a URL`, { cause });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TypeError(`createAnalyticsClient: baseUrl must be http(s), got "${url.protocol}"`);
-  }
-  if (url.username !== '' || url.password !== '' || url.search !== '') {
-    throw new TypeError('createAnalyticsClient: baseUrl must not carry credentials or a query');
-  }
-  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
+function parseBaseUrl(baseUrl: string, allowInsecure: boolean): { origin: string; basePath: string } {
+  const verdict = checkKeyUrl(baseUrl, { allowInsecure });
+  if (!verdict.ok) throw new TypeError(`createAnalyticsClient: ${verdict.message} (${verdict.hint})`);
+  return { origin: verdict.origin, basePath: verdict.basePath };
 }
 
 export function createAnalyticsClient(options: AnalyticsClientOptions): AnalyticsClient {
   if (options.apiKey.trim() === '') throw new TypeError('createAnalyticsClient: apiKey is empty');
-  const { origin, basePath } = parseBaseUrl(options.baseUrl);
+  const { origin, basePath } = parseBaseUrl(options.baseUrl, options.allowInsecure === true);
   const timeouts = {
     connectMs: options.timeouts?.connectMs ?? DEFAULT_TIMEOUTS.connectMs,
     headersMs: options.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs,

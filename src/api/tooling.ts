@@ -17,7 +17,7 @@ export type { FieldNode, ObjectNode } from './contract/fields.ts';
 export { describeFound, FAIL, readEnum } from './contract/formats.ts';
 export { mergePagination, paginationStyles } from './contract/merge.ts';
 export { linkNext } from './contract/paging.ts';
-export { compileSetter, joinPath, splitPath } from './contract/path.ts';
+export { compileSetter, isForbiddenPart, joinPath, splitPath } from './contract/path.ts';
 export type {
   ContractFile,
   FieldSpec,

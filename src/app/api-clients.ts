@@ -91,6 +91,7 @@ export class ApiClients {
     return createAnalyticsClient({
       baseUrl: ws.baseUrl,
       apiKey: ws.apiKey.reveal(),
+      allowInsecure: ws.allowInsecure,
       version: this.parts.version,
       now: () => clock.now(),
       contract: workspaceContract(ws),

@@ -20,6 +20,7 @@ import {
   suggestContract,
   writeRecording,
 } from '../tools/probe/index.ts';
+import { checkKeyUrl } from '../util/key-url.ts';
 import { CliError, usageError } from './errors.ts';
 import { plural } from './format.ts';
 import { readAccount, reportLists } from './init-account.ts';
@@ -89,8 +90,9 @@ export function registerInitCommand(program: Command): void {
       const apiKey = process.env[flags.keyEnv];
       if (apiKey === undefined || apiKey === '') throw usageError(`set ${flags.keyEnv} to the API key first`);
       const baseUrl = flags.baseUrl ?? process.env.PUBLISHING_API_BASE_URL ?? (await askBaseUrl());
-      if (!/^https?:\/\//.test(baseUrl))
-        throw usageError(`the base URL must start with https:// (got "${baseUrl}")`);
+      // The one outbound-URL policy (util/key-url.ts): init writes no allowInsecure, so it sends none.
+      const verdict = checkKeyUrl(baseUrl);
+      if (!verdict.ok) throw usageError(`--base-url: ${verdict.message} (${verdict.hint})`);
       const dir = dirname(file);
       const given = givenContract(flags.contract);
       const checked = given?.contract ?? defaultContract();

@@ -140,6 +140,7 @@ async function probeOnline(flags: ProbeFlags, picked: ProbedEndpoint[]): Promise
     const answers = await probeService({
       baseUrl: ws.baseUrl,
       apiKey: ws.apiKey.reveal(),
+      allowInsecure: ws.allowInsecure,
       contract,
       endpoints: picked,
       ...(flags.asin === undefined ? {} : { asin: flags.asin }),

@@ -2,23 +2,10 @@
  * Where plain (unencrypted) connections are tolerated: only to this machine, unless a setting
  * opts out explicitly with `allowInsecure: true`, and then `run` and `validate` say so.
  */
-import { BlockList, isIP } from 'node:net';
+import { isLoopbackHost } from '../util/key-url.ts';
 
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-
-/**
- * `localhost`, 127.0.0.0/8 and ::1 (bracketed or not, IPv4-mapped forms included). Judged on the
- * name as written, never on what it resolves to: a name that resolves to 127.0.0.1 here may not
- * elsewhere, and DNS is not to be trusted with that decision.
- */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  if (host === 'localhost') return true;
-  const family = isIP(host);
-  return family !== 0 && LOOPBACK.check(host, family === 6 ? 'ipv6' : 'ipv4');
-}
+/** The loopback test lives with the outbound-URL policy (util/key-url.ts); re-exported for the config's checks. */
+export { isLoopbackHost };
 
 function urlOf(text: string): URL | undefined {
   try {

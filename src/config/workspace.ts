@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { asinSchema, type Marketplace } from '../api/index.ts';
 import { duration, rulesSchema } from '../rules/config.ts';
+import { checkKeyUrl } from '../util/key-url.ts';
 import {
   boolField,
   idField,
@@ -14,7 +15,6 @@ import {
   uniqueList,
   urlField,
 } from './fields.ts';
-import { hostName, isPlainOffLoopback } from './transport-security.ts';
 
 /** The plans of the contract; enterprise plans are custom ("custom:PER_MINUTE:PER_MONTH"). */
 export const PLAN_PRESETS = {
@@ -149,15 +149,14 @@ export const workspaceSchema = z
     rules: rulesSchema.default([]).meta({ description: 'Extra rules for this workspace only.' }),
   })
   .superRefine((ws, ctx) => {
-    // The bearer key goes with every request: in clear only to this machine, or when asked for.
-    if (!ws.allowInsecure && isPlainOffLoopback(ws.baseUrl, 'http')) {
+    // The bearer key goes with every request: the one outbound-URL policy (util/key-url.ts) decides.
+    const verdict = checkKeyUrl(ws.baseUrl, { allowInsecure: ws.allowInsecure });
+    if (!verdict.ok) {
       ctx.addIssue({
         code: 'custom',
         path: ['baseUrl'],
-        message: `expected an https:// URL for a host off this machine, got plain http:// to "${hostName(ws.baseUrl)}"`,
-        params: {
-          hint: 'the API key would travel unencrypted: use https, or set allowInsecure: true on this workspace for a network you trust',
-        },
+        message: verdict.message,
+        params: { hint: verdict.hint },
       });
     }
     const seen = new Map<string, number>();

@@ -2,7 +2,7 @@
  * Reading a user's contract file: YAML, checked strictly (zod, then checkContractFile), merged over
  * the default and compiled. Every problem names the file, the place in it and the fix.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { suggest } from '../../util/suggest.ts';
@@ -76,24 +76,33 @@ export function parseContract(raw: unknown, file: string): ContractLoad {
   return { ok: true, contract: compileContract(merged), merged };
 }
 
-/** Reads a contract file (YAML or JSON) from disk. */
+/** A contract file is a few kilobytes, like a config file: far more is a wrong path, not a contract. */
+export const MAX_CONTRACT_BYTES = 1024 * 1024;
+
+function fileProblem(file: string, message: string): ContractLoad {
+  return {
+    ok: false,
+    file,
+    problems: [
+      { path: '(file)', message, hint: 'check the api.contract path (relative to the config file)' },
+    ],
+  };
+}
+
+/** Reads a contract file (YAML or JSON) from disk: a regular file of at most 1 MiB. */
 export function loadContractFile(file: string): ContractLoad {
   let text: string;
   try {
+    // Only regular files: /dev/zero never ends and a FIFO with no writer never answers.
+    const stat = statSync(file);
+    if (!stat.isFile())
+      return fileProblem(file, 'expected a regular contract file, got a directory, device or pipe');
+    if (stat.size > MAX_CONTRACT_BYTES)
+      return fileProblem(file, `expected a contract file of at most 1 MiB, got ${stat.size} bytes`);
     text = readFileSync(file, 'utf8');
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return {
-      ok: false,
-      file,
-      problems: [
-        {
-          path: '(file)',
-          message: `cannot read it: ${reason}`,
-          hint: 'check the api.contract path (relative to the config file)',
-        },
-      ],
-    };
+    return fileProblem(file, `cannot read it: ${reason}`);
   }
   let raw: unknown;
   try {

@@ -10,13 +10,34 @@ export function splitPath(path: string): string[] {
   return path === '' ? [] : path.split('.');
 }
 
+/** Parts no path may have: reading or writing them reaches every object's prototype. */
+export const FORBIDDEN_PARTS = ['__proto__', 'constructor', 'prototype'] as const;
+
+export function isForbiddenPart(part: string): boolean {
+  return (FORBIDDEN_PARTS as readonly string[]).includes(part);
+}
+
+/** Thrown when a path with a forbidden part reaches the compiler (the contract's schema refuses it first). */
+export class ForbiddenPathError extends Error {
+  override readonly name = 'ForbiddenPathError';
+}
+
+/** The parts of `path`, refusing `__proto__`, `constructor` and `prototype`. */
+function safeParts(path: string): string[] {
+  const parts = splitPath(path);
+  const bad = parts.find(isForbiddenPart);
+  if (bad !== undefined)
+    throw new ForbiddenPathError(`contract path "${path}": "${bad}" is not allowed in a path`);
+  return parts;
+}
+
 function step(value: unknown, key: string): unknown {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
 }
 
 /** A getter for `path`; undefined wherever the path leads nowhere. Specialised for short paths. */
 export function compileGetter(path: string): Getter {
-  const parts = splitPath(path);
+  const parts = safeParts(path);
   const [a, b, c] = parts;
   switch (parts.length) {
     case 0:
@@ -38,7 +59,7 @@ export function compileGetter(path: string): Getter {
 
 /** A setter that creates the objects (or arrays, for a digit part) on the way. Used by the simulator. */
 export function compileSetter(path: string): Setter {
-  const parts = splitPath(path);
+  const parts = safeParts(path);
   if (parts.length === 0) {
     return (target, value) => {
       if (typeof value === 'object' && value !== null) Object.assign(target, value);

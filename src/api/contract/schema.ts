@@ -4,6 +4,7 @@
  * (check.ts), against the catalogue.
  */
 import { z } from 'zod';
+import { FORBIDDEN_PARTS, isForbiddenPart, splitPath } from './path.ts';
 
 /** A dotted path into an answer: `bsr.rank`, `result.items`, `0` (first element of a pair); '' = here. */
 export const pathSchema = z
@@ -12,6 +13,9 @@ export const pathSchema = z
     /^([^.[\]\s]+(\.[^.[\]\s]+)*)?$/,
     'expected a dotted path such as "bsr.rank" (no empty parts, no [ ])',
   )
+  .refine((path) => !splitPath(path).some(isForbiddenPart), {
+    message: `expected a path without ${FORBIDDEN_PARTS.map((p) => `"${p}"`).join(', ')} (they reach into every object's prototype)`,
+  })
   .meta({
     description:
       'Dotted path into the answer; a part of digits indexes an array (pairs); "" is the object itself.',

@@ -10,6 +10,7 @@ import {
   FAIL,
   type FieldKind,
   type FieldNode,
+  isForbiddenPart,
   joinPath,
   type ObjectNode,
   splitPath,
@@ -169,6 +170,8 @@ export function leaves(value: unknown, depth = 4, prefix = ''): { path: string; 
   const out: { path: string; value: unknown }[] = [];
   const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
   for (const [key, child] of entries) {
+    // An answer may carry "__proto__" as an own key (JSON.parse does that): never a path to suggest.
+    if (isForbiddenPart(key)) continue;
     const path = joinPath(prefix, key);
     out.push({ path, value: child });
     if (depth > 1 && typeof child === 'object' && child !== null && !Array.isArray(child))

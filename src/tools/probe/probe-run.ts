@@ -5,6 +5,7 @@
  * (unreachable, refusing the key, answering HTML) stops the probe at that request.
  */
 import type { CompiledContract, EndpointName } from '../../api/tooling.ts';
+import { keyUrlOrThrow } from '../../util/key-url.ts';
 import type { RecordedAnswer } from './probe-analyse.ts';
 
 export const PROBED_ENDPOINTS = [
@@ -35,6 +36,8 @@ export class ProbeError extends Error {
 export interface ProbeOptions {
   baseUrl: string;
   apiKey: string;
+  /** The workspace's `allowInsecure` (util/key-url.ts: plain http off this machine only with it). */
+  allowInsecure?: boolean;
   contract: CompiledContract;
   endpoints: readonly ProbedEndpoint[];
   /** A real ASIN; without it the rankings answer gives one. */
@@ -95,6 +98,8 @@ async function request(
     response = await fetch(url, {
       headers: { authorization: `Bearer ${options.apiKey}`, accept: 'application/json' },
       signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+      // A redirect is a wrong base URL, not a place to send the key again.
+      redirect: 'error',
     });
   } catch (error) {
     const reason =
@@ -132,6 +137,8 @@ async function request(
 
 /** Probes the picked endpoints once each; the answers in request order. */
 export async function probeService(options: ProbeOptions): Promise<RecordedAnswer[]> {
+  // The key goes with every request: refused here, before the first one and before any budget is taken.
+  keyUrlOrThrow(options.baseUrl, { allowInsecure: options.allowInsecure === true });
   const answers: RecordedAnswer[] = [];
   let asin = options.asin;
   for (const endpoint of plannedEndpoints(options.endpoints, options.asin)) {
