@@ -2,6 +2,19 @@
  * Alerts are what rules produce and channels deliver. They hold no channel knowledge: rendering
  * (and escaping of the untrusted text inside) is the channel's job.
  */
+import type {
+  BsrRankFacts,
+  BsrRemovalFacts,
+  CompFacts,
+  KeywordRankFacts,
+  ReviewCountFacts,
+  ReviewFacts,
+  RoyaltyFacts,
+  SalesRevisionFacts,
+  SentimentFacts,
+  SourceFailingFacts,
+  SourceRecoveredFacts,
+} from './alert-facts.ts';
 
 /** Every alert kind, in one list: the config's route filter and the type are both made from it. */
 export const ALERT_KINDS = [
@@ -27,6 +40,28 @@ export const ALERT_KINDS = [
 
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
+/** The facts of each kind: a renderer reading a fact its kind does not have fails to compile. */
+export interface AlertFactsByKind {
+  keyword_rank_drop: KeywordRankFacts;
+  keyword_rank_recovered: KeywordRankFacts;
+  bsr_worsened: BsrRankFacts;
+  bsr_recovered: BsrRankFacts;
+  bsr_removed: BsrRemovalFacts;
+  bsr_restored: BsrRemovalFacts;
+  review_new: ReviewFacts;
+  review_removed: ReviewFacts;
+  review_restored: ReviewFacts;
+  review_count_down: ReviewCountFacts;
+  comp_overtook: CompFacts;
+  comp_fell_behind: CompFacts;
+  sentiment_shift: SentimentFacts;
+  sentiment_recovered: SentimentFacts;
+  royalty_change: RoyaltyFacts;
+  sales_revision: SalesRevisionFacts;
+  source_health: SourceFailingFacts;
+  source_recovered: SourceRecoveredFacts;
+}
+
 export type Severity = 'info' | 'warning' | 'critical';
 
 export interface AlertSubject {
@@ -47,7 +82,7 @@ export interface AlertSubject {
   scope?: 'workspace';
 }
 
-export interface Alert {
+interface AlertBase {
   /**
    * Deterministic identity of this observation (workspace, rule, subject, observation): the same
    * observation yields the same fingerprint across retries, restarts and replicas, so it alerts once.
@@ -56,15 +91,12 @@ export interface Alert {
   workspace: string;
   /** The configured rule that raised it (rules of one kind may be configured several times). */
   ruleId: string;
-  kind: AlertKind;
   severity: Severity;
   /** Conditions fire and resolve; events (a new review) are always `firing`. */
   status: 'firing' | 'resolved';
   subject: AlertSubject;
   /** One line, plain text: what happened. */
   title: string;
-  /** Facts for templates, plain values (text is untrusted where it comes from the public). */
-  facts: Record<string, string | number | boolean | null>;
   /** Recent points for sparklines (rank history, royalties per day), oldest first. */
   series?: number[];
   observedAt: number;
@@ -74,6 +106,16 @@ export interface Alert {
    */
   episode?: number;
 }
+
+/** An alert of kind `K`: its facts are the kind's (see `AlertFactsByKind`). */
+export type AlertOf<K extends AlertKind> = AlertBase & {
+  kind: K;
+  /** Facts for templates, plain values (text is untrusted where it comes from the public). */
+  facts: AlertFactsByKind[K];
+};
+
+/** Any alert: a union discriminated by `kind`, so `switch (alert.kind)` narrows its facts. */
+export type Alert = { [K in AlertKind]: AlertOf<K> }[AlertKind];
 
 /** Where alerts go: one delivery job per alert and channel, with ids derived from the fingerprint. */
 export interface AlertSink {

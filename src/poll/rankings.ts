@@ -146,9 +146,11 @@ export function judgeHours(
 function namedHour(alert: Alert, hourMs: number, unreadableHours: number): Alert {
   const hour = new Date(hourMs).toISOString();
   const gap = unreadableHours > 0 ? `; the ${unreadableHours} hours before could not be read` : '';
+  // Only keyword rules judge rankings, and keyword facts carry the hour (KeywordRankFacts): the
+  // spread of a union of facts is not followed by TypeScript.
   return {
     ...alert,
     title: `${alert.title} at ${hour.slice(0, 10)} ${hour.slice(11, 16)} UTC${gap}`,
     facts: { ...alert.facts, hour, unreadableHours },
-  };
+  } as Alert;
 }

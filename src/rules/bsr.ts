@@ -1,4 +1,5 @@
 import type { AlertSubject } from '../model/alert.ts';
+import type { BsrRankFacts, BsrRemovalFacts } from '../model/alert-facts.ts';
 import type { BookObservation } from '../model/observation.ts';
 import { spokenDuration } from '../util/duration.ts';
 import { quote, rank as showRank, where } from '../util/format.ts';
@@ -11,6 +12,19 @@ import {
   transitionObservation,
 } from './condition.ts';
 import type { BsrRemovedRule, BsrWorsenedRule, RuleConfig } from './config.ts';
+import {
+  change,
+  downSpanText,
+  emailRank,
+  emailRows,
+  type FactRow,
+  type FamilyParts,
+  lowPointText,
+  rankOf,
+  rows,
+  show,
+  text,
+} from './kind-parts.ts';
 import { lowPoint, lowPointFacts } from './low-point.ts';
 import { advanceCondition, appliesTo, emit, type Scope } from './scope.ts';
 
@@ -225,3 +239,62 @@ export function evaluateBsrRemoved(
     facts: { ...facts, repeat: transition.type === 'repeat' ? transition.index : 0 },
   });
 }
+
+type BsrAlert = { facts: BsrRankFacts | BsrRemovalFacts };
+const bookRows = ({ facts: f }: BsrAlert, add: (label: string, value: string | undefined) => void) => {
+  add('Book', text(f.bookTitle));
+  add('Category', text(f.category));
+  add('Rank', `${rankOf(f.before)} → ${rankOf(f.after)}`);
+};
+const rankRows = (alert: { facts: BsrRankFacts }, timeZone: string): FactRow[] =>
+  rows((add) => {
+    bookRows(alert, add);
+    add('Low point', lowPointText(alert.facts));
+    add('Down', downSpanText(alert.facts.downForMs, alert.facts.firedAt, timeZone));
+  });
+const emailBsr = ({ facts: f }: BsrAlert): FactRow[] =>
+  emailRows(
+    ['Category', show(f.category)],
+    ['Best-seller rank', change(emailRank(f.before), emailRank(f.after))],
+  );
+
+/** The BSR family's kinds as the renderers see them (registered in `kinds.ts`). */
+export const bsrKinds = {
+  bsr_worsened: {
+    label: 'Best-seller rank worsened',
+    noun: ['best-seller rank drop', 'best-seller rank drops'],
+    rows: rankRows,
+    emailRows: emailBsr,
+  },
+  bsr_recovered: {
+    label: 'Best-seller rank recovered',
+    noun: ['best-seller rank recovery', 'best-seller rank recoveries'],
+    rows: rankRows,
+    emailRows: (alert, zone) => [
+      ...emailBsr(alert),
+      ...emailRows(
+        ['Low point', lowPointText(alert.facts) ?? '—'],
+        ['Down', downSpanText(alert.facts.downForMs, alert.facts.firedAt, zone) ?? '—'],
+      ),
+    ],
+  },
+  bsr_removed: {
+    label: 'Best-seller rank removed',
+    noun: ['best-seller rank removed', 'best-seller ranks removed'],
+    rows: (alert) => rows((add) => bookRows(alert, add)),
+    emailRows: emailBsr,
+  },
+  bsr_restored: {
+    label: 'Best-seller rank restored',
+    noun: ['best-seller rank restored', 'best-seller ranks restored'],
+    rows: (alert, zone) =>
+      rows((add) => {
+        bookRows(alert, add);
+        add('Removed', downSpanText(alert.facts.downForMs, alert.facts.removedAt, zone));
+      }),
+    emailRows: (alert, zone) => [
+      ...emailBsr(alert),
+      ...emailRows(['Removed', downSpanText(alert.facts.downForMs, alert.facts.removedAt, zone) ?? '—']),
+    ],
+  },
+} satisfies FamilyParts<'bsr_worsened' | 'bsr_recovered' | 'bsr_removed' | 'bsr_restored'>;

@@ -1,3 +1,4 @@
+import type { CompFacts } from '../model/alert-facts.ts';
 import type { BookObservation, CompTitle } from '../model/observation.ts';
 import { quote, rank as showRank, where } from '../util/format.ts';
 import {
@@ -9,6 +10,16 @@ import {
   transitionObservation,
 } from './condition.ts';
 import type { CompOvertookRule } from './config.ts';
+import {
+  emailRank,
+  emailRows,
+  type FactRow,
+  type FamilyParts,
+  rankOf,
+  rows,
+  show,
+  text,
+} from './kind-parts.ts';
 import { appliesTo, emit, type Scope } from './scope.ts';
 
 /** Slack for float rounding in the ratio comparisons. */
@@ -139,3 +150,32 @@ function judgeComp(
     },
   });
 }
+
+const compRows = ({ facts: f }: { facts: CompFacts }): FactRow[] =>
+  rows((add) => {
+    add('Book', text(f.bookTitle));
+    add('Comp title', text(f.compTitle));
+    add('Rank', `${rankOf(f.compBsr)} (comp) vs ${rankOf(f.bookBsr)} (book)`);
+  });
+const compEmailRows = ({ facts: f }: { facts: CompFacts }): FactRow[] =>
+  emailRows(
+    ['Comp title', show(f.compTitle)],
+    ['Comp ASIN', show(f.compAsin)],
+    ['Best-seller rank', `${emailRank(f.compBsr)} (comp) vs ${emailRank(f.bookBsr)} (book)`],
+  );
+
+/** The comps family's kinds as the renderers see them (registered in `kinds.ts`). */
+export const compKinds = {
+  comp_overtook: {
+    label: 'Comp title moved ahead',
+    noun: ['comp title ahead', 'comp titles ahead'],
+    rows: compRows,
+    emailRows: compEmailRows,
+  },
+  comp_fell_behind: {
+    label: 'Comp title fell behind',
+    noun: ['comp title behind again', 'comp titles behind again'],
+    rows: compRows,
+    emailRows: compEmailRows,
+  },
+} satisfies FamilyParts<'comp_overtook' | 'comp_fell_behind'>;

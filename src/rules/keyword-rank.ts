@@ -4,6 +4,7 @@ import { quote, rank as showRank, where } from '../util/format.ts';
 import { type Transition, transitionObservation } from './condition.ts';
 import type { KeywordRankDropRule } from './config.ts';
 import { openKeywordPass } from './keyword-pass.ts';
+import { keywordDropEmailRows, keywordRecoveredEmailRows, keywordRows } from './keyword-render.ts';
 import {
   allocColumns,
   CLEAR,
@@ -16,6 +17,7 @@ import {
   PHASE_MASK,
   put,
 } from './keyword-state.ts';
+import type { FamilyParts } from './kind-parts.ts';
 import { lowPoint, lowPointFacts } from './low-point.ts';
 import { appliesTo, bookFacts, bookOf, emit, type Scope } from './scope.ts';
 
@@ -274,3 +276,19 @@ export function triggers(rule: KeywordRankDropRule, baseline: number | null, ran
   }
   return out;
 }
+
+/** The keyword family's kinds as the renderers see them (registered in `kinds.ts`). */
+export const keywordKinds = {
+  keyword_rank_drop: {
+    label: 'Keyword rank drop',
+    noun: ['keyword rank drop', 'keyword rank drops'],
+    rows: keywordRows,
+    emailRows: keywordDropEmailRows,
+  },
+  keyword_rank_recovered: {
+    label: 'Keyword rank recovered',
+    noun: ['keyword rank recovery', 'keyword rank recoveries'],
+    rows: keywordRows,
+    emailRows: keywordRecoveredEmailRows,
+  },
+} satisfies FamilyParts<'keyword_rank_drop' | 'keyword_rank_recovered'>;

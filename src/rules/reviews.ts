@@ -1,4 +1,5 @@
 import type { AlertSubject } from '../model/alert.ts';
+import type { ReviewFacts } from '../model/alert-facts.ts';
 import type {
   BookObservation,
   ReviewDetail,
@@ -6,7 +7,21 @@ import type {
   ReviewsObservation,
 } from '../model/observation.ts';
 import { groupDigits, quote, where } from '../util/format.ts';
+import { localTime } from '../util/local-time.ts';
 import type { ReviewCountDownRule, ReviewNewRule, ReviewRemovedRule } from './config.ts';
+import {
+  change,
+  count,
+  emailRows,
+  type FactRow,
+  type FamilyParts,
+  num,
+  rows,
+  show,
+  showStars,
+  text,
+  time,
+} from './kind-parts.ts';
 import type { ReviewPass } from './review-track.ts';
 import { appliesTo, bookFacts, bookName, emit, type Scope } from './scope.ts';
 
@@ -146,3 +161,58 @@ export function evaluateReviewCountDown(
     observedAt: next.observedAt,
   });
 }
+
+const reviewRows = ({ facts: f }: { facts: ReviewFacts }, timeZone: string): FactRow[] =>
+  rows((add) => add('Published', localTime(f.publishedAt, timeZone)));
+const reviewEmailRows = ({ facts: f }: { facts: ReviewFacts }, timeZone: string): FactRow[] =>
+  emailRows(
+    ['Rating', showStars(f.rating)],
+    ['Platform', show(f.platform)],
+    ['Reviewer', show(f.reviewer)],
+    ['Campaign', show(f.campaignId)],
+    ['Published', time(f.publishedAt, timeZone)],
+  );
+const theReview = ({ facts }: { facts: ReviewFacts }): ReviewFacts => facts;
+
+/** The review family's kinds as the renderers see them (registered in `kinds.ts`). */
+export const reviewKinds = {
+  review_new: {
+    label: 'New review',
+    noun: ['new review', 'new reviews'],
+    rows: reviewRows,
+    emailRows: reviewEmailRows,
+    review: theReview,
+  },
+  review_removed: {
+    label: 'Review removed',
+    noun: ['removed review', 'removed reviews'],
+    rows: reviewRows,
+    emailRows: reviewEmailRows,
+    review: theReview,
+  },
+  review_restored: {
+    label: 'Review restored',
+    noun: ['restored review', 'restored reviews'],
+    rows: reviewRows,
+    emailRows: (alert, zone) => [
+      ...reviewEmailRows(alert, zone),
+      ...emailRows(['Removed', time(alert.facts.removedAt, zone)]),
+    ],
+    review: theReview,
+  },
+  review_count_down: {
+    label: 'Review count went down',
+    noun: ['review count drop', 'review count drops'],
+    rows: ({ facts: f }) =>
+      rows((add) => {
+        add('Book', text(f.bookTitle));
+        add('Reviews', `${count(f.before) ?? '?'} → ${count(f.after) ?? '?'}`);
+        add('Average rating', num(f.averageRating)?.toFixed(1));
+      }),
+    emailRows: ({ facts: f }) =>
+      emailRows(
+        ['Reviews', change(show(f.before), show(f.after))],
+        ['Average rating', show(f.averageRating)],
+      ),
+  },
+} satisfies FamilyParts<'review_new' | 'review_removed' | 'review_restored' | 'review_count_down'>;

@@ -1,6 +1,18 @@
 import type { MoneyMinor, SalesDay, SalesObservation } from '../model/observation.ts';
 import { amount, groupDigits, money, percent, signedMoney } from '../util/format.ts';
 import type { RoyaltyChangeRule, SalesRevisionRule } from './config.ts';
+import {
+  cash,
+  change,
+  count,
+  emailMoney,
+  emailRows,
+  type FamilyParts,
+  PROVISIONAL_TEXT,
+  rows,
+  show,
+  showProvisional,
+} from './kind-parts.ts';
 import { appliesTo, emit, type Scope } from './scope.ts';
 
 /**
@@ -214,3 +226,47 @@ export function evaluateSalesRevision(
     });
   }
 }
+
+const provisionalRow = (provisional: boolean | undefined) =>
+  provisional === true ? PROVISIONAL_TEXT : undefined;
+const revised = (before: number | undefined, after: number | undefined, currency: string | undefined) =>
+  change(emailMoney(before, currency), emailMoney(after, currency));
+
+/** The sales family's kinds as the renderers see them (registered in `kinds.ts`). */
+export const salesKinds = {
+  royalty_change: {
+    label: 'Royalty change',
+    noun: ['royalty change', 'royalty changes'],
+    seriesLabel: 'Royalties by day',
+    rows: ({ facts: f }) =>
+      rows((add) => {
+        add('Royalties', cash(f.royalties, f.currency));
+        add('Units', count(f.units));
+        add('Day before', cash(f.dayBefore, f.currency));
+        add(`${count(f.trailingDaysUsed) ?? '?'}-day average`, cash(f.trailingAverage, f.currency));
+        add('Figures', provisionalRow(f.provisional));
+      }),
+    emailRows: ({ facts: f }) =>
+      emailRows(
+        ['Date', show(f.date)],
+        ['Royalties', emailMoney(f.royalties, f.currency)],
+        ['Day before', emailMoney(f.dayBefore, f.currency)],
+        ['Trailing average', emailMoney(f.trailingAverage, f.currency)],
+        ['Units', show(f.units)],
+        ['Figures', showProvisional(f.provisional)],
+      ),
+  },
+  sales_revision: {
+    label: 'Sales revised',
+    noun: ['sales revision', 'sales revisions'],
+    rows: ({ facts: f }) => rows((add) => add('Figures', provisionalRow(f.provisional))),
+    emailRows: ({ facts: f }) =>
+      emailRows(
+        ['Date', show(f.date)],
+        ['Units', change(show(f.unitsBefore), show(f.unitsAfter))],
+        ['Royalties', revised(f.royaltiesBefore, f.royaltiesAfter, f.royaltiesCurrency)],
+        ['Ad spend', revised(f.adSpendBefore, f.adSpendAfter, f.adSpendCurrency)],
+        ['Figures', showProvisional(f.provisional)],
+      ),
+  },
+} satisfies FamilyParts<'royalty_change' | 'sales_revision'>;

@@ -1,4 +1,5 @@
-import type { Alert, AlertKind, AlertSubject } from '../model/alert.ts';
+import type { Alert, AlertFactsByKind, AlertKind, AlertSubject } from '../model/alert.ts';
+import type { BookFacts } from '../model/alert-facts.ts';
 import { type ConditionState, type Judgement, stepCondition, type Transition } from './condition.ts';
 import type { RuleConfig } from './config.ts';
 import { fingerprint } from './fingerprint.ts';
@@ -37,7 +38,7 @@ export function bookOf(ctx: RuleContext, asin: string, marketplace: string | nul
 }
 
 /** The `bookTitle`/`author` facts, when the book's name is known. */
-export function bookFacts(ctx: RuleContext, asin: string, marketplace: string | null): Facts {
+export function bookFacts(ctx: RuleContext, asin: string, marketplace: string | null): BookFacts {
   const book = bookOf(ctx, asin, marketplace);
   return book === undefined ? {} : { bookTitle: book.title, author: book.author };
 }
@@ -69,15 +70,13 @@ export interface Scope {
   alerts: Alert[];
 }
 
-type Facts = Alert['facts'];
-
-export interface AlertDraft {
-  kind: AlertKind;
+interface DraftOf<K extends AlertKind> {
+  kind: K;
   status?: Alert['status'];
   subject: AlertSubject;
   observation: string;
   title: string;
-  facts: Facts;
+  facts: AlertFactsByKind[K];
   observedAt: number;
   series?: number[] | undefined;
   severity?: Alert['severity'];
@@ -85,9 +84,13 @@ export interface AlertDraft {
   episode?: number;
 }
 
+/** What a rule raises: its kind's facts with it (a union discriminated by `kind`, like `Alert`). */
+export type AlertDraft = { [K in AlertKind]: DraftOf<K> }[AlertKind];
+
 export function emit(scope: Scope, rule: RuleConfig, draft: AlertDraft): void {
   const { workspace } = scope.ctx;
-  const alert: Alert = {
+  // Kind and facts come from one draft, so they match; TypeScript does not follow the pair.
+  const alert = {
     fingerprint: fingerprint({
       workspace,
       ruleId: rule.id,
@@ -104,7 +107,7 @@ export function emit(scope: Scope, rule: RuleConfig, draft: AlertDraft): void {
     title: draft.title,
     facts: draft.facts,
     observedAt: draft.observedAt,
-  };
+  } as Alert;
   if (draft.series !== undefined && draft.series.length > 0) alert.series = draft.series;
   if (draft.episode !== undefined) alert.episode = draft.episode;
   scope.alerts.push(alert);

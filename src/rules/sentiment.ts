@@ -1,7 +1,19 @@
+import type { SentimentFacts } from '../model/alert-facts.ts';
 import type { BookObservation } from '../model/observation.ts';
 import { quote, where } from '../util/format.ts';
 import { breachJudgement, initialCondition, type Judgement, transitionObservation } from './condition.ts';
 import type { SentimentShiftRule } from './config.ts';
+import {
+  change,
+  count,
+  emailRows,
+  type FactRow,
+  type FamilyParts,
+  num,
+  rows,
+  show,
+  text,
+} from './kind-parts.ts';
 import { advanceCondition, appliesTo, emit, type Scope } from './scope.ts';
 
 /** Slack for float rounding: 4.4 − 4.2 is 0.20000000000000018. */
@@ -122,3 +134,41 @@ function signed(points: number): string {
   const rounded = Math.round(points * 10) / 10;
   return `${rounded > 0 ? '+' : ''}${rounded} pts`;
 }
+
+/** `4.40 → 4.10` for a rating, `+74 → +62` for net sentiment points. */
+function sentimentChange(f: SentimentFacts): string {
+  const fmt = (v: unknown): string => {
+    const n = num(v);
+    if (n === undefined) return '?';
+    return f.measure === 'rating' ? n.toFixed(2) : `${n > 0 ? '+' : ''}${Math.round(n * 10) / 10}`;
+  };
+  return `${fmt(f.before)} → ${fmt(f.after)}`;
+}
+const sentimentRows = ({ facts: f }: { facts: SentimentFacts }): FactRow[] =>
+  rows((add) => {
+    add('Book', text(f.bookTitle));
+    add(f.measure === 'rating' ? 'Average rating' : 'Net sentiment (points)', sentimentChange(f));
+    add('Reviews', count(f.reviewCount));
+  });
+const sentimentEmailRows = ({ facts: f }: { facts: SentimentFacts }): FactRow[] =>
+  emailRows(
+    ['Measure', show(f.measure)],
+    ['Baseline → now', change(show(f.before), show(f.after))],
+    ['Reviews', show(f.reviewCount)],
+  );
+
+/** The sentiment family's kinds as the renderers see them (registered in `kinds.ts`). */
+export const sentimentKinds = {
+  sentiment_shift: {
+    label: 'Review sentiment shifted',
+    noun: ['sentiment shift', 'sentiment shifts'],
+    rows: sentimentRows,
+    emailRows: sentimentEmailRows,
+  },
+  sentiment_recovered: {
+    label: 'Review sentiment back to normal',
+    noun: ['sentiment recovery', 'sentiment recoveries'],
+    rows: sentimentRows,
+    emailRows: sentimentEmailRows,
+  },
+} satisfies FamilyParts<'sentiment_shift' | 'sentiment_recovered'>;

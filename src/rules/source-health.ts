@@ -1,5 +1,9 @@
-import type { Alert } from '../model/alert.ts';
+import type { Alert, AlertSubject } from '../model/alert.ts';
+import type { SourceRecoveredFacts } from '../model/alert-facts.ts';
+import { formatDuration } from '../util/duration.ts';
+import { localTime } from '../util/local-time.ts';
 import type { RuleConfig, SourceHealthRule } from './config.ts';
+import { count, emailRows, type FamilyParts, num, rows, show, text, time } from './kind-parts.ts';
 import { emit, type RuleContext, type Scope } from './scope.ts';
 
 /** One rule's view of one poll target's failure streak. Plain JSON. */
@@ -232,3 +236,71 @@ export function ruleStateLostAlerts(ctx: RuleContext, rules: readonly RuleConfig
 function iso(ms: number): string {
   return new Date(ms).toISOString().replace('.000Z', 'Z');
 }
+
+/** The two kinds of this family, for alerts about the process itself (a disabled channel, a test). */
+export const SOURCE_KINDS = { failing: 'source_health', recovered: 'source_recovered' } as const;
+
+const isSample = (alert: { ruleId: string; facts: SourceRecoveredFacts }) =>
+  alert.ruleId === 'test-alert' && alert.facts.test === true;
+const workspaceWide = (alert: { subject: AlertSubject }) => alert.subject.scope === 'workspace';
+
+/** The source-health family's kinds as the renderers see them (registered in `kinds.ts`). */
+export const sourceHealthKinds = {
+  source_health: {
+    label: 'Polling is failing',
+    noun: ['polling failure', 'polling failures'],
+    rows: ({ facts: f }, zone) =>
+      rows((add) => {
+        add('Target', text(f.targetId));
+        add('Failed polls', count(f.failures));
+        add('Last error', text(f.lastError));
+        add('Paused because', text(f.pauseReason));
+        add('Paused until', localTime(f.pausedUntil, zone));
+      }),
+    // A pause of the whole workspace has no target or streak to show.
+    emailRows: (alert, zone) => {
+      const f = alert.facts;
+      return workspaceWide(alert)
+        ? emailRows(
+            ['Paused because', show(f.pauseReason)],
+            ['Since', time(f.since, zone)],
+            ['Paused until', time(f.pausedUntil, zone)],
+          )
+        : emailRows(
+            ['Target', show(f.targetId)],
+            ['Failures in a row', show(f.failures)],
+            ['Since', time(f.since, zone)],
+            ['Last error', show(f.lastError)],
+          );
+    },
+  },
+  source_recovered: {
+    label: 'Polling works again',
+    noun: ['polling recovery', 'polling recoveries'],
+    rows: (alert, zone) => {
+      const f = alert.facts;
+      if (isSample(alert))
+        return rows((add) => {
+          add('Channel', text(f.channel));
+          add('Sent', localTime(alert.observedAt, zone));
+        });
+      return rows((add) => {
+        add('Target', text(f.targetId));
+        add('Paused because', text(f.pauseReason));
+        add('Failed polls', count(f.failedPolls));
+        add('Down for', num(f.downForMs) === undefined ? undefined : formatDuration(num(f.downForMs) ?? 0));
+      });
+    },
+    emailRows: (alert, zone) => {
+      const f = alert.facts;
+      if (isSample(alert)) return emailRows(['Channel', show(f.channel)]);
+      if (workspaceWide(alert))
+        return emailRows(['Paused because', show(f.pauseReason)], ['Since', time(f.since, zone)]);
+      return emailRows(
+        ['Target', show(f.targetId)],
+        ['Failed polls', show(f.failedPolls)],
+        ['Down since', time(f.since, zone)],
+      );
+    },
+  },
+} satisfies FamilyParts<'source_health' | 'source_recovered'>;

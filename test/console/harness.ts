@@ -4,6 +4,7 @@ import { Runtime } from '../../src/app/runtime.ts';
 import { buildConsole } from '../../src/console/server.ts';
 import type { Alert } from '../../src/model/alert.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
+import { type LooseAlert, looseAlert } from '../helpers/alert-facts.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
 
@@ -84,8 +85,8 @@ export async function login(app: FastifyInstance): Promise<{ cookie: string; csr
   return { cookie, csrf };
 }
 
-export function alertOf(n: number, overrides: Partial<Alert> = {}): Alert {
-  return {
+export function alertOf(n: number, overrides: Partial<LooseAlert> = {}): Alert {
+  return looseAlert({
     fingerprint: `fp-console-${n}`,
     workspace: 'main',
     ruleId: 'keyword-drop',
@@ -97,7 +98,7 @@ export function alertOf(n: number, overrides: Partial<Alert> = {}): Alert {
     facts: {},
     observedAt: Date.now() - n * 60_000,
     ...overrides,
-  };
+  });
 }
 
 export const HOSTILE = [

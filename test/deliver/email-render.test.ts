@@ -11,13 +11,14 @@ import {
 import { sampleMessage } from '../../src/deliver/sample-alert.ts';
 import type { Alert, AlertKind } from '../../src/model/alert.ts';
 import { escapeHtml } from '../../src/util/html.ts';
+import { type LooseAlert, looseAlert } from '../helpers/alert-facts.ts';
 
 const ASIN = 'B0CJ4XQ2ZK';
 const OPTS = { from: 'alerts@example.com', to: ['author@example.com'] };
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-function alert(over: Partial<Alert> & Pick<Alert, 'kind'>): Alert {
-  return {
+function alert(over: Partial<LooseAlert> & Pick<Alert, 'kind'>): Alert {
+  return looseAlert({
     fingerprint: 'f'.repeat(32),
     workspace: 'acme',
     ruleId: 'rule-1',
@@ -28,7 +29,7 @@ function alert(over: Partial<Alert> & Pick<Alert, 'kind'>): Alert {
     facts: {},
     observedAt: Date.UTC(2026, 10, 21, 14, 0),
     ...over,
-  };
+  });
 }
 
 function keywordDrop(marketplace = 'UK'): Alert {
@@ -40,7 +41,7 @@ function keywordDrop(marketplace = 'UK'): Alert {
   });
 }
 
-function review(facts: Alert['facts'] = {}): Alert {
+function review(facts: Record<string, unknown> = {}): Alert {
   return alert({
     kind: 'review_new',
     severity: 'info',

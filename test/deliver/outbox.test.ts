@@ -7,6 +7,7 @@ import { createOutboxNotifier } from '../../src/deliver/channels/outbox.ts';
 import { DeliveryError, type OutgoingMessage } from '../../src/deliver/notifier.ts';
 import type { Alert } from '../../src/model/alert.ts';
 import { ManualClock } from '../../src/util/clock.ts';
+import { looseAlert } from '../helpers/alert-facts.ts';
 
 const signal = new AbortController().signal;
 const START = Date.UTC(2026, 10, 21, 14, 0, 10, 123);
@@ -119,7 +120,9 @@ describe('outbox channel', () => {
     // Big enough (about 1 MB of HTML each) that a plain write would be seen half done.
     const big = (id: string): OutgoingMessage => ({
       ...message(id),
-      alerts: Array.from({ length: 180 }, () => ({ ...alert('Big'), facts: { body: '€'.repeat(2_000) } })),
+      alerts: Array.from({ length: 180 }, () =>
+        looseAlert({ ...alert('Big'), facts: { body: '€'.repeat(2_000) } }),
+      ),
       totalCount: 180,
     });
     const writing = Promise.all(ids.map((id) => outbox.send(big(id), signal)));

@@ -9,6 +9,7 @@ import type { Alert } from '../../src/model/alert.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { Shutdown } from '../../src/ops/shutdown.ts';
 import type { Clock } from '../../src/util/clock.ts';
+import { type LooseAlert, looseAlert } from '../helpers/alert-facts.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
 
@@ -68,8 +69,8 @@ export function settings(overrides: Partial<ChannelSettings> & { paceKey: string
   return { groupWaitMs: 200, groupIntervalMs: 200, minIntervalMs: 0, ...overrides };
 }
 
-export function makeAlert(n: number, overrides: Partial<Alert> = {}): Alert {
-  return {
+export function makeAlert(n: number, overrides: Partial<LooseAlert> = {}): Alert {
+  return looseAlert({
     fingerprint: `fp${String(n).padStart(6, '0')}${overrides.workspace ?? 'ws'}${overrides.kind ?? ''}`,
     workspace: 'ws',
     ruleId: 'rule',
@@ -81,7 +82,7 @@ export function makeAlert(n: number, overrides: Partial<Alert> = {}): Alert {
     facts: {},
     observedAt: 1_800_000_000_000 + n,
     ...overrides,
-  };
+  });
 }
 
 export async function startPipeline(options: {

@@ -12,6 +12,7 @@ import { sparkline, sparklineFor } from '../../src/deliver/render/sparkline.ts';
 import { bookUrl, truncate, truncateMapped } from '../../src/deliver/render/text.ts';
 import { sampleMessage } from '../../src/deliver/sample-alert.ts';
 import type { Alert } from '../../src/model/alert.ts';
+import { factsOf, type LooseAlert, looseAlert } from '../helpers/alert-facts.ts';
 
 const ASIN = 'B0CJ4XQ2ZK';
 const T0 = Date.UTC(2026, 10, 21);
@@ -20,8 +21,8 @@ const HOSTILE =
   'مرحبا بالعالم 👍🏽 👩‍💻 👨‍👩‍👧‍👦 ';
 const LONG_HOSTILE = HOSTILE.repeat(Math.ceil(10_000 / HOSTILE.length));
 
-function alert(kind: Alert['kind'], extra: Partial<Alert> = {}): Alert {
-  return {
+function alert(kind: Alert['kind'], extra: Partial<LooseAlert> = {}): Alert {
+  return looseAlert({
     fingerprint: `fp-${kind}-${extra.title ?? ''}`,
     workspace: 'acme',
     ruleId: kind,
@@ -33,7 +34,7 @@ function alert(kind: Alert['kind'], extra: Partial<Alert> = {}): Alert {
     facts: {},
     observedAt: T0,
     ...extra,
-  };
+  });
 }
 
 function review(rating: number, extra: Record<string, string | number | boolean | null> = {}): Alert {
@@ -236,20 +237,23 @@ describe('renderSlackMessage', () => {
   });
 
   it('hides a removed low-star review too (review_removed carries no lowStar fact)', () => {
-    const removed = { ...review(1, { body: 'gone body' }), kind: 'review_removed' as const };
-    delete removed.facts.lowStar;
+    const { lowStar: _, ...facts } = factsOf(review(1, { body: 'gone body' }));
+    const removed = looseAlert({ ...review(1), kind: 'review_removed', facts });
     const msg = renderSlackMessage(message([removed], { hideLowStarText: true }));
     expect(sections(msg)[0]?.text.text).not.toContain('gone body');
   });
 
   it('shows a restored review like a new one, and hides its text when it is low-star', () => {
-    const restored = {
+    const restored = looseAlert({
       ...review(4, { body: 'back again' }),
-      kind: 'review_restored' as const,
-      status: 'resolved' as const,
-    };
+      kind: 'review_restored',
+      status: 'resolved',
+    });
     expect(sections(renderSlackMessage(message([restored])))[0]?.text.text).toContain('back again');
-    const low = { ...review(1, { body: 'low and back', lowStar: true }), kind: 'review_restored' as const };
+    const low = looseAlert({
+      ...review(1, { body: 'low and back', lowStar: true }),
+      kind: 'review_restored',
+    });
     const hidden = renderSlackMessage(message([low], { hideLowStarText: true }));
     expect(sections(hidden)[0]?.text.text).not.toContain('low and back');
   });

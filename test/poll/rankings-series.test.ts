@@ -8,6 +8,7 @@ import { RedisHistoryStore } from '../../src/history/store.ts';
 import type { Alert } from '../../src/model/alert.ts';
 import { DeferredError as PollDeferredError } from '../../src/model/deferred.ts';
 import type { PollResult } from '../../src/poll/processor.ts';
+import { factsOf } from '../helpers/alert-facts.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 import { useSimulator } from '../helpers/sim.ts';
 import { CapturingSink, createHarness, type Harness, parseOrThrow } from './engine-harness.ts';
@@ -207,7 +208,7 @@ describe('keyword ranks from the hourly series', () => {
     const [alert] = sink.alerts.slice(before);
     expect(alert).toMatchObject({ kind: 'keyword_rank_drop', subject: { keyword } });
     // Baseline at 00:00 on day 0 (judged up to there); the poll at 08:30 on day 101 reads back 93 days only.
-    const unreadable = (alert?.facts.unreadableHours ?? 0) as number;
+    const unreadable = (factsOf(alert)?.unreadableHours ?? 0) as number;
     expect(unreadable).toBe(101 * 24 + 8 - 93 * 24 - 1);
     expect(alert?.title).toContain(`the ${unreadable} hours before could not be read`);
   });

@@ -14,6 +14,7 @@ import { SnapshotKeys } from '../../src/snapshot/keys.ts';
 import { decodeRecord } from '../../src/snapshot/record.ts';
 import { RedisSnapshotStore } from '../../src/snapshot/store.ts';
 import { systemClock } from '../../src/util/clock.ts';
+import { factsOf } from '../helpers/alert-facts.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 
 const prefix = testPrefix('rule-state');
@@ -126,7 +127,7 @@ describe('rule state through the poller', () => {
     const still = evaluate(ctx(T0 + 2 * HOUR), rules, polls[1], polls[2]!, fired.state);
     const unbroken = evaluate(ctx(T0 + 3 * HOUR), rules, polls[2], polls[3]!, still.state);
     expect(p.alerts.map((a) => a.fingerprint)).toEqual(unbroken.alerts.map((a) => a.fingerprint));
-    expect(p.alerts.map((a) => `${a.kind} ${a.facts.keyword}`)).toEqual([
+    expect(p.alerts.map((a) => `${a.kind} ${factsOf(a).keyword}`)).toEqual([
       'keyword_rank_recovered cozy mystery',
       'keyword_rank_drop cat',
     ]);
@@ -144,17 +145,17 @@ describe('rule state through the poller', () => {
       baseline: false,
       committed: true,
     });
-    expect(p.alerts.map((a) => `${a.kind} ${a.facts.status ?? a.facts.keyword}`)).toEqual([
+    expect(p.alerts.map((a) => `${a.kind} ${factsOf(a).status ?? factsOf(a).keyword}`)).toEqual([
       'source_health rule_state_unreadable',
       'keyword_rank_drop cozy mystery',
     ]);
-    expect(p.alerts[0]?.facts.lastError).toMatch(/checksum mismatch/);
+    expect(factsOf(p.alerts[0])?.lastError).toMatch(/checksum mismatch/);
     expect(p.errors).toEqual([
       'stored rule state unreadable; judging against the stored observation with fresh state for what was lost',
     ]);
     // The state is readable again: the episode that fired goes on, and resolves.
     expect(await p.poll(polls[3]!)).toMatchObject({ status: 'ok', alerts: 2 });
-    expect(p.alerts.slice(2).map((a) => `${a.kind} ${a.facts.keyword}`)).toEqual([
+    expect(p.alerts.slice(2).map((a) => `${a.kind} ${factsOf(a).keyword}`)).toEqual([
       'keyword_rank_recovered cozy mystery',
       'keyword_rank_drop cat',
     ]);
@@ -175,12 +176,12 @@ describe('rule state through the poller', () => {
       0,
     );
     expect(await p.poll(polls[3]!)).toMatchObject({ status: 'ok', alerts: 3, baseline: false });
-    expect(p.alerts.map((a) => `${a.kind} ${a.facts.keyword ?? a.facts.status}`)).toEqual([
+    expect(p.alerts.map((a) => `${a.kind} ${factsOf(a).keyword ?? factsOf(a).status}`)).toEqual([
       'source_health rule_state_unreadable',
       'keyword_rank_recovered cozy mystery',
       'keyword_rank_drop cat',
     ]);
-    expect(p.alerts[0]?.facts.lastError).toMatch(/legacy condition kw\|B0CJ4XQ2ZK\|US\|cat is malformed/);
+    expect(factsOf(p.alerts[0])?.lastError).toMatch(/legacy condition kw\|B0CJ4XQ2ZK\|US\|cat is malformed/);
   });
 
   it('an answer that only reshuffles its keywords keeps the stored order and dictionary, and still alerts', async () => {
@@ -197,7 +198,7 @@ describe('rule state through the poller', () => {
       status: 'ok',
       alerts: 1,
     });
-    expect(p.alerts.map((a) => `${a.kind} ${a.facts.keyword}`)).toEqual(['keyword_rank_drop cat']);
+    expect(p.alerts.map((a) => `${a.kind} ${factsOf(a).keyword}`)).toEqual(['keyword_rank_drop cat']);
     expect(await dictionaries()).toBe(1);
     const stored = await p.store.get(p.target.ref);
     expect(stored?.observation.kind === 'keywords' && stored.observation.ranks.map((r) => r.keyword)).toEqual(

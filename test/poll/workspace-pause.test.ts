@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resumeWorkspace } from '../../src/app/resume.ts';
 import { MAX_RATE_LIMIT_PAUSE_MS } from '../../src/budget/api-outcome-policy.ts';
 import { utcBillingMonth } from '../../src/budget/keys.ts';
+import { factsOf } from '../helpers/alert-facts.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 import { useSimulator } from '../helpers/sim.ts';
 import { CapturingSink, createHarness, type Harness, parseOrThrow } from './engine-harness.ts';
@@ -95,7 +96,7 @@ describe('a revoked key', () => {
     expect(kinds).toEqual(['source_health:firing', 'source_recovered:resolved']);
     // The two alerts name one episode.
     const [fired, recovered] = workspaceAlerts();
-    expect(recovered?.facts.since).toBe(fired?.facts.since);
+    expect(factsOf(recovered)?.since).toBe(factsOf(fired)?.since);
   });
 });
 

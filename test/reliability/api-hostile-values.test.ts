@@ -5,6 +5,7 @@
  * too, which proves the hostile answer left no trace in the baseline or the rule state.
  */
 import { describe, expect, it } from 'vitest';
+import { factsOf } from '../helpers/alert-facts.ts';
 import { type Answer, book, CHANGE_KINDS, keywords } from './fixtures/api-payloads.ts';
 import { EITHER, ERROR, edit, type Json, OK, type Status, useHostileApi } from './fixtures/harmless.ts';
 
@@ -238,7 +239,7 @@ describe('GET /v1/books/{asin}/keywords', () => {
       );
       expect(await poll('keywords')).toMatchObject({ status: 'ok' });
       const fired = newAlerts().filter((a) => CHANGE_KINDS.has(a.kind));
-      expect(fired.map((a) => [a.kind, a.facts.keyword, a.facts.before, a.facts.after])).toEqual([
+      expect(fired.map((a) => [a.kind, factsOf(a).keyword, factsOf(a).before, factsOf(a).after])).toEqual([
         ['keyword_rank_drop', '__proto__', 3, 23],
       ]);
       expect(({} as Json).polluted).toBeUndefined();

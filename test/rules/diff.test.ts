@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KeywordRank } from '../../src/model/observation.ts';
 import { diffKeywords, pairKeywords } from '../../src/rules/diff.ts';
 import { conditionsOf } from '../../src/rules/engine.ts';
+import { factsOf } from '../helpers/alert-facts.ts';
 import { HOUR, keywords, kinds, rule, run, T0 } from './helpers.ts';
 
 const list = (ranks: Record<string, number | null>): KeywordRank[] =>
@@ -78,7 +79,7 @@ describe('keyword_rank_drop across list changes', () => {
       [],
       ['keyword_rank_drop', 'keyword_rank_recovered'],
     ]);
-    expect(perPoll[3]!.map((a) => a.facts.keyword)).toEqual(['b', 'a']);
+    expect(perPoll[3]!.map((a) => factsOf(a).keyword)).toEqual(['b', 'a']);
     expect(conditionsOf(state!)['kw|B0CJ4XQ2ZK|US|b']).toMatchObject({ phase: 'firing', baseline: 2 });
   });
 

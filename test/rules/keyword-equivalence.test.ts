@@ -6,6 +6,7 @@ import type { ConditionState } from '../../src/rules/condition.ts';
 import type { KeywordRankDropRule, RuleConfigInput } from '../../src/rules/config.ts';
 import { conditionsOf, evaluate, type RuleState } from '../../src/rules/engine.ts';
 import { seededRandom } from '../../src/sim/prng.ts';
+import { factsOf } from '../helpers/alert-facts.ts';
 import { ASIN, HOUR, rule, T0 } from './helpers.ts';
 import { type ReferenceAlert, referenceEvaluate } from './keyword-reference.ts';
 
@@ -86,12 +87,12 @@ function nextList(rand: () => number, prev: readonly KeywordRank[]): KeywordRank
 const project = (a: Alert): ReferenceAlert => ({
   kind: a.kind as ReferenceAlert['kind'],
   fingerprint: a.fingerprint,
-  keyword: a.facts.keyword as string,
-  before: a.facts.before as number | null,
-  after: a.facts.after as number | null,
-  trigger: a.facts.trigger as string | null,
-  repeat: a.facts.repeat as number,
-  firedAt: a.facts.firedAt as number | null,
+  keyword: factsOf(a).keyword as string,
+  before: factsOf(a).before as number | null,
+  after: factsOf(a).after as number | null,
+  trigger: factsOf(a).trigger as string | null,
+  repeat: factsOf(a).repeat as number,
+  firedAt: factsOf(a).firedAt as number | null,
 });
 
 /** An observation carried through JSON, as the store's decode gives back: no object shared with the original. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { conditionsOf, evaluate } from '../../src/rules/engine.ts';
+import { factsOf } from '../helpers/alert-facts.ts';
 import { DAY, HOUR, keywords, kinds, rule, run, T0 } from './helpers.ts';
 
 const drop = (extra: object = {}) =>
@@ -140,9 +141,9 @@ describe('keyword_rank_drop', () => {
   it('percent and leave-top-N triggers', () => {
     const pct = rule({ id: 'p', kind: 'keyword_rank_drop', percent: 50, unranked: false });
     expect(run([pct], polls([10, 14])).alerts).toEqual([]);
-    expect(run([pct], polls([10, 15])).alerts[0]?.facts.trigger).toBe('percent');
+    expect(factsOf(run([pct], polls([10, 15])).alerts[0])?.trigger).toBe('percent');
     const top = rule({ id: 't', kind: 'keyword_rank_drop', leaveTopN: 10, unranked: false });
-    expect(run([top], polls([8, 11])).alerts[0]?.facts.trigger).toBe('top_n');
+    expect(factsOf(run([top], polls([8, 11])).alerts[0])?.trigger).toBe('top_n');
     expect(run([top], polls([12, 40])).alerts).toEqual([]);
   });
 

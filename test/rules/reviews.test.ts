@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evaluate } from '../../src/rules/engine.ts';
+import { factsOf } from '../helpers/alert-facts.ts';
 import { book, HOUR, kinds, review, reviews, rule, run, T0 } from './helpers.ts';
 
 const newReview = rule({ id: 'new', kind: 'review_new' });
@@ -42,7 +43,9 @@ describe('review_new', () => {
     expect(alerts[0]?.facts).toMatchObject({ lowStar: true, body: 'Awful.' });
     expect(alerts[0]?.title).not.toContain('Awful');
     const strict = rule({ id: 'n', kind: 'review_new', lowStarAt: 1 });
-    expect(run([strict], [reviews(T0, []), reviews(T0 + HOUR, [low])]).alerts[0]?.facts.lowStar).toBe(false);
+    expect(factsOf(run([strict], [reviews(T0, []), reviews(T0 + HOUR, [low])]).alerts[0])?.lowStar).toBe(
+      false,
+    );
   });
 
   it('carries hostile text verbatim: escaping is the channel’s job', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SalesDay } from '../../src/model/observation.ts';
 import { evaluate } from '../../src/rules/engine.ts';
+import { factsOf } from '../helpers/alert-facts.ts';
 import { DAY, date, day, kinds, rule, run, sales } from './helpers.ts';
 
 const change = (extra: object = {}) => rule({ id: 'roy', kind: 'royalty_change', ...extra });
@@ -82,7 +83,7 @@ describe('royalty_change', () => {
       day(date(8), 10_000),
       day(date(8), 9_000, { marketplace: 'JP' }, 'JPY'),
     ]);
-    expect(alerts.map((a) => [a.subject.currency, a.facts.trailingAverage])).toEqual([['JPY', 90_000]]);
+    expect(alerts.map((a) => [a.subject.currency, factsOf(a).trailingAverage])).toEqual([['JPY', 90_000]]);
     expect(alerts[0]?.title).toContain('9,000 JPY, down 90% from the 7-day average of 90,000 JPY');
   });
 
@@ -141,7 +142,7 @@ describe('sales_revision', () => {
       d.date === date(5) ? { ...d, adSpend: { minor: 1_800, currency: 'USD' } } : d,
     );
     const { alerts } = run([revision], [sales(at(7), week), sales(at(8), r1), sales(at(9), r2)]);
-    expect(alerts.map((a) => a.facts.adSpendAfter)).toEqual([1_500, 1_800]);
+    expect(alerts.map((a) => factsOf(a).adSpendAfter)).toEqual([1_500, 1_800]);
     expect(alerts[0]?.fingerprint).not.toBe(alerts[1]?.fingerprint);
     const ctx = { workspace: 'ws', targetId: 't1', nowMs: at(8) };
     const again = evaluate(
@@ -161,9 +162,9 @@ describe('sales_revision', () => {
       [revision],
       [sales(at(7), [usd, eur]), sales(at(8), [usd, { ...eur, units: 11 }])],
     );
-    expect(alerts.map((a) => [a.subject.currency, a.facts.royaltiesDelta, a.facts.unitsDelta])).toEqual([
-      ['EUR', 0, 1],
-    ]);
+    expect(alerts.map((a) => [a.subject.currency, factsOf(a).royaltiesDelta, factsOf(a).unitsDelta])).toEqual(
+      [['EUR', 0, 1]],
+    );
   });
 
   it('minRoyaltyChange ignores small revisions', () => {

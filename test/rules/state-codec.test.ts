@@ -11,6 +11,7 @@ import type { ConditionState } from '../../src/rules/condition.ts';
 import { conditionsOf, evaluate, type RuleState } from '../../src/rules/engine.ts';
 import { allocColumns, findRepeats, type KeywordColumns, writeEntry } from '../../src/rules/keyword-state.ts';
 import { seededRandom } from '../../src/sim/prng.ts';
+import { factsOf } from '../helpers/alert-facts.ts';
 import { ASIN, book, HOUR, keywords, rule, run, T0 } from './helpers.ts';
 
 function observation(n: number, at = T0, repeat = false): KeywordsObservation {
@@ -234,14 +235,14 @@ describe('legacy JSON rule state (record flag 1)', () => {
 
   it('a keyword firing before the upgrade stays firing: no second alert, and its recovery keeps the episode', () => {
     const { state, last, alerts } = run([r], polls);
-    expect(alerts.map((a) => a.facts.keyword)).toEqual(['cozy mystery', 'cat']);
+    expect(alerts.map((a) => factsOf(a).keyword)).toEqual(['cozy mystery', 'cat']);
     const migrated = decodeRuleState(legacy(state!), reread(last!));
     const still = keywords(T0 + 3 * HOUR, { 'cozy mystery': 22, 'a|b': 12, cat: 9, dragon: null });
     const ctx = { workspace: 'ws', targetId: 't1', nowMs: still.observedAt };
     const upgraded = evaluate(ctx, [r], reread(last!), still, migrated);
     const unbroken = evaluate(ctx, [r], last, still, state);
     expect(upgraded.alerts).toEqual(unbroken.alerts);
-    expect(upgraded.alerts.map((a) => `${a.kind} ${a.facts.keyword}`)).toEqual([
+    expect(upgraded.alerts.map((a) => `${a.kind} ${factsOf(a).keyword}`)).toEqual([
       'keyword_rank_drop a|b',
       'keyword_rank_recovered cat',
     ]);

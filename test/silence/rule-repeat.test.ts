@@ -8,6 +8,7 @@ import type { Alert } from '../../src/model/alert.ts';
 import type { KeywordsObservation } from '../../src/model/observation.ts';
 import { snoozeOf } from '../../src/silence/snooze.ts';
 import { CapturingNotifier, settings, startPipeline } from '../deliver/pipeline-harness.ts';
+import { factsOf } from '../helpers/alert-facts.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 import { useSimulator } from '../helpers/sim.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -96,7 +97,7 @@ describe('a silence ends: the condition alerts again only as its rule repeats', 
     await harness.poll(target, t0 + 60_000 + HOUR);
     await waitFor('a hit', async () => (await pipeline.runtime.silences.hits()).get(snooze.id) === 1, 10_000);
     const [kept] = await pipeline.runtime.silences.silencedBetween(0, Date.now() + 1);
-    expect(kept?.alert.facts.repeat).toBe(1);
+    expect(factsOf(kept?.alert)?.repeat).toBe(1);
 
     // Expired: nothing kept comes out; a poll before the next repeat is due sends nothing either.
     await pipeline.runtime.silences.expire(snooze.id, Date.now());
@@ -106,7 +107,7 @@ describe('a silence ends: the condition alerts again only as its rule repeats', 
     await capture.waitForAlerts(2, 10_000);
     await new Promise((resolve) => setTimeout(resolve, 500));
     const sent = capture.messages.flatMap((m) => m.message.alerts);
-    expect(sent.map((a) => a.facts.repeat)).toEqual([0, 2]);
+    expect(sent.map((a) => factsOf(a).repeat)).toEqual([0, 2]);
     expect(sent.map((a) => a.fingerprint)).not.toContain(kept?.alert.fingerprint);
   }, 60_000);
 });

@@ -7,16 +7,16 @@
  */
 import { createHash } from 'node:crypto';
 import type { Alert, AlertKind } from '../../model/alert.ts';
+import { MAX, show, time, truncateText } from '../../rules/kind-parts.ts';
+import { partsOf } from '../../rules/kinds.ts';
 import { escapeHtml } from '../../util/html.ts';
 import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
-import { type Facts, MAX, rowsOf, SAMPLE_ROWS, show, time, truncateText } from './email-facts.ts';
 import { snoozeCommand, whyLines } from './email-why.ts';
 import { httpUrl } from './plain.ts';
-import { reviewKind } from './review-view.ts';
 import { bookUrl, isSampleAlert } from './text.ts';
 
-export { truncateText } from './email-facts.ts';
+export { truncateText } from '../../rules/kind-parts.ts';
 
 export interface RenderedEmail {
   subject: string;
@@ -47,27 +47,6 @@ export function messageToken(messageId: string): string {
   return `${messageId.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 80)}-${hash}`;
 }
 
-const KIND_NOUN: Readonly<Record<AlertKind, readonly [string, string]>> = {
-  keyword_rank_drop: ['keyword rank drop', 'keyword rank drops'],
-  keyword_rank_recovered: ['keyword rank recovery', 'keyword rank recoveries'],
-  bsr_worsened: ['best-seller rank drop', 'best-seller rank drops'],
-  bsr_recovered: ['best-seller rank recovery', 'best-seller rank recoveries'],
-  bsr_removed: ['best-seller rank removed', 'best-seller ranks removed'],
-  bsr_restored: ['best-seller rank restored', 'best-seller ranks restored'],
-  review_new: ['new review', 'new reviews'],
-  review_removed: ['removed review', 'removed reviews'],
-  review_restored: ['restored review', 'restored reviews'],
-  review_count_down: ['review count drop', 'review count drops'],
-  comp_overtook: ['comp title ahead', 'comp titles ahead'],
-  comp_fell_behind: ['comp title behind again', 'comp titles behind again'],
-  sentiment_shift: ['sentiment shift', 'sentiment shifts'],
-  sentiment_recovered: ['sentiment recovery', 'sentiment recoveries'],
-  royalty_change: ['royalty change', 'royalty changes'],
-  sales_revision: ['sales revision', 'sales revisions'],
-  source_health: ['polling failure', 'polling failures'],
-  source_recovered: ['polling recovery', 'polling recoveries'],
-};
-
 function workspaces(alerts: readonly Alert[]): string[] {
   return [...new Set(alerts.map((a) => a.workspace))];
 }
@@ -81,7 +60,7 @@ export function emailSubject(message: OutgoingMessage): string {
   for (const alert of alerts) counts.set(alert.kind, (counts.get(alert.kind) ?? 0) + 1);
   const parts = [...counts]
     .sort((a, b) => b[1] - a[1])
-    .map(([kind, n]) => `${n} ${KIND_NOUN[kind][n === 1 ? 0 : 1]}`);
+    .map(([kind, n]) => `${n} ${partsOf(kind).noun[n === 1 ? 0 : 1]}`);
   const unlisted = Math.max(0, totalCount - alerts.length);
   if (unlisted > 0) parts.push(`${unlisted} more`);
   const total = Math.max(totalCount, alerts.length);
@@ -100,18 +79,19 @@ interface AlertView {
 }
 
 function view(alert: Alert, hideLowStarText: boolean, timeZone: string): AlertView {
-  const f: Facts = (key) => alert.facts[key];
+  const f = alert.facts;
+  const parts = partsOf(alert.kind);
   const rows: Row[] = [];
   // Every row is one line (a reviewer's name, a book title): only the review body keeps its lines.
   const add = (label: string, value: string) => rows.push([label, oneLine(value)]);
-  if (typeof f('bookTitle') === 'string') add('Book', show(f('bookTitle')));
-  if (typeof f('author') === 'string') add('Author', show(f('author')));
-  const asin = f('asin') ?? alert.subject.asin;
-  const marketplace = f('marketplace') ?? alert.subject.marketplace;
+  // The book, for the kinds that carry one (the fact types say which).
+  if ('bookTitle' in f && typeof f.bookTitle === 'string') add('Book', show(f.bookTitle));
+  if ('author' in f && typeof f.author === 'string') add('Author', show(f.author));
+  const asin = ('asin' in f ? f.asin : undefined) ?? alert.subject.asin;
+  const marketplace = ('marketplace' in f ? f.marketplace : undefined) ?? alert.subject.marketplace;
   if (typeof asin === 'string')
     add('ASIN', typeof marketplace === 'string' ? `${asin} (${marketplace})` : asin);
-  for (const [label, format] of isSampleAlert(alert) ? SAMPLE_ROWS : rowsOf(alert))
-    add(label, format(f, timeZone));
+  for (const row of parts.emailRows(alert, timeZone)) add(row.label, row.value);
   add('Observed', time(alert.observedAt, timeZone));
   const snooze = snoozeCommand(alert);
   if (snooze !== undefined) add('Snooze', snooze);
@@ -120,17 +100,18 @@ function view(alert: Alert, hideLowStarText: boolean, timeZone: string): AlertVi
   if (product !== undefined)
     links.push({ label: `View on ${new URL(product).hostname.slice(4)}`, href: product });
   const out: AlertView = { alert, rows, links };
-  if (reviewKind(alert.kind)) {
-    const url = f('url');
+  const review = parts.review?.(alert);
+  if (review !== undefined) {
+    const { url } = review;
     const href = safeHttpUrl(url);
     if (href !== undefined) links.push({ label: 'Read the review', href });
     else if (typeof url === 'string' && url !== '') add('Review URL', show(url));
     out.review =
-      hideLowStarText && f('lowStar') === true
+      hideLowStarText && review.lowStar === true
         ? 'hidden'
         : {
-            title: truncateText(oneLine(String(f('reviewTitle') ?? '')), MAX.reviewTitle),
-            body: truncateText(String(f('body') ?? ''), MAX.body),
+            title: truncateText(oneLine(String(review.reviewTitle ?? '')), MAX.reviewTitle),
+            body: truncateText(String(review.body ?? ''), MAX.body),
           };
   }
   return out;

@@ -3,6 +3,7 @@
  * body and link, and whether its text is hidden as low-star.
  */
 import type { Alert, AlertKind } from '../../model/alert.ts';
+import { partsOf } from '../../rules/kinds.ts';
 import { stars } from '../../util/format.ts';
 import { oneLine } from '../../util/one-line.ts';
 import { num, text } from './text.ts';
@@ -18,18 +19,18 @@ export interface ReviewView {
 }
 
 const PLATFORM: Record<string, string> = { amazon: 'Amazon', audible: 'Audible', goodreads: 'Goodreads' };
-/** For alerts without a `lowStar` fact (review_removed): the rules' default threshold. */
+/** For alerts without a `lowStar` fact (removals): the rules' default threshold. */
 const DEFAULT_LOW_STAR_AT = 2;
 
-/** The kinds that are about one review (and carry its facts). */
+/** The kinds that are about one review (and carry its facts): their parts say so. */
 export function reviewKind(kind: AlertKind): boolean {
-  return kind === 'review_new' || kind === 'review_removed' || kind === 'review_restored';
+  return partsOf(kind).review !== undefined;
 }
 
-/** The review an alert is about (review_new, review_removed, review_restored), or undefined. */
+/** The review an alert is about (a kind of the review family), or undefined. */
 export function reviewOf(alert: Alert): ReviewView | undefined {
-  if (!reviewKind(alert.kind)) return undefined;
-  const f = alert.facts;
+  const f = partsOf(alert.kind).review?.(alert);
+  if (f === undefined) return undefined;
   const rating = num(f.rating);
   const platform = text(f.platform);
   const line = (v: unknown) => text(typeof v === 'string' ? oneLine(v) : v);
@@ -41,7 +42,7 @@ export function reviewOf(alert: Alert): ReviewView | undefined {
     title: line(f.reviewTitle),
     body: text(f.body),
     url: text(f.url),
-    // Hiding hurtful text errs on the side of hiding: review_removed carries no lowStar fact.
+    // Hiding hurtful text errs on the side of hiding: a removal carries no lowStar fact.
     lowStar:
       typeof f.lowStar === 'boolean' ? f.lowStar : rating !== undefined && rating <= DEFAULT_LOW_STAR_AT,
   };

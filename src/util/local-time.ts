@@ -1,4 +1,4 @@
-import { formatterPerZone } from '../../util/zoned-time.ts';
+import { formatterPerZone } from './zoned-time.ts';
 
 /**
  * Times as people read them: in the channel's (or workspace's) zone, with the zone shown, never a
