@@ -36,6 +36,7 @@ const BENCHMARKS = [
   'storm',
   'startup',
   'console',
+  'export',
 ] as const;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -5,6 +5,7 @@ import { registerDemoCommand } from './demo.ts';
 import { registerDigestCommand } from './digest.ts';
 import { registerDlqCommand } from './dlq.ts';
 import { CliError } from './errors.ts';
+import { registerExportCommand } from './export.ts';
 import { terminalText } from './format.ts';
 import { registerInitCommand } from './init.ts';
 import { registerKeywordsCommand } from './keywords.ts';
@@ -41,6 +42,7 @@ function buildProgram(): Command {
   registerKeywordsCommand(program);
   registerArcCommand(program);
   registerDlqCommand(program);
+  registerExportCommand(program);
   registerResumeCommand(program);
   registerSilenceCommands(program);
   registerConsoleCommand(program);

@@ -165,6 +165,27 @@ export class AlertLog implements AlertOutcomeLog {
     return raw === null ? undefined : parseEntry(raw);
   }
 
+  /** Up to `count` (member, observedAt) pairs from `fromMs` to `toMs`, oldest first. */
+  async page(
+    asin: string | undefined,
+    fromMs: number,
+    toMs: number,
+    count: number,
+  ): Promise<[string, number][]> {
+    const index = asin === undefined ? this.keys.index : this.asinKey(asin);
+    const reply = await this.redis.zrangebyscore(index, fromMs, toMs, 'WITHSCORES', 'LIMIT', 0, count);
+    const pairs: [string, number][] = [];
+    for (let i = 0; i + 1 < reply.length; i += 2) pairs.push([reply[i] as string, Number(reply[i + 1])]);
+    return pairs;
+  }
+
+  /** The entries of these fingerprints (undefined where trimmed meanwhile). */
+  async entries(fingerprints: readonly string[]): Promise<(AlertLogEntry | undefined)[]> {
+    if (fingerprints.length === 0) return [];
+    const raw = await this.redis.hmget(this.keys.entries, ...fingerprints);
+    return raw.map((value) => (value === null ? undefined : parseEntry(value)));
+  }
+
   async size(): Promise<number> {
     return this.redis.zcard(this.keys.index);
   }
@@ -215,6 +236,33 @@ export class AlertLog implements AlertOutcomeLog {
     return lastScore === undefined ? { entries, scanned } : { entries, scanned, nextBeforeMs: lastScore };
   }
 }
+
+/**
+ * Every entry observed from `fromMs` to `toMs` (inclusive), oldest first, read a page at a time by
+ * score so a large log streams: entries sharing a page boundary's millisecond are neither skipped
+ * nor repeated. `asin` reads the book's own index.
+ */
+export async function* alertLogEntries(
+  log: AlertLog,
+  options: { fromMs: number; toMs: number; asin?: string },
+): AsyncGenerator<AlertLogEntry> {
+  let min = options.fromMs;
+  let seenAtMin = new Set<string>();
+  for (;;) {
+    const want = seenAtMin.size + ALERT_PAGE;
+    const page = await log.page(options.asin, min, options.toMs, want);
+    const fresh = page.filter(([member, score]) => score !== min || !seenAtMin.has(member));
+    for (const entry of await log.entries(fresh.map(([member]) => member)))
+      if (entry !== undefined) yield entry;
+    const last = page.at(-1);
+    if (page.length < want || last === undefined) return;
+    const atLast = page.filter(([, score]) => score === last[1]).map(([member]) => member);
+    seenAtMin = last[1] === min ? new Set([...seenAtMin, ...atLast]) : new Set(atLast);
+    min = last[1];
+  }
+}
+
+const ALERT_PAGE = 500;
 
 export interface AlertLogPage {
   entries: AlertLogEntry[];
