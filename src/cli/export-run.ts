@@ -15,12 +15,21 @@ import {
 import type { HistoryBook } from '../history/store.ts';
 import { silentLogger } from '../ops/logger.ts';
 import { usageError } from './errors.ts';
-import type { ExportFlags } from './export.ts';
 import { loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { VERSION } from './version.ts';
 
 const DAY_MS = 86_400_000;
+
+export interface ExportFlags {
+  workspace?: string;
+  book?: string;
+  from?: string;
+  to?: string;
+  format: string;
+  out?: string;
+  config?: string;
+}
 
 /** `YYYY-MM-DD` (a UTC day: `--to` takes the whole day) or an ISO time. */
 export function parseDay(flag: string, text: string, endOfDay: boolean): number {

@@ -1,15 +1,10 @@
 import type { Command } from 'commander';
 import { CONFIG_OPTION_HELP } from './load-config.ts';
 
-export interface ExportFlags {
-  workspace?: string;
-  book?: string;
-  from?: string;
-  to?: string;
-  format: string;
-  out?: string;
-  config?: string;
-}
+/** The command's flags, as commander hands them over. */
+type Flags = { format: string } & Partial<
+  Record<'workspace' | 'book' | 'from' | 'to' | 'out' | 'config', string>
+>;
 
 const EXAMPLES = `
 Tables: ranks (BSR, keywords and comps: hourly, then one row a day with the day's best, median
@@ -36,7 +31,7 @@ export function registerExportCommand(program: Command): void {
     .option('--out <file>', 'write to this file (default: standard output)')
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
     .addHelpText('after', EXAMPLES)
-    .action(async (table: string, flags: ExportFlags) => {
+    .action(async (table: string, flags: Flags) => {
       // Loaded when the command runs: the rest of the CLI does not pay for it.
       const { runExport } = await import('./export-run.ts');
       await runExport(table, flags);
