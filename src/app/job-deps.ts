@@ -7,6 +7,8 @@ import { walkWithinBudget } from '../budget/gate.ts';
 import { pollLimits } from '../budget/limits.ts';
 import { PauseEpisodes } from '../budget/pause-episode.ts';
 import type { RedisRequestBudget } from '../budget/request-budget.ts';
+import type { Notifier } from '../channels/notifier.ts';
+import type { SmtpPool } from '../channels/smtp-pool.ts';
 import { type ShelfwatchConfig, workspaceOf } from '../config/schema.ts';
 import {
   type ChannelHealth,
@@ -14,7 +16,6 @@ import {
   channelSettings,
   sharedTimeZone,
 } from '../deliver/channel-health.ts';
-import type { SmtpPool } from '../deliver/channels/smtp-pool.ts';
 import { DedupLog } from '../deliver/dedup.ts';
 import {
   DEFAULT_DELIVERY_SETTINGS,
@@ -24,7 +25,6 @@ import {
   QueueAlertSink,
 } from '../deliver/enqueue.ts';
 import { GroupBuffer } from '../deliver/groups.ts';
-import type { Notifier } from '../deliver/notifier.ts';
 import { ChannelPacer } from '../deliver/pacing.ts';
 import type { ChannelSettings, DeliveryDeps } from '../deliver/processor.ts';
 import { createRouter } from '../deliver/routing.ts';

@@ -1,7 +1,7 @@
+import type { Notifier } from '../channels/notifier.ts';
+import type { ChannelDeps } from '../channels/plugin.ts';
+import { createChannelNotifier } from '../channels/registry.ts';
 import type { ChannelConfig } from '../config/schema.ts';
-import type { ChannelDeps } from '../deliver/channels/plugin.ts';
-import { createChannelNotifier } from '../deliver/channels/registry.ts';
-import type { Notifier } from '../deliver/notifier.ts';
 
 /** One notifier per configured channel, each built by its plug-in. Email channels share the process's one SMTP pool. */
 export function createNotifiers(

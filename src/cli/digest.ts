@@ -1,8 +1,8 @@
 import { basename, dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { Runtime } from '../app/runtime.ts';
+import { DeliveryError } from '../channels/notifier.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
-import { DeliveryError } from '../deliver/notifier.ts';
 import { buildDigest, type DigestRecipient } from '../digest/build.ts';
 import { deliverDigest, inlineImagesAsDataUris, writeAtomically } from '../digest/send.ts';
 import { DeferredError } from '../model/deferred.ts';

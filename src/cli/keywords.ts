@@ -8,7 +8,7 @@ import {
 } from '../api/index.ts';
 import { Runtime } from '../app/runtime.ts';
 import { BudgetExhaustedError } from '../budget/request-budget.ts';
-import { suggest } from '../config/suggest.ts';
+import { suggest } from '../config-kit/suggest.ts';
 import { silentLogger } from '../ops/logger.ts';
 import { CliError, parseIntegerFlag, usageError } from './errors.ts';
 import { formatTable, groupDigits, pickWorkspace, plural, printJson } from './format.ts';

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { isAsin } from '../api/index.ts';
 import { Runtime } from '../app/runtime.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
-import { suggest } from '../config/suggest.ts';
+import { suggest } from '../config-kit/suggest.ts';
 import { findAlert } from '../deliver/sent-alert.ts';
 import type { AlertKind, Severity } from '../model/alert.ts';
 import { silentLogger } from '../ops/logger.ts';

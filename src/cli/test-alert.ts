@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { createNotifiers } from '../app/notifiers.ts';
+import { createSmtpPool } from '../channels/smtp-pool.ts';
 import type { ChannelConfig } from '../config/schema.ts';
-import { createSmtpPool } from '../deliver/channels/smtp-pool.ts';
 import { sendSampleAlert, type TestAlertResult } from '../deliver/sample-alert.ts';
 import { createLogger } from '../ops/logger.ts';
 import { systemClock } from '../util/clock.ts';

@@ -2,13 +2,13 @@
 /** Where alerts go: channels, the routes that pick them, and the daily digest. */
 import { z } from 'zod';
 import { asinSchema } from '../api/index.ts';
-import { type ChannelConfig, channelSchema } from '../deliver/channels/registry.ts';
+import { type ChannelConfig, channelSchema } from '../channels/registry.ts';
+import { channelId } from '../config-kit/channel-fields.ts';
+import { boolField, clockTimeField, idField, timeZoneField, uniqueList } from '../config-kit/fields.ts';
 import { ALERT_KINDS } from '../model/alert.ts';
 import { severitySchema } from '../rules/config.ts';
-import { channelId } from './channel-fields.ts';
-import { boolField, clockTimeField, idField, timeZoneField, uniqueList } from './fields.ts';
 
-// Each channel's schema lives in its own file (src/deliver/channels/); the registry composes them.
+// Each channel's schema lives in its own file (src/channels/); the registry composes them.
 export { type ChannelConfig, channelSchema };
 export type SlackChannelConfig = Extract<ChannelConfig, { type: 'slack' }>;
 export type EmailChannelConfig = Extract<ChannelConfig, { type: 'email' }>;

@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${VAR}" is the config's interpolation syntax, meant literally here.
 /** The `console:` and `alertLog:` sections: the web console and the alert log it reads. */
 import { z } from 'zod';
-import { boolField, intField, secretField, urlField } from './fields.ts';
+import { boolField, intField, secretField, urlField } from '../config-kit/fields.ts';
 
 /** Addresses that only this machine reaches: the console may bind there without further say-so. */
 export function isLoopback(host: string): boolean {

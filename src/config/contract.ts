@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { type CompiledContract, defaultContract, loadContractFile } from '../api/index.ts';
-import type { ConfigProblem } from './problems.ts';
+import type { ConfigProblem } from '../config-kit/problems.ts';
 import type { ShelfwatchConfig, WorkspaceConfig } from './schema.ts';
 
 const compiled = new Map<string, CompiledContract>();

@@ -2,9 +2,9 @@
  * The config's settings that are allowed only because of `allowInsecure: true`. Apart from
  * `transport-security.ts` because it reads the whole config, whose schema imports those checks.
  */
-import type { ConfigProblem } from './problems.ts';
+import type { ConfigProblem } from '../config-kit/problems.ts';
+import { hostName, isPlainOffLoopback } from '../config-kit/transport-security.ts';
 import type { ShelfwatchConfig } from './schema.ts';
-import { hostName, isPlainOffLoopback } from './transport-security.ts';
 
 /**
  * What a valid config allows only because of `allowInsecure: true`: one line each, for `validate`

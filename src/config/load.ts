@@ -6,20 +6,20 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
-import { checkWorkspaceContracts } from './contract.ts';
-import { configFromEnv, ENV_VARIABLES } from './env.ts';
-import { interpolate } from './interpolate.ts';
+import { interpolate } from '../config-kit/interpolate.ts';
 import {
   type ConfigProblem,
   describeValue,
   issuesToProblems,
   type KnownKeys,
   knownKeysErrorMap,
-} from './problems.ts';
+} from '../config-kit/problems.ts';
+import { checkWorkspaceContracts } from './contract.ts';
+import { configFromEnv, ENV_VARIABLES } from './env.ts';
 import { configSchema, type ShelfwatchConfig } from './schema.ts';
 
-export type { ConfigProblem } from './problems.ts';
-export { formatProblems } from './problems.ts';
+export type { ConfigProblem } from '../config-kit/problems.ts';
+export { formatProblems } from '../config-kit/problems.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -5,9 +5,9 @@
  */
 import { z } from 'zod';
 import { asinSchema } from '../api/index.ts';
+import { clockTimeField, idField, timeZoneField, uniqueList } from '../config-kit/fields.ts';
 import { ALERT_KINDS } from '../model/alert.ts';
 import { severitySchema } from '../rules/config.ts';
-import { clockTimeField, idField, timeZoneField, uniqueList } from './fields.ts';
 
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 

@@ -5,12 +5,12 @@
  * its input side for editors.
  */
 import { z } from 'zod';
+import { boolField, intField, urlField } from '../config-kit/fields.ts';
+import { suggest } from '../config-kit/suggest.ts';
 import { defaultRules, duration, rulesSchema } from '../rules/config.ts';
 import { channelSchema, DEFAULT_CHANNELS, digestSchema, routeSchema } from './channels.ts';
 import { alertLogSchema, consoleSchema } from './console.ts';
-import { boolField, intField, urlField } from './fields.ts';
 import { muteWindowSchema } from './mute-windows.ts';
-import { suggest } from './suggest.ts';
 import { type WorkspaceConfig, workspaceSchema } from './workspace.ts';
 
 const redisSchema = z

@@ -2,8 +2,6 @@
 /** The schema of one workspace: one API key, its plan, and what it watches. */
 import { z } from 'zod';
 import { asinSchema, type Marketplace } from '../api/index.ts';
-import { duration, rulesSchema } from '../rules/config.ts';
-import { checkKeyUrl } from '../util/key-url.ts';
 import {
   boolField,
   idField,
@@ -14,7 +12,9 @@ import {
   timeZoneField,
   uniqueList,
   urlField,
-} from './fields.ts';
+} from '../config-kit/fields.ts';
+import { duration, rulesSchema } from '../rules/config.ts';
+import { checkKeyUrl } from '../util/key-url.ts';
 
 /** The plans of the contract; enterprise plans are custom ("custom:PER_MINUTE:PER_MONTH"). */
 export const PLAN_PRESETS = {

@@ -1,11 +1,11 @@
 import type { Cluster, Redis } from 'ioredis';
-import type { GroupWindow } from '../config/channel-fields.ts';
+import type { DeliveryError } from '../channels/notifier.ts';
+import { channelPace } from '../channels/registry.ts';
 import type { ChannelConfig } from '../config/schema.ts';
+import type { GroupWindow } from '../config-kit/channel-fields.ts';
 import { ALERT_KINDS, type Alert, type AlertKind } from '../model/alert.ts';
 import { fingerprint } from '../rules/fingerprint.ts';
-import { channelPace } from './channels/registry.ts';
 import { disabledChannelKey } from './keys.ts';
-import type { DeliveryError } from './notifier.ts';
 import type { ChannelSettings } from './processor.ts';
 
 /**

@@ -1,3 +1,4 @@
+import { DeliveryError, type Notifier } from '../channels/notifier.ts';
 import type { AlertOutcomeLog } from '../history/alert-log.ts';
 import type { Alert, AlertKind } from '../model/alert.ts';
 import { DeferredError } from '../model/deferred.ts';
@@ -7,7 +8,6 @@ import type { Clock } from '../util/clock.ts';
 import type { DedupLog } from './dedup.ts';
 import type { DeliveryJobData, FlushJobData } from './enqueue.ts';
 import { type GroupBuffer, groupHash } from './groups.ts';
-import { DeliveryError, type Notifier } from './notifier.ts';
 import type { ChannelPacer } from './pacing.ts';
 import { type QuietHours, quietHoursEnd } from './quiet-hours.ts';
 

@@ -4,8 +4,8 @@
  * the dedup log in the way.
  */
 import { createHash } from 'node:crypto';
+import type { Notifier, OutgoingMessage } from '../channels/notifier.ts';
 import type { Alert } from '../model/alert.ts';
-import type { Notifier, OutgoingMessage } from './notifier.ts';
 
 export function sampleAlertTitle(channelId: string): string {
   return `Test alert from shelfwatch — no action needed (channel ${channelId} works)`;

@@ -5,8 +5,8 @@
 import type { AnalyticsClient } from '../api/index.ts';
 import type { ReserveWalk } from '../budget/gate.ts';
 import type { RedisRequestBudget } from '../budget/request-budget.ts';
+import type { SmtpPool } from '../channels/smtp-pool.ts';
 import { type ShelfwatchConfig, workspaceOf } from '../config/schema.ts';
-import type { SmtpPool } from '../deliver/channels/smtp-pool.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { Clock } from '../util/clock.ts';

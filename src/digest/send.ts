@@ -7,9 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import MailComposer from 'nodemailer/lib/mail-composer';
+import { DeliveryError } from '../channels/notifier.ts';
+import { smtpDeliveryError } from '../channels/smtp-pool.ts';
 import type { ChannelConfig, ShelfwatchConfig } from '../config/schema.ts';
-import { smtpDeliveryError } from '../deliver/channels/smtp-pool.ts';
-import { DeliveryError } from '../deliver/notifier.ts';
 import {
   type BuiltDigest,
   buildDigest,

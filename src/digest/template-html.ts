@@ -2,8 +2,8 @@
  * The HTML part: inline CSS only (mail clients drop <style> blocks), every string escaped — titles,
  * keywords and campaign ids come from the API and the public — and images by `cid:` with alt text.
  */
-import { bookUrl } from '../deliver/render/amazon.ts';
-import { safeUrl } from '../deliver/render/plain.ts';
+import { bookUrl } from '../channels/render/amazon.ts';
+import { safeUrl } from '../channels/render/plain.ts';
 import { stars } from '../util/format.ts';
 import { escapeHtml } from '../util/html.ts';
 import type { DigestChart, DigestCharts } from './charts.ts';

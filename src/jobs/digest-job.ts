@@ -1,7 +1,7 @@
 /** The digest job: `processDigest` on the digest queue; a day's digest deferred past 6 hours is given up. */
 import { type Job, Worker } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
-import { DeliveryError } from '../deliver/notifier.ts';
+import { DeliveryError } from '../channels/notifier.ts';
 import type { DigestDeps } from '../digest/build.ts';
 import { type DigestJobResult, processDigest } from '../digest/processor.ts';
 import type { DigestJobData } from '../digest/schedule.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/app/runtime.ts';
+import { DeliveryError } from '../../src/channels/notifier.ts';
 import {
   type DeadLetter,
   type DeadLetterDeps,
@@ -8,7 +9,6 @@ import {
   retryDeadLetters,
 } from '../../src/deliver/dead-letters.ts';
 import { inflightKey, orphanedGroups } from '../../src/deliver/groups.ts';
-import { DeliveryError } from '../../src/deliver/notifier.ts';
 import { flushDueAt } from '../../src/deliver/processor.ts';
 import { tempDir } from '../config/helpers.ts';
 import { CapturingNotifier, makeAlert, pipelineForTest } from '../deliver/pipeline-harness.ts';

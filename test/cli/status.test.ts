@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Runtime } from '../../src/app/runtime.ts';
 import { gatherStatus, type StatusReport } from '../../src/app/status.ts';
-import { DeliveryError } from '../../src/deliver/notifier.ts';
+import { DeliveryError } from '../../src/channels/notifier.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { startDeliverWorker } from '../../workers/deliver.ts';
 import { tempDir } from '../config/helpers.ts';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import type { ConfigProblem } from '../../src/config/problems.ts';
+import type { ConfigProblem } from '../../src/config-kit/problems.ts';
 
 /** A small valid raw config (as parsed from YAML) that tests copy and break in one place. */
 export function validRaw(): Record<string, unknown> {

@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${VAR}" is the config's interpolation syntax, meant literally here.
 import { describe, expect, it } from 'vitest';
-import { interpolate } from '../../src/config/interpolate.ts';
 import { loadConfig } from '../../src/config/load.ts';
+import { interpolate } from '../../src/config-kit/interpolate.ts';
 import { problemAt, tempDir, writeFile } from './helpers.ts';
 
 describe('interpolate', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { CHANNELS } from '../../src/channels/registry.ts';
 import { parseConfig } from '../../src/config/load.ts';
-import type { ConfigProblem } from '../../src/config/problems.ts';
-import { CHANNELS } from '../../src/deliver/channels/registry.ts';
+import type { ConfigProblem } from '../../src/config-kit/problems.ts';
 import { problemAt, validRaw } from './helpers.ts';
 
 const quoted = CHANNELS.map((channel) => `"${channel.type}"`);

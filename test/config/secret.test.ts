@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { Secret } from '../../src/config/secret.ts';
+import { Secret } from '../../src/config-kit/secret.ts';
 
 describe('Secret', () => {
   const secret = new Secret('sk-live-very-secret');

@@ -6,11 +6,11 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSmtpPool, type SmtpPool, SmtpSendError } from '../../src/channels/smtp-pool.ts';
 import { insecureSettings } from '../../src/config/insecure-settings.ts';
 import { parseConfig } from '../../src/config/load.ts';
-import { Secret } from '../../src/config/secret.ts';
-import { isLoopbackHost } from '../../src/config/transport-security.ts';
-import { createSmtpPool, type SmtpPool, SmtpSendError } from '../../src/deliver/channels/smtp-pool.ts';
+import { Secret } from '../../src/config-kit/secret.ts';
+import { isLoopbackHost } from '../../src/config-kit/transport-security.ts';
 import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../cli/helpers.ts';
 import { problemAt, tempDir, validRaw } from './helpers.ts';
 

@@ -4,7 +4,7 @@
  * bounded by count and age.
  */
 import { describe, expect, it } from 'vitest';
-import { DeliveryError } from '../../src/deliver/notifier.ts';
+import { DeliveryError } from '../../src/channels/notifier.ts';
 import { AlertLog } from '../../src/history/alert-log.ts';
 import { CapturingNotifier, makeAlert, settings, startPipeline } from '../deliver/pipeline-harness.ts';
 import { stopAfterEach } from '../helpers/cleanup.ts';

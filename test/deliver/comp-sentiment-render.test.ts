@@ -1,9 +1,9 @@
 /** comp_overtook and sentiment_shift alerts, as the rules make them, rendered by every channel. */
 import { describe, expect, it } from 'vitest';
-import type { OutgoingMessage } from '../../src/deliver/notifier.ts';
-import { renderAlertEmail } from '../../src/deliver/render/email.ts';
-import { renderSlackMessage } from '../../src/deliver/render/slack-blocks.ts';
-import { factRows, KIND_LABEL } from '../../src/deliver/render/text.ts';
+import type { OutgoingMessage } from '../../src/channels/notifier.ts';
+import { renderAlertEmail } from '../../src/channels/render/email.ts';
+import { renderSlackMessage } from '../../src/channels/render/slack-blocks.ts';
+import { factRows, KIND_LABEL } from '../../src/channels/render/text.ts';
 import type { Alert } from '../../src/model/alert.ts';
 import { book, HOUR, rule, run, T0 } from '../rules/helpers.ts';
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { MARKETPLACES } from '../../src/api/schemas.ts';
-import type { OutgoingMessage } from '../../src/deliver/notifier.ts';
+import type { OutgoingMessage } from '../../src/channels/notifier.ts';
 import {
   amazonProductUrl,
   MAX_LISTED_ALERTS,
   messageToken,
   renderAlertEmail,
   truncateText,
-} from '../../src/deliver/render/email.ts';
+} from '../../src/channels/render/email.ts';
 import { sampleMessage } from '../../src/deliver/sample-alert.ts';
 import type { Alert, AlertKind } from '../../src/model/alert.ts';
 import { escapeHtml } from '../../src/util/html.ts';

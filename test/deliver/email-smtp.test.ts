@@ -3,15 +3,15 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Secret } from '../../src/config/secret.ts';
-import { createEmailNotifier } from '../../src/deliver/channels/email.ts';
+import { createEmailNotifier } from '../../src/channels/email.ts';
+import { DeliveryError, type Notifier, type OutgoingMessage } from '../../src/channels/notifier.ts';
 import {
   createSmtpPool,
   type SmtpPool,
   SmtpSendError,
   smtpDeliveryError,
-} from '../../src/deliver/channels/smtp-pool.ts';
-import { DeliveryError, type Notifier, type OutgoingMessage } from '../../src/deliver/notifier.ts';
+} from '../../src/channels/smtp-pool.ts';
+import { Secret } from '../../src/config-kit/secret.ts';
 import type { Alert } from '../../src/model/alert.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import { type SmtpReceiver, startSmtpReceiver } from '../../src/tools/receivers/smtp.ts';

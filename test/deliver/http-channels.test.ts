@@ -1,9 +1,9 @@
 /** Each HTTP channel's reading of its own answers, beyond the shared conformance suite. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Secret } from '../../src/config/secret.ts';
-import { createNtfyNotifier } from '../../src/deliver/channels/ntfy.ts';
-import { createTelegramNotifier } from '../../src/deliver/channels/telegram.ts';
-import { DeliveryError, type Notifier } from '../../src/deliver/notifier.ts';
+import { DeliveryError, type Notifier } from '../../src/channels/notifier.ts';
+import { createNtfyNotifier } from '../../src/channels/ntfy.ts';
+import { createTelegramNotifier } from '../../src/channels/telegram.ts';
+import { Secret } from '../../src/config-kit/secret.ts';
 import { sampleMessage } from '../../src/deliver/sample-alert.ts';
 import { type HttpReceiver, startHttpReceiver } from '../../src/tools/receivers/http.ts';
 

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogNotifier } from '../../src/deliver/channels/log.ts';
+import { createLogNotifier } from '../../src/channels/log.ts';
 import { createLogger } from '../../src/ops/logger.ts';
 import { makeAlert } from './pipeline-harness.ts';
 

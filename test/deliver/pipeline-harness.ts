@@ -2,8 +2,8 @@
 import { onTestFinished } from 'vitest';
 import { Runtime } from '../../src/app/runtime.ts';
 import { startWorkers } from '../../src/app/start.ts';
+import type { DeliveryError, Notifier, OutgoingMessage } from '../../src/channels/notifier.ts';
 import type { ShelfwatchConfig } from '../../src/config/schema.ts';
-import type { DeliveryError, Notifier, OutgoingMessage } from '../../src/deliver/notifier.ts';
 import type { ChannelSettings } from '../../src/deliver/processor.ts';
 import type { Alert } from '../../src/model/alert.ts';
 import { silentLogger } from '../../src/ops/logger.ts';

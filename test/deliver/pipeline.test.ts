@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { Secret } from '../../src/config/secret.ts';
+import { DeliveryError } from '../../src/channels/notifier.ts';
+import { createSlackNotifier } from '../../src/channels/slack.ts';
+import { Secret } from '../../src/config-kit/secret.ts';
 import { channelSettings } from '../../src/deliver/channel-health.ts';
-import { createSlackNotifier } from '../../src/deliver/channels/slack.ts';
 import { listDeadLetters } from '../../src/deliver/dead-letters.ts';
 import { GroupBuffer, groupHash, orphanedGroups } from '../../src/deliver/groups.ts';
-import { DeliveryError } from '../../src/deliver/notifier.ts';
 import { flushJobId, flushOrphanedGroups, groupKeyOf } from '../../src/deliver/processor.ts';
 import type { AlertKind } from '../../src/model/alert.ts';
 import { type Reply, startHttpReceiver } from '../../src/tools/receivers/http.ts';

@@ -1,10 +1,10 @@
 /** Recovered rank alerts, as the rules make them, say how low the rank went and for how long. */
 import { describe, expect, it } from 'vitest';
-import type { OutgoingMessage } from '../../src/deliver/notifier.ts';
-import { renderAlertEmail } from '../../src/deliver/render/email.ts';
-import { renderPlainAlert } from '../../src/deliver/render/plain.ts';
-import { renderSlackMessage } from '../../src/deliver/render/slack-blocks.ts';
-import { factRows } from '../../src/deliver/render/text.ts';
+import type { OutgoingMessage } from '../../src/channels/notifier.ts';
+import { renderAlertEmail } from '../../src/channels/render/email.ts';
+import { renderPlainAlert } from '../../src/channels/render/plain.ts';
+import { renderSlackMessage } from '../../src/channels/render/slack-blocks.ts';
+import { factRows } from '../../src/channels/render/text.ts';
 import type { Alert } from '../../src/model/alert.ts';
 import { book, HOUR, keywords, rule, run, T0 } from '../rules/helpers.ts';
 

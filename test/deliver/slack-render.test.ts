@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { OutgoingMessage } from '../../src/deliver/notifier.ts';
+import type { OutgoingMessage } from '../../src/channels/notifier.ts';
 import {
   escapeMrkdwn,
   renderSlackMessage,
@@ -7,9 +7,9 @@ import {
   type SlackBlock,
   type SlackMessage,
   slackLinkUrl,
-} from '../../src/deliver/render/slack-blocks.ts';
-import { sparkline, sparklineFor } from '../../src/deliver/render/sparkline.ts';
-import { bookUrl, truncate, truncateMapped } from '../../src/deliver/render/text.ts';
+} from '../../src/channels/render/slack-blocks.ts';
+import { sparkline, sparklineFor } from '../../src/channels/render/sparkline.ts';
+import { bookUrl, truncate, truncateMapped } from '../../src/channels/render/text.ts';
 import { sampleMessage } from '../../src/deliver/sample-alert.ts';
 import type { Alert } from '../../src/model/alert.ts';
 import { factsOf, type LooseAlert, looseAlert } from '../helpers/alert-facts.ts';

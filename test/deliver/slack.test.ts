@@ -1,10 +1,10 @@
 import { inspect } from 'node:util';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Secret } from '../../src/config/secret.ts';
-import { createSlackNotifier, parseRetryAfter, webhookHash } from '../../src/deliver/channels/slack.ts';
-import { DeliveryError, type Notifier, type OutgoingMessage } from '../../src/deliver/notifier.ts';
-import { SLACK_LIMITS } from '../../src/deliver/render/slack-blocks.ts';
+import { DeliveryError, type Notifier, type OutgoingMessage } from '../../src/channels/notifier.ts';
+import { SLACK_LIMITS } from '../../src/channels/render/slack-blocks.ts';
+import { createSlackNotifier, parseRetryAfter, webhookHash } from '../../src/channels/slack.ts';
+import { Secret } from '../../src/config-kit/secret.ts';
 import type { Alert } from '../../src/model/alert.ts';
 import { type HttpReceiver, startHttpReceiver } from '../../src/tools/receivers/http.ts';
 

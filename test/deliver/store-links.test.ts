@@ -1,8 +1,8 @@
 /** Links to the book's store page and to the review, in the small-markup channels. */
 import { describe, expect, it } from 'vitest';
-import { discordMarkup } from '../../src/deliver/channels/discord.ts';
-import { telegramMarkup } from '../../src/deliver/channels/telegram.ts';
-import { renderPlainAlert } from '../../src/deliver/render/plain.ts';
+import { discordMarkup } from '../../src/channels/discord.ts';
+import { renderPlainAlert } from '../../src/channels/render/plain.ts';
+import { telegramMarkup } from '../../src/channels/telegram.ts';
 import type { Alert } from '../../src/model/alert.ts';
 
 /** `marketplace` null: a campaign's review, whose alert names no marketplace. */

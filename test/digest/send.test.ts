@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RATE_LIMIT_PAUSE_MS } from '../../src/budget/api-outcome-policy.ts';
-import { createSmtpPool, type SmtpPool } from '../../src/deliver/channels/smtp-pool.ts';
-import { DeliveryError } from '../../src/deliver/notifier.ts';
+import { DeliveryError } from '../../src/channels/notifier.ts';
+import { createSmtpPool, type SmtpPool } from '../../src/channels/smtp-pool.ts';
 import { buildDigest } from '../../src/digest/build.ts';
 import { processDigest } from '../../src/digest/processor.ts';
 // The digest's deferrals are the jobs' one DeferredError (named DigestDeferredError when thrown).

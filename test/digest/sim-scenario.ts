@@ -4,7 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
-import type { SmtpPool } from '../../src/deliver/channels/smtp-pool.ts';
+import type { SmtpPool } from '../../src/channels/smtp-pool.ts';
 import type { DigestDeps } from '../../src/digest/build.ts';
 import { DigestStateStore } from '../../src/digest/state.ts';
 import type { SalesRow } from '../../src/model/sales-day.ts';

@@ -1,7 +1,7 @@
 /** The thin worker file: a digest job on a real BullMQ queue, sent through a real SMTP server. */
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSmtpPool, type SmtpPool } from '../../src/deliver/channels/smtp-pool.ts';
+import { createSmtpPool, type SmtpPool } from '../../src/channels/smtp-pool.ts';
 import { digestDay } from '../../src/digest/dates.ts';
 import type { DigestJobData } from '../../src/digest/schedule.ts';
 import { DIGEST_QUEUE } from '../../src/jobs/queues.ts';

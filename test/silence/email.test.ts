@@ -3,11 +3,11 @@
  * carries List-Unsubscribe only when the channel names something that honours it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEmailNotifier } from '../../src/channels/email.ts';
+import type { OutgoingMessage } from '../../src/channels/notifier.ts';
+import { createSmtpPool, type SmtpPool } from '../../src/channels/smtp-pool.ts';
 import { parseConfig } from '../../src/config/load.ts';
-import { Secret } from '../../src/config/secret.ts';
-import { createEmailNotifier } from '../../src/deliver/channels/email.ts';
-import { createSmtpPool, type SmtpPool } from '../../src/deliver/channels/smtp-pool.ts';
-import type { OutgoingMessage } from '../../src/deliver/notifier.ts';
+import { Secret } from '../../src/config-kit/secret.ts';
 import { type SmtpReceiver, startSmtpReceiver } from '../../src/tools/receivers/smtp.ts';
 import { problemAt, validRaw } from '../config/helpers.ts';
 import { makeAlert } from '../deliver/pipeline-harness.ts';

@@ -110,8 +110,7 @@ describe('import walls (.dependency-cruiser.mjs)', () => {
       'src/sim/leak.ts':
         "import { notifier } from '../deliver/notifier.ts';\nexport const leak = notifier;\n",
       'src/rules/io.ts': "import { readFileSync } from 'node:fs';\nexport const io = readFileSync;\n",
-      'src/deliver/channels/judge.ts':
-        "import { engine } from '../../rules/engine.ts';\nexport const j = engine;\n",
+      'src/channels/judge.ts': "import { engine } from '../rules/engine.ts';\nexport const j = engine;\n",
       'src/poll/up.ts': "import { main } from '../cli/main.ts';\nexport const up = main;\n",
       'src/app/tool.ts': "import { demo } from '../tools/demo/run.ts';\nexport const tool = demo;\n",
       'workers/tool.ts': "import { demo } from '../src/tools/demo/run.ts';\nexport const tool = demo;\n",
@@ -127,7 +126,7 @@ describe('import walls (.dependency-cruiser.mjs)', () => {
       ['api-sealed', 'src/api/leak.ts'],
       ['sim-sealed', 'src/sim/leak.ts'],
       ['rules-pure', 'src/rules/io.ts'],
-      ['channels-know-no-rules', 'src/deliver/channels/judge.ts'],
+      ['channels-know-no-rules', 'src/channels/judge.ts'],
       ['no-import-of-cli', 'src/poll/up.ts'],
       ['tools-outside-product', 'src/app/tool.ts'],
       ['tools-outside-product', 'workers/tool.ts'],

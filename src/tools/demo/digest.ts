@@ -6,7 +6,7 @@
  */
 
 import type { Runtime } from '../../app/runtime.ts';
-import type { SmtpPool } from '../../deliver/channels/smtp-pool.ts';
+import type { SmtpPool } from '../../channels/smtp-pool.ts';
 import { deliverDigest, inlineImagesAsDataUris, writeAtomically } from '../../digest/send.ts';
 import { DEMO_WORKSPACE, EMAIL_CHANNEL } from './config.ts';
 

@@ -5,9 +5,9 @@
  */
 import type { Worker } from 'bullmq';
 import { createNotifiers } from '../../app/notifiers.ts';
+import type { Notifier } from '../../channels/notifier.ts';
+import type { SmtpPool } from '../../channels/smtp-pool.ts';
 import type { ChannelConfig } from '../../config/schema.ts';
-import type { SmtpPool } from '../../deliver/channels/smtp-pool.ts';
-import type { Notifier } from '../../deliver/notifier.ts';
 import type { Logger } from '../../ops/logger.ts';
 import type { Clock } from '../../util/clock.ts';
 import type { DemoTracker } from './tracker.ts';

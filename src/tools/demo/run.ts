@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as pause } from 'node:timers/promises';
 import { Runtime } from '../../app/runtime.ts';
 import { startWorkers } from '../../app/start.ts';
-import { createSmtpPool } from '../../deliver/channels/smtp-pool.ts';
+import { createSmtpPool } from '../../channels/smtp-pool.ts';
 import { createLogger } from '../../ops/logger.ts';
 import { Shutdown } from '../../ops/shutdown.ts';
 import { SimControlClient, startSimulator } from '../../sim/index.ts';

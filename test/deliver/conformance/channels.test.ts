@@ -1,6 +1,6 @@
 /** Every registered channel passes the conformance suite against its local receiver. */
 import { describe, expect, it } from 'vitest';
-import { CHANNELS } from '../../../src/deliver/channels/registry.ts';
+import { CHANNELS } from '../../../src/channels/registry.ts';
 import { discordHarness, ntfyHarness, teamsHarness, telegramHarness } from './chat.ts';
 import { emailHarness, logHarness, outboxHarness, slackHarness } from './existing.ts';
 import { conformanceSuite, type RunningChannel } from './suite.ts';

@@ -1,6 +1,6 @@
 /** Harnesses for the chat channels: Discord, Microsoft Teams, Telegram and ntfy. */
 import { expect } from 'vitest';
-import { DISCORD_LIMITS } from '../../../src/deliver/channels/discord.ts';
+import { DISCORD_LIMITS } from '../../../src/channels/discord.ts';
 import { startHttpReceiver } from '../../../src/tools/receivers/http.ts';
 import { buildChannel, requestReader } from './harness.ts';
 import type { RunningChannel } from './suite.ts';

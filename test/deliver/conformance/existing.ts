@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { SLACK_LIMITS } from '../../../src/deliver/render/slack-blocks.ts';
+import { SLACK_LIMITS } from '../../../src/channels/render/slack-blocks.ts';
 import { startHttpReceiver } from '../../../src/tools/receivers/http.ts';
 import { startSmtpReceiver } from '../../../src/tools/receivers/smtp.ts';
 import { buildChannel, requestReader } from './harness.ts';

@@ -1,9 +1,9 @@
 /** Shared pieces of the channel harnesses: building a channel from its config, capturing logs. */
 import { Writable } from 'node:stream';
+import type { Notifier } from '../../../src/channels/notifier.ts';
+import { createChannelNotifier } from '../../../src/channels/registry.ts';
+import { createSmtpPool, type SmtpPool } from '../../../src/channels/smtp-pool.ts';
 import { channelSchema } from '../../../src/config/channels.ts';
-import { createChannelNotifier } from '../../../src/deliver/channels/registry.ts';
-import { createSmtpPool, type SmtpPool } from '../../../src/deliver/channels/smtp-pool.ts';
-import type { Notifier } from '../../../src/deliver/notifier.ts';
 import { createLogger, type Logger } from '../../../src/ops/logger.ts';
 import type { HttpReceiver } from '../../../src/tools/receivers/http.ts';
 import { systemClock } from '../../../src/util/clock.ts';

@@ -7,8 +7,8 @@
  */
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeliveryError, type Notifier, type OutgoingMessage } from '../../../src/channels/notifier.ts';
 import { channelDisabledAlert } from '../../../src/deliver/channel-health.ts';
-import { DeliveryError, type Notifier, type OutgoingMessage } from '../../../src/deliver/notifier.ts';
 import { sampleAlertTitle, sampleMessage } from '../../../src/deliver/sample-alert.ts';
 import type { Alert } from '../../../src/model/alert.ts';
 

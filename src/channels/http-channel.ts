@@ -9,9 +9,9 @@
  * and are scrubbed from any text we did not write (a response body, a network error).
  */
 import { Agent, type Dispatcher, fetch as undiciFetch } from 'undici';
-import type { Secret } from '../../config/secret.ts';
-import { DeliveryError, type Notifier, type OutgoingMessage } from '../notifier.ts';
+import type { Secret } from '../config-kit/secret.ts';
 import { type Fail, networkError, scrubber, shortText } from './http-errors.ts';
+import { DeliveryError, type Notifier, type OutgoingMessage } from './notifier.ts';
 
 /**
  * Services answer a webhook in well under a second; 10 s leaves a slow network or proxy plenty of

@@ -3,8 +3,8 @@
  * connection, a redirect) become `DeliveryError`s that carry the decision, and secrets are scrubbed
  * from an answer's body and from undici's error messages before they reach an error or a log.
  */
-import type { Secret } from '../../config/secret.ts';
-import type { DeliveryError } from '../notifier.ts';
+import type { Secret } from '../config-kit/secret.ts';
+import type { DeliveryError } from './notifier.ts';
 
 const MAX_ERROR_TEXT = 100;
 

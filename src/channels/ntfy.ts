@@ -12,14 +12,14 @@
  */
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
-import { checkEndpoint, deliveryFields } from '../../config/channel-fields.ts';
-import { secretField } from '../../config/fields.ts';
-import { Secret } from '../../config/secret.ts';
-import type { Alert } from '../../model/alert.ts';
-import type { OutgoingMessage } from '../notifier.ts';
-import { escapeCut, fitPlainAlerts, type Markup, messageHeading } from '../render/plain.ts';
+import { checkEndpoint, deliveryFields } from '../config-kit/channel-fields.ts';
+import { secretField } from '../config-kit/fields.ts';
+import { Secret } from '../config-kit/secret.ts';
+import type { Alert } from '../model/alert.ts';
 import { classifyStatus, createHttpNotifier, type HttpAnswer, type Verdict } from './http-channel.ts';
+import type { OutgoingMessage } from './notifier.ts';
 import { defineChannel, endpointKey } from './plugin.ts';
+import { escapeCut, fitPlainAlerts, type Markup, messageHeading } from './render/plain.ts';
 
 export const NTFY_LIMITS = { messageBytes: 4_096, titleChars: 250 } as const;
 /** ntfy.sh replenishes a visitor's requests at one per 5 s once the burst of 60 is spent. */

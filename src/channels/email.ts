@@ -10,13 +10,13 @@
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${VAR}" is the config's interpolation syntax, meant literally here.
 import { z } from 'zod';
-import { deliveryFields } from '../../config/channel-fields.ts';
-import { boolField, emailField, secretUrlField, uniqueList } from '../../config/fields.ts';
-import type { Secret } from '../../config/secret.ts';
-import type { Logger } from '../../ops/logger.ts';
-import type { Notifier, OutgoingMessage } from '../notifier.ts';
-import { mailFields, renderAlertEmail } from '../render/email.ts';
+import { deliveryFields } from '../config-kit/channel-fields.ts';
+import { boolField, emailField, secretUrlField, uniqueList } from '../config-kit/fields.ts';
+import type { Secret } from '../config-kit/secret.ts';
+import type { Logger } from '../ops/logger.ts';
+import type { Notifier, OutgoingMessage } from './notifier.ts';
 import { defineChannel, unpaced } from './plugin.ts';
+import { mailFields, renderAlertEmail } from './render/email.ts';
 import { type SmtpPool, smtpDeliveryError } from './smtp-pool.ts';
 
 export interface EmailNotifierOptions {

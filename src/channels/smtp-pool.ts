@@ -11,9 +11,9 @@ import nodemailer, {
   type SMTPPoolSentMessageInfo,
   type Transporter,
 } from 'nodemailer';
-import type { Secret } from '../../config/secret.ts';
-import { isLoopbackHost } from '../../config/transport-security.ts';
-import { DeliveryError } from '../notifier.ts';
+import type { Secret } from '../config-kit/secret.ts';
+import { isLoopbackHost } from '../config-kit/transport-security.ts';
+import { DeliveryError } from './notifier.ts';
 
 export type PooledTransport = Transporter<SMTPPoolSentMessageInfo, SMTPPoolOptions>;
 export type SmtpSentInfo = SMTPPoolSentMessageInfo;

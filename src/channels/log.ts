@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { deliveryFields } from '../../config/channel-fields.ts';
-import type { Logger } from '../../ops/logger.ts';
-import { oneLine } from '../../util/one-line.ts';
-import type { Notifier, OutgoingMessage } from '../notifier.ts';
-import { cutStrings } from '../render/plain.ts';
-import { andMore } from '../render/text.ts';
+import { deliveryFields } from '../config-kit/channel-fields.ts';
+import type { Logger } from '../ops/logger.ts';
+import { oneLine } from '../util/one-line.ts';
+import type { Notifier, OutgoingMessage } from './notifier.ts';
 import { defineChannel, unpaced } from './plugin.ts';
+import { cutStrings } from './render/plain.ts';
+import { andMore } from './render/text.ts';
 
 /** A 10,000-character review body is cut: one log line stays readable (and within log shippers' limits). */
 const LOG_STRING_CHARS = 1_000;

@@ -9,15 +9,15 @@
 import { createHmac } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
-import { checkEndpoint, deliveryFields } from '../../config/channel-fields.ts';
-import { secretField, secretUrlField } from '../../config/fields.ts';
-import type { Secret } from '../../config/secret.ts';
-import type { Alert } from '../../model/alert.ts';
-import type { Clock } from '../../util/clock.ts';
-import type { OutgoingMessage } from '../notifier.ts';
-import { alertCount, cutStrings } from '../render/plain.ts';
+import { checkEndpoint, deliveryFields } from '../config-kit/channel-fields.ts';
+import { secretField, secretUrlField } from '../config-kit/fields.ts';
+import type { Secret } from '../config-kit/secret.ts';
+import type { Alert } from '../model/alert.ts';
+import type { Clock } from '../util/clock.ts';
 import { classifyStatus, createHttpNotifier } from './http-channel.ts';
+import type { OutgoingMessage } from './notifier.ts';
 import { defineChannel, endpointKey } from './plugin.ts';
+import { alertCount, cutStrings } from './render/plain.ts';
 
 export const WEBHOOK_PAYLOAD_VERSION = 1;
 export const WEBHOOK_LIMITS = { alerts: 50, stringChars: 2_000, bodyChars: 200_000 } as const;

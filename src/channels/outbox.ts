@@ -13,11 +13,11 @@ import { mkdir, readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { z } from 'zod';
-import { deliveryFields } from '../../config/channel-fields.ts';
-import { type Clock, systemClock } from '../../util/clock.ts';
-import { DeliveryError, type Notifier, type OutgoingMessage } from '../notifier.ts';
-import { mailFields, messageToken, renderAlertEmail } from '../render/email.ts';
+import { deliveryFields } from '../config-kit/channel-fields.ts';
+import { type Clock, systemClock } from '../util/clock.ts';
+import { DeliveryError, type Notifier, type OutgoingMessage } from './notifier.ts';
 import { defineChannel, unpaced } from './plugin.ts';
+import { mailFields, messageToken, renderAlertEmail } from './render/email.ts';
 
 export interface OutboxNotifierOptions {
   id: string;

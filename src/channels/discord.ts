@@ -10,9 +10,7 @@
  * (seconds) in its JSON body and `Retry-After` / `X-RateLimit-Reset-After` headers; about 5
  * requests per 2 s per webhook and 30 a minute per channel, so one message per 2 s per webhook.
  */
-import { webhookUrlChannelSchema } from '../../config/channel-fields.ts';
-import type { OutgoingMessage } from '../notifier.ts';
-import { escapeCut, fitPlainAlerts, type Markup, messageHeading } from '../render/plain.ts';
+import { webhookUrlChannelSchema } from '../config-kit/channel-fields.ts';
 import {
   classifyStatus,
   createWebhookNotifier,
@@ -22,7 +20,9 @@ import {
   type Verdict,
   type WebhookNotifierOptions,
 } from './http-channel.ts';
+import type { OutgoingMessage } from './notifier.ts';
 import { defineChannel, pacePerWebhook } from './plugin.ts';
+import { escapeCut, fitPlainAlerts, type Markup, messageHeading } from './render/plain.ts';
 
 const HOSTS = new Set(['discord.com', 'discordapp.com', 'ptb.discord.com', 'canary.discord.com']);
 export const DISCORD_LIMITS = {

@@ -10,11 +10,9 @@
  */
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
-import { checkEndpoint, deliveryFields } from '../../config/channel-fields.ts';
-import { secretField } from '../../config/fields.ts';
-import { Secret } from '../../config/secret.ts';
-import type { OutgoingMessage } from '../notifier.ts';
-import { escapeCut, fitPlainAlerts, type Markup, messageHeading } from '../render/plain.ts';
+import { checkEndpoint, deliveryFields } from '../config-kit/channel-fields.ts';
+import { secretField } from '../config-kit/fields.ts';
+import { Secret } from '../config-kit/secret.ts';
 import {
   classifyStatus,
   createHttpNotifier,
@@ -22,7 +20,9 @@ import {
   jsonField,
   type Verdict,
 } from './http-channel.ts';
+import type { OutgoingMessage } from './notifier.ts';
 import { defineChannel, endpointKey } from './plugin.ts';
+import { escapeCut, fitPlainAlerts, type Markup, messageHeading } from './render/plain.ts';
 
 export const TELEGRAM_TEXT_CHARS = 4_096;
 /** One message a second in a private chat; 20 a minute in groups and channels. */

@@ -1,7 +1,7 @@
 /**
  * Fields every channel's config shares (id, grouping, quiet hours) and the check for an HTTP
  * endpoint that carries a credential. Each channel's own schema lives in its file under
- * src/deliver/channels/ and is built from these; the registry composes them into the config.
+ * src/channels/ and is built from these; the registry composes them into the config.
  */
 import { z } from 'zod';
 import { ALERT_KINDS, type AlertKind } from '../model/alert.ts';

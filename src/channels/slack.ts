@@ -10,9 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import { IncomingWebhook, IncomingWebhookHTTPError, IncomingWebhookRequestError } from '@slack/webhook';
-import { webhookUrlChannelSchema } from '../../config/channel-fields.ts';
-import type { Secret } from '../../config/secret.ts';
-import { renderSlackMessage } from '../render/slack-blocks.ts';
+import { webhookUrlChannelSchema } from '../config-kit/channel-fields.ts';
+import type { Secret } from '../config-kit/secret.ts';
 import {
   classifyStatus,
   createWebhookNotifier,
@@ -20,6 +19,7 @@ import {
   type WebhookNotifierOptions,
 } from './http-channel.ts';
 import { defineChannel, pacePerWebhook } from './plugin.ts';
+import { renderSlackMessage } from './render/slack-blocks.ts';
 
 export { parseRetryAfter } from './http-channel.ts';
 

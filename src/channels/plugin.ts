@@ -6,10 +6,10 @@
 import { createHash } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import type { Secret } from '../../config/secret.ts';
-import type { Logger } from '../../ops/logger.ts';
-import type { Clock } from '../../util/clock.ts';
-import type { Notifier } from '../notifier.ts';
+import type { Secret } from '../config-kit/secret.ts';
+import type { Logger } from '../ops/logger.ts';
+import type { Clock } from '../util/clock.ts';
+import type { Notifier } from './notifier.ts';
 import type { SmtpPool } from './smtp-pool.ts';
 
 /** What a channel may need to send: the process's shared resources, never another channel's. */
