@@ -22,7 +22,7 @@ export function parseKeywordsPayload(
   text: string,
   contract: CompiledContract = defaultContract(),
 ): BookKeywords {
-  const ctx: ResponseContext = { endpoint: ENDPOINT, apiKey: 'sk_bench_unused', now: Date.now, contract };
+  const ctx: ResponseContext = { endpoint: ENDPOINT, now: Date.now, contract };
   const body = parseJsonBody({ status: 200, headers: {}, text }, ctx, undefined);
   return readBody(contract.bookKeywords, body, ctx, { status: 200, requestId: undefined, rateLimit: {} });
 }

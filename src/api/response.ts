@@ -32,8 +32,6 @@ export interface RawResponse {
 
 export interface ResponseContext {
   endpoint: string;
-  /** Only used to scrub it out of any text the server sends back. */
-  apiKey: string;
   /**
    * The client's clock, for Retry-After dates and reset times. Deliberately not the response's
    * Date header: the engine runs on an injected clock (accelerated against the simulator in the
@@ -76,12 +74,9 @@ function nextUtcMonthStart(nowMs: number): number {
   return Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
 }
 
-export function scrub(text: string, secret: string): string {
-  return secret === '' ? text : text.split(secret).join('[redacted]');
-}
-
-function snippet(text: string, secret: string): string {
-  return scrub(text.slice(0, SNIPPET_CHARS), secret);
+/** The start of an unreadable body; the transport took every secret out of the answer already. */
+function snippet(text: string): string {
+  return text.slice(0, SNIPPET_CHARS);
 }
 
 function looksLikeHtml(raw: RawResponse): boolean {
@@ -106,7 +101,7 @@ export function parseJsonBody(
       ...base,
       code: 'html_body',
       reason: 'html_body',
-      bodySnippet: snippet(raw.text, ctx.apiKey),
+      bodySnippet: snippet(raw.text),
     });
   }
   try {
@@ -116,7 +111,7 @@ export function parseJsonBody(
       ...base,
       code: 'malformed_json',
       reason: 'malformed_json',
-      bodySnippet: snippet(raw.text, ctx.apiKey),
+      bodySnippet: snippet(raw.text),
       cause,
     });
   }
@@ -191,7 +186,7 @@ export function errorFromStatus(
   const requestId = body?.requestId ?? headerRequestId;
   const serverMessage =
     body !== undefined
-      ? `: ${scrub(body.message ?? '', ctx.apiKey)}`
+      ? `: ${body.message ?? ''}`
       : bodyError?.reason === 'html_body'
         ? ' (an HTML page, not JSON)'
         : '';
@@ -202,7 +197,7 @@ export function errorFromStatus(
     code,
     requestId,
     rateLimit,
-    bodySnippet: body === undefined && raw.text !== '' ? snippet(raw.text, ctx.apiKey) : undefined,
+    bodySnippet: body === undefined && raw.text !== '' ? snippet(raw.text) : undefined,
   };
 
   switch (decision) {
@@ -224,7 +219,7 @@ export function errorFromStatus(
     case 'validation_failed': {
       const details = (body?.details ?? []).map((d) => ({
         path: d.path,
-        message: scrub(d.message, ctx.apiKey),
+        message: d.message,
       }));
       const where = details[0] === undefined ? '' : ` at ${details[0].path}`;
       return new ValidationFailedError(`${message}${where}`, { ...init, details });

@@ -6,6 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
+import { redact, redactDeep } from '../util/redact.ts';
 import type { CompiledContract, ReadResult } from './contract/compile.ts';
 import { ApiError, TransientError } from './errors.ts';
 import {
@@ -16,7 +17,6 @@ import {
   type RawResponse,
   type ResponseContext,
   readBody,
-  scrub,
 } from './response.ts';
 import type { ApiResponse, HttpMethod, OutboundRequest, ResponseInfo } from './types.ts';
 
@@ -110,7 +110,6 @@ async function sendOnce<T>(
 
   const ctx: ResponseContext = {
     endpoint: spec.endpoint,
-    apiKey: config.apiKey,
     now: config.now,
     contract: config.contract,
   };
@@ -136,11 +135,17 @@ async function sendOnce<T>(
       bodyTimeout: config.bodyTimeoutMs,
       signal,
     });
-    raw = {
-      status: res.statusCode,
-      headers: res.headers,
-      text: await readCapped(res.body, config.maxBodyBytes, spec),
-    };
+    // The key is taken out of the whole answer at the door, headers and body alike: every error
+    // field (code, request id, details, a snippet) and every header read later comes from here.
+    raw = redactDeep(
+      {
+        status: res.statusCode,
+        headers: { ...res.headers },
+        text: await readCapped(res.body, config.maxBodyBytes, spec),
+      },
+      [config.apiKey],
+      { shapes: false },
+    );
   } catch (error) {
     if (error instanceof ApiError) throw error;
     if (deadline.aborted && spec.signal?.aborted !== true) {
@@ -221,7 +226,7 @@ function errorCode(error: unknown): string | undefined {
 function fromNetworkError(error: unknown, spec: RequestSpec<unknown>, apiKey: string): unknown {
   if (spec.signal?.aborted === true) return spec.signal.reason;
   const code = errorCode(error);
-  const detail = scrub(error instanceof Error ? error.message : String(error), apiKey);
+  const detail = redact(error instanceof Error ? error.message : String(error), [apiKey]);
   if (code === 'UND_ERR_INVALID_ARG') return error; // a bug in how the request was built, not the network
   if (code !== undefined && CLOSED_CODES.has(code)) {
     return new ApiError(`${spec.endpoint}: the client is closed (${detail})`, {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { redact } from '../util/redact.ts';
 import { withTimeout } from '../util/timeout.ts';
 
 export interface Readiness {
@@ -140,14 +141,13 @@ export function readinessChecks(
           await withTimeout(Promise.resolve().then(check), timeoutMs, name);
           return [name, 'ok'];
         } catch (error) {
-          return [name, `failing: ${scrub(error instanceof Error ? error.message : String(error))}`];
+          return [
+            name,
+            `failing: ${redact(error instanceof Error ? error.message : String(error)).slice(0, 200)}`,
+          ];
         }
       }),
     );
     return { ok: entries.every(([, state]) => state === 'ok'), checks: Object.fromEntries(entries) };
   };
-}
-
-function scrub(message: string): string {
-  return message.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi, '$1').slice(0, 200);
 }

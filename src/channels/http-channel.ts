@@ -10,7 +10,8 @@
  */
 import { Agent, type Dispatcher, fetch as undiciFetch } from 'undici';
 import type { Secret } from '../config-kit/secret.ts';
-import { type Fail, networkError, scrubber, shortText } from './http-errors.ts';
+import { redact } from '../util/redact.ts';
+import { type Fail, networkError, shortText } from './http-errors.ts';
 import { DeliveryError, type Notifier, type OutgoingMessage } from './notifier.ts';
 
 /**
@@ -105,7 +106,8 @@ export function createHttpNotifier(spec: HttpChannelSpec): Notifier {
     new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   const fail: Fail = (message, init) =>
     new DeliveryError(`${type} channel "${id}": ${message}`, { channelId: id, ...init });
-  const scrub = scrubber(spec.secrets);
+  const secretValues = spec.secrets.map((secret) => secret.reveal());
+  const scrub = (text: string) => redact(text, secretValues);
 
   return {
     id,

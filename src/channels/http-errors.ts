@@ -3,7 +3,6 @@
  * connection, a redirect) become `DeliveryError`s that carry the decision, and secrets are scrubbed
  * from an answer's body and from undici's error messages before they reach an error or a log.
  */
-import type { Secret } from '../config-kit/secret.ts';
 import type { DeliveryError } from './notifier.ts';
 
 const MAX_ERROR_TEXT = 100;
@@ -56,31 +55,6 @@ export function shortText(text: string): string {
   if (trimmed.startsWith('<')) return '(html error page)';
   const line = (trimmed.split('\n')[0] ?? '').replace(/[^\x20-\x7e]/g, '?');
   return line.length > MAX_ERROR_TEXT ? `${line.slice(0, MAX_ERROR_TEXT)}…` : line;
-}
-
-/**
- * Removes secrets, and for a secret URL its path and long path segments, from text we did not
- * write. Services never echo them, but a proxy or a future error message might.
- */
-export function scrubber(secrets: readonly Secret[]): (text: string) => string {
-  return (text) => {
-    let out = text;
-    for (const secret of secrets) {
-      const value = secret.reveal();
-      const parts = [value];
-      try {
-        const url = new URL(value);
-        const long = (part: string) => part.length >= 8;
-        // Tokens sit in the path (Slack, Discord) or in the query (Teams' `sig`).
-        parts.push(url.href, url.pathname, ...url.pathname.split('/').filter(long));
-        parts.push(...[...url.searchParams.values()].filter(long));
-      } catch {
-        // Not a URL (a token): the value alone.
-      }
-      for (const part of parts) if (part.length > 1) out = out.split(part).join('[secret]');
-    }
-    return out;
-  };
 }
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);

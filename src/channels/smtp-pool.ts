@@ -13,6 +13,7 @@ import nodemailer, {
 } from 'nodemailer';
 import type { Secret } from '../config-kit/secret.ts';
 import { isLoopbackHost } from '../config-kit/transport-security.ts';
+import { redact } from '../util/redact.ts';
 import { DeliveryError } from './notifier.ts';
 
 export type PooledTransport = Transporter<SMTPPoolSentMessageInfo, SMTPPoolOptions>;
@@ -111,47 +112,18 @@ export class SmtpSendError extends Error {
   }
 }
 
-/** The texts that must never leave this module: the URL and its credentials, raw and decoded. */
-function secretsOf(raw: string): string[] {
-  const found = new Set<string>([raw]);
-  try {
-    const url = new URL(raw);
-    for (const part of [url.username, url.password]) {
-      found.add(part);
-      found.add(safeDecode(part));
-    }
-  } catch {
-    // Not a URL after all: the whole text is all there is to hide.
-  }
-  return [...found].filter((s) => s !== '').sort((a, b) => b.length - a.length);
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
-function scrub(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) out = out.split(secret).join('[redacted]');
-  return out;
-}
-
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
 
 function toSendError(error: unknown, secrets: readonly string[]): SmtpSendError {
   if (!(error instanceof Error))
-    return new SmtpSendError(scrub(`SMTP send failed: ${String(error)}`, secrets));
+    return new SmtpSendError(redact(`SMTP send failed: ${String(error)}`, secrets));
   const e = error as Error & Record<string, unknown>;
   const rejected = Array.isArray(e.rejected)
     ? e.rejected.filter((r): r is string => typeof r === 'string')
     : [];
   const permanent = typeof e.permanent === 'boolean' ? e.permanent : undefined;
-  return new SmtpSendError(scrub(error.message, secrets), {
+  return new SmtpSendError(redact(error.message, secrets), {
     code: str(e.code),
     originalCode: str(e.originalCode),
     responseCode: num(e.responseCode),
@@ -227,7 +199,7 @@ export function createSmtpPool(defaults: Partial<Pick<SMTPPoolOptions, Tunable>>
       return transports.size;
     },
     async sendMail(url, mail, policy) {
-      const secrets = secretsOf(url.reveal());
+      const secrets = [url.reveal()];
       if (closed) throw new SmtpSendError('SMTP pool is closed (shutting down)', { code: 'EPOOLCLOSED' });
       try {
         return await transportFor(url, policy).sendMail(mail);

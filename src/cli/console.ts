@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { Runtime } from '../app/runtime.ts';
+import { secretsIn } from '../config-kit/secret.ts';
 import { createLogger } from '../ops/logger.ts';
 import { Shutdown } from '../ops/shutdown.ts';
 import { generatedTokenLine, serveConsole } from './console-token.ts';
@@ -29,7 +30,12 @@ Without console.token or SHELFWATCH_CONSOLE_TOKEN it generates a token and print
         env: process.env,
         ...(options.config === undefined ? {} : { configPath: options.config }),
       });
-      const logger = createLogger({ level: 'info', pretty: process.stdout.isTTY === true, colorize: false });
+      const logger = createLogger({
+        level: 'info',
+        pretty: process.stdout.isTTY === true,
+        colorize: false,
+        secrets: secretsIn(config),
+      });
       const port =
         options.port === undefined
           ? config.console.port

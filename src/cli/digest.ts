@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { Runtime } from '../app/runtime.ts';
 import { DeliveryError } from '../channels/notifier.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
+import { secretsIn } from '../config-kit/secret.ts';
 import { buildDigest, type DigestRecipient } from '../digest/build.ts';
 import { deliverDigest, inlineImagesAsDataUris, writeAtomically } from '../digest/send.ts';
 import { DeferredError } from '../model/deferred.ts';
@@ -99,7 +100,11 @@ async function runDigest(
     throw usageError(`no digest recipients${which} in the config: add digest.recipients, or use --out FILE`);
   }
   // stderr: stdout carries what was sent (or the JSON).
-  const logger = createLogger({ level: flags.logLevel, destination: process.stderr });
+  const logger = createLogger({
+    level: flags.logLevel,
+    destination: process.stderr,
+    secrets: secretsIn(config),
+  });
   const runtime = new Runtime({ config, logger, version: VERSION });
   await connectRuntime(runtime);
   const smtp = runtime.smtp;

@@ -5,26 +5,16 @@ import { Runtime } from '../app/runtime.ts';
 import { type StartedWorkers, startWorkers } from '../app/start.ts';
 import { checkRedis } from '../app/startup-checks.ts';
 import { insecureSettings } from '../config/insecure-settings.ts';
+import { secretsIn } from '../config-kit/secret.ts';
 import { createLogger, type Logger } from '../ops/logger.ts';
 import { Shutdown } from '../ops/shutdown.ts';
+import { redact } from '../util/redact.ts';
 import { ConsoleTokenMissing, generatedTokenLine, serveConsole } from './console-token.ts';
 import { CliError } from './errors.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { describeRedisError, RedisConnectTimeout } from './redis-errors.ts';
 import { colourWanted, logLevelOption } from './terminal.ts';
 import { VERSION } from './version.ts';
-
-/** `redis://:secret@host:6379` → `redis://host:6379`: a Redis password never reaches a message. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.toString();
-  } catch {
-    return '(unparseable URL)';
-  }
-}
 
 /**
  * Connects, or fails with one line naming the cause. The connection's first error ends the wait at
@@ -47,7 +37,7 @@ export async function connectRuntime(runtime: Runtime, timeoutMs = 5_000): Promi
     await runtime.close().catch(() => {});
     const url = runtime.config.redis.url;
     throw new CliError(
-      `cannot reach Redis at ${redactUrl(url)}: ${describeRedisError(cause, url)} — start one or set redis.url / REDIS_URL`,
+      `cannot reach Redis at ${redact(url)}: ${describeRedisError(cause, url)} — start one or set redis.url / REDIS_URL`,
       { cause },
     );
   } finally {
@@ -92,7 +82,7 @@ at a time reconciles the poll schedulers.`,
       const colorize = colourWanted(process.env, tty);
       // FORCE_COLOR asks for the coloured, human form even through a pipe (`| less -R`).
       const pretty = tty || (colorize && process.env.FORCE_COLOR !== undefined);
-      const logger = createLogger({ level: options.logLevel, pretty, colorize });
+      const logger = createLogger({ level: options.logLevel, pretty, colorize, secrets: secretsIn(config) });
       for (const insecure of insecureSettings(config)) logger.warn({ path: insecure.path }, insecure.message);
       const runtime = new Runtime({ config, logger, version: VERSION });
       await connectRuntime(runtime);

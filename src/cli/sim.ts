@@ -17,6 +17,7 @@ import { createSimDialect } from '../tools/probe/index.ts';
 type FixedBook = NonNullable<FixedCatalogue['books']>[number];
 
 import type { ShelfwatchConfig } from '../config/schema.ts';
+import { redact } from '../util/redact.ts';
 import { CliError, parseIntegerFlag, parseNumberFlag, usageError } from './errors.ts';
 import { loadConfigOrThrow } from './load-config.ts';
 import { runRecordedReplay } from './sim-replay.ts';
@@ -114,10 +115,6 @@ function faultRates(flags: SimFlags): SimFaultRates {
   if (malformedRate !== undefined) rates.malformedRate = malformedRate;
   if (flags.slowMs !== undefined) rates.slowMs = parseIntegerFlag('--slow-ms', flags.slowMs, 0, 600_000);
   return rates;
-}
-
-function maskKey(key: string): string {
-  return key.length <= 8 ? `${key.slice(0, 3)}…` : `${key.slice(0, 8)}…`;
 }
 
 /** The config's books, campaigns and keys, for the simulator to serve as given. */
@@ -233,7 +230,7 @@ async function runSim(flags: SimFlags): Promise<void> {
   out(userKeys.length > 0 ? 'keys:' : 'keys (the demo keys too; pass --key to use your own):');
   for (const spec of options.keys) {
     // Only the demo keys are shown whole: a real key is not for the terminal's scrollback.
-    const shown = DEMO_KEYS.includes(spec) ? spec.key : maskKey(spec.key);
+    const shown = DEMO_KEYS.includes(spec) ? spec.key : redact(spec.key, [spec.key]);
     out(`  ${shown.padEnd(20)} workspace ${spec.workspace.padEnd(16)} ${describePlan(spec.plan)}`);
   }
   for (const ws of config?.workspaces ?? []) {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { createNotifiers } from '../app/notifiers.ts';
 import { createSmtpPool } from '../channels/smtp-pool.ts';
 import type { ChannelConfig } from '../config/schema.ts';
+import { secretsIn } from '../config-kit/secret.ts';
 import { sendSampleAlert, type TestAlertResult } from '../deliver/sample-alert.ts';
 import { createLogger } from '../ops/logger.ts';
 import { systemClock } from '../util/clock.ts';
@@ -28,7 +29,7 @@ const SEND_TIMEOUT_MS = 30_000;
 /** Builds the channels' notifiers as `run` does and sends the sample through each, one at a time. */
 async function testChannels(channels: readonly ChannelConfig[]): Promise<TestAlertResult[]> {
   // stderr: stdout carries the per-channel results.
-  const logger = createLogger({ destination: process.stderr });
+  const logger = createLogger({ destination: process.stderr, secrets: secretsIn(channels) });
   const smtp = createSmtpPool();
   const notifiers = createNotifiers(channels, { logger, smtp, clock: systemClock });
   const results: TestAlertResult[] = [];

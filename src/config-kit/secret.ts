@@ -1,6 +1,5 @@
 import { inspect } from 'node:util';
-
-const REDACTED = '[redacted]';
+import { REDACTED } from '../util/redact.ts';
 
 /**
  * A configured secret (API key, webhook URL, SMTP URL). Every way a value usually leaks — a log
@@ -33,5 +32,37 @@ export class Secret {
 
   [inspect.custom](): string {
     return REDACTED;
+  }
+}
+
+/**
+ * Every secret a checked config holds (API keys, webhook URLs, SMTP URLs, bot tokens, the console
+ * token, a password in the Redis URL), revealed: for `redact`, which takes them out of text that
+ * leaves the process. Walks the whole config, so a secret field added later is covered too.
+ */
+export function secretsIn(config: unknown): string[] {
+  const found = new Set<string>();
+  const seen = new Set<object>();
+  const walk = (value: unknown): void => {
+    if (value instanceof Secret) {
+      found.add(value.reveal());
+    } else if (typeof value === 'string' && /^rediss?:\/\//.test(value)) {
+      const password = passwordOf(value);
+      if (password !== undefined) found.add(password);
+    } else if (typeof value === 'object' && value !== null && !seen.has(value)) {
+      seen.add(value);
+      for (const inner of value instanceof Map ? value.values() : Object.values(value)) walk(inner);
+    }
+  };
+  walk(config);
+  return [...found].filter((secret) => secret !== '');
+}
+
+function passwordOf(url: string): string | undefined {
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password === '' ? undefined : password;
+  } catch {
+    return undefined;
   }
 }

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { type Logger, type LoggerOptions, pino } from 'pino';
+import { REDACTED, redact } from '../util/redact.ts';
 
 export type { Logger } from 'pino';
 
@@ -32,13 +33,20 @@ export interface LoggerSettings {
   colorize?: boolean;
   /** Where JSON lines go; tests pass a stream to read them back. */
   destination?: NodeJS.WritableStream;
+  /**
+   * The configured secrets (`secretsIn(config)`): taken out of every line by value, whatever field
+   * carries them (an error's code, a header echoed in a message), before the line is written.
+   */
+  secrets?: readonly string[];
 }
 
 export function createLogger(settings: LoggerSettings = {}): Logger {
   const options: LoggerOptions = {
     level: settings.level ?? 'info',
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    redact: { paths: REDACT_PATHS, censor: REDACTED },
     base: { app: 'shelfwatch' },
+    // By value only: a line is JSON, and masking by shape could break it.
+    hooks: { streamWrite: (line) => redact(line, settings.secrets ?? [], { shapes: false }) },
   };
   const colorize = settings.colorize ?? false;
   const pretty = settings.pretty === true ? loadPinoPretty() : undefined;

@@ -1,5 +1,6 @@
 import type { Alert } from '../model/alert.ts';
 import type { Observation, TargetRef } from '../model/observation.ts';
+import { redact } from '../util/redact.ts';
 import { ByteReader, ByteWriter } from './bytes.ts';
 import type { DictionarySource } from './dictionary-cache.ts';
 import {
@@ -185,29 +186,13 @@ const MAX_ERROR_CHARS = 500;
 const OUTCOMES: readonly (TargetHealth['lastOutcome'] & string)[] = ['ok', 'no_data', 'error'];
 
 /**
- * Error messages come from HTTP libraries and the API; they should never hold a credential, but
- * this is the one free-text field that reaches Redis, so anything shaped like one is masked here
- * as a last line of defence (Bearer tokens, `key=…`, user:password@ in URLs, Slack webhook paths).
- */
-export function scrubErrorText(text: string): string {
-  return text
-    .replace(/(bearer\s+)[^\s"',;]+/gi, '$1[redacted]')
-    .replace(
-      /((?:api[_-]?key|authorization|token|secret|password|passwd)["']?\s*[:=]\s*["']?)[^\s"',;&]+/gi,
-      '$1[redacted]',
-    )
-    .replace(/(\/\/)[^/\s:@]+:[^/\s@]+@/g, '$1[redacted]@')
-    .replace(/(hooks\.slack\.com\/)[^\s"']+/gi, '$1[redacted]')
-    .slice(0, MAX_ERROR_CHARS);
-}
-
-/**
  * A JSON tuple `[version, failures, outcome, lastPollAt, lastError, costPerPoll, sourceHealth?,
  * pendingAlerts?]`; trailing elements are left out when empty (sourceHealth is null when only the
  * pending alerts follow), so `undefined` comes back as `undefined` rather than null.
  */
 export function encodeHealth(h: TargetHealth): Buffer {
-  const lastError = h.lastError === null ? null : scrubErrorText(h.lastError);
+  // The one free-text field that reaches Redis: anything shaped like a credential goes, last fence.
+  const lastError = h.lastError === null ? null : redact(h.lastError).slice(0, MAX_ERROR_CHARS);
   const tuple: unknown[] = [
     HEALTH_VERSION,
     h.consecutiveFailures,

@@ -247,7 +247,6 @@ describe('bookKeywordsValidator, as the client uses it', () => {
 
   const ctx: ResponseContext = {
     endpoint: 'GET /v1/books/{asin}/keywords',
-    apiKey: 'sk_x',
     now: Date.now,
     contract: defaultContract(),
   };

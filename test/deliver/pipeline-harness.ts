@@ -123,11 +123,11 @@ export async function startPipeline(options: {
  * The whole process (runtime and every worker) on `config`, its one channel `capture` captured;
  * stopped when the test ends.
  */
-export async function capturedRuntimeForTest(config: ShelfwatchConfig) {
+export async function capturedRuntimeForTest(config: ShelfwatchConfig, logger = silentLogger()) {
   const capture = new CapturingNotifier('capture');
   const runtime = new Runtime({
     config,
-    logger: silentLogger(),
+    logger,
     version: 'test',
     notifiers: new Map([[capture.id, capture]]),
     channelSettings: new Map([[capture.id, settings({ paceKey: capture.id })]]),

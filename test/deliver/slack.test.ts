@@ -216,7 +216,7 @@ describe('slack notifier over HTTP', () => {
   it('never repeats the webhook URL, even when a proxy echoes it back', async () => {
     receiver.respondWith(404, `no_service for ${receiver.url}`);
     const error = await sendError(notifier, message([review(5, 'x')]));
-    expect(error.message).toContain('[secret]');
+    expect(error.message).toContain('[redacted]');
     expectNoSecret(error);
     expect(String(new Secret(receiver.url))).toBe('[redacted]');
     expect(webhookHash(new Secret(receiver.url))).toMatch(/^[0-9a-f]{8}$/);

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { redact } from '../../util/redact.ts';
 import { type PrivateRedis, RedisServerUnavailableError, startPrivateRedis } from '../private-redis.ts';
 import { DemoError } from './errors.ts';
 
@@ -23,18 +24,6 @@ const LOCAL_URL = 'redis://127.0.0.1:6379';
 
 export const NO_REDIS_HELP =
   'no Redis for the demo: set REDIS_URL, start one on localhost:6379 (docker run --rm -p 6379:6379 redis:7), or install redis-server (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis)';
-
-/** `redis://:secret@host:6379/0` → `redis://host:6379/0`: a password never reaches the terminal. */
-export function displayUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.toString().replace(/\/$/, '');
-  } catch {
-    return '(unparseable URL)';
-  }
-}
 
 /** A unique key prefix; the hash tag keeps BullMQ's multi-key scripts in one Cluster slot. */
 export function demoPrefix(): string {
@@ -78,10 +67,10 @@ async function startOwn(): Promise<DemoRedis> {
 async function given(url: string, origin: string): Promise<DemoRedis> {
   if (!(await redisAnswers(url, 3_000))) {
     throw new DemoError(
-      `no Redis answers at ${displayUrl(url)} (from ${origin}): start it, or run the demo without ${origin} to let it find or start one`,
+      `no Redis answers at ${redact(url)} (from ${origin}): start it, or run the demo without ${origin} to let it find or start one`,
     );
   }
-  return { url, description: `${origin} (${displayUrl(url)})`, server: undefined };
+  return { url, description: `${origin} (${redact(url)})`, server: undefined };
 }
 
 export async function chooseRedis(choice: RedisChoice, envUrl: string | undefined): Promise<DemoRedis> {

@@ -15,6 +15,7 @@ import { createLogger } from '../../ops/logger.ts';
 import { Shutdown } from '../../ops/shutdown.ts';
 import { SimControlClient, startSimulator } from '../../sim/index.ts';
 import { acceleratedClock } from '../../util/clock.ts';
+import { redact } from '../../util/redact.ts';
 import {
   buildDemoConfig,
   DEMO_WORKSPACE,
@@ -27,14 +28,7 @@ import { produceDigest } from './digest.ts';
 import { DemoError, DemoStopped } from './errors.ts';
 import { observedNotifiers, observePolls } from './observe.ts';
 import { type DemoOutput, type Progress, startProgress } from './progress.ts';
-import {
-  chooseRedis,
-  type DemoRedis,
-  deletePrefix,
-  demoPrefix,
-  displayUrl,
-  type RedisChoice,
-} from './redis.ts';
+import { chooseRedis, type DemoRedis, deletePrefix, demoPrefix, type RedisChoice } from './redis.ts';
 import { applyEvent, planScript } from './script.ts';
 import { startSlackCapture } from './slack-capture.ts';
 import { stopSwitch } from './stop.ts';
@@ -159,7 +153,7 @@ export async function runDemo(options: DemoOptions, out: DemoOutput): Promise<nu
     const runtime = new Runtime({ config, logger, version: options.version, clock, notifiers });
     shutdown.add('runtime', () => runtime.close());
     await runtime.connect().catch((cause: unknown) => {
-      throw new DemoError(`cannot reach Redis at ${displayUrl(redis?.url ?? '')}: ${String(cause)}`, {
+      throw new DemoError(`cannot reach Redis at ${redact(redis?.url ?? '')}: ${String(cause)}`, {
         cause,
       });
     });

@@ -6,39 +6,26 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ENDPOINT_NAMES, type EndpointName } from '../../api/tooling.ts';
+import { redactDeep } from '../../util/redact.ts';
 import type { RecordedAnswer } from './probe-analyse.ts';
 
 /** Headers that carry credentials or session state: never recorded. */
 const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key)$/i;
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
 const REDACTED_EMAIL = 'reader@redacted.invalid';
-const REDACTED = '[redacted]';
 
-function scrubText(text: string, secrets: readonly string[]): string {
-  let out = text.replace(EMAIL, REDACTED_EMAIL);
-  for (const secret of secrets) if (secret !== '') out = out.split(secret).join(REDACTED);
-  return out;
-}
-
-function scrubValue(value: unknown, secrets: readonly string[]): unknown {
-  if (typeof value === 'string') return scrubText(value, secrets);
-  if (Array.isArray(value)) return value.map((v) => scrubValue(v, secrets));
-  if (typeof value === 'object' && value !== null)
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubValue(v, secrets)]));
-  return value;
+/** The secrets out (by value), then email addresses (personal data) replaced. */
+function scrubbed<T>(value: T, secrets: readonly string[]): T {
+  const text = JSON.stringify(redactDeep(value, secrets, { shapes: false }));
+  return JSON.parse(text.replace(EMAIL, REDACTED_EMAIL)) as T;
 }
 
 /** The answer with credentials dropped and `secrets` (the API key) and email addresses replaced. */
 export function redactAnswer(answer: RecordedAnswer, secrets: readonly string[]): RecordedAnswer {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(answer.headers))
-    if (!SECRET_HEADERS.test(name)) headers[name] = scrubText(value, secrets);
-  return {
-    ...answer,
-    path: scrubText(answer.path, secrets),
-    headers,
-    body: scrubValue(answer.body, secrets),
-  };
+    if (!SECRET_HEADERS.test(name)) headers[name] = value;
+  return scrubbed({ ...answer, headers }, secrets);
 }
 
 /** What would leak if `text` were written: the key or an email address. */
