@@ -1,9 +1,7 @@
 import { crc32 } from 'node:zlib';
 import type { Observation } from '../model/observation.ts';
-import type { ConditionState } from '../rules/condition.ts';
-import { allocColumns, type KeywordColumns, type KeywordState } from '../rules/keyword-state.ts';
-import type { RuleState } from '../rules/scope.ts';
 import { ByteReader, ByteWriter } from '../snapshot/bytes.ts';
+import type { ConditionState } from './condition.ts';
 import {
   fitsCompact,
   readCompact,
@@ -13,8 +11,10 @@ import {
   writeExact,
   writeExactEntry,
 } from './entries.ts';
+import { allocColumns, type KeywordColumns, type KeywordState } from './keyword-state.ts';
 import { migrateLegacyState, RuleStateDecodeError, RuleStateEncodeError } from './legacy.ts';
 import { readReviewTrack, writeReviewTrack } from './reviews.ts';
+import type { RuleState } from './shapes.ts';
 
 export { RuleStateDecodeError, RuleStateEncodeError } from './legacy.ts';
 

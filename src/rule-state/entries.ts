@@ -1,4 +1,12 @@
-import type { ConditionState } from '../rules/condition.ts';
+import {
+  type ByteReader,
+  type ByteWriter,
+  isUint,
+  isZigzagSafe,
+  unzigzag,
+  zigzag,
+} from '../snapshot/bytes.ts';
+import type { ConditionState } from './condition.ts';
 import {
   CLEAR,
   FIRING,
@@ -8,15 +16,7 @@ import {
   PENDING,
   PHASE_MASK,
   put,
-} from '../rules/keyword-state.ts';
-import {
-  type ByteReader,
-  type ByteWriter,
-  isUint,
-  isZigzagSafe,
-  unzigzag,
-  zigzag,
-} from '../snapshot/bytes.ts';
+} from './keyword-state.ts';
 import { RuleStateDecodeError, RuleStateEncodeError } from './legacy.ts';
 
 /**

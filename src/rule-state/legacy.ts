@@ -1,7 +1,7 @@
 import type { Observation } from '../model/observation.ts';
-import type { ConditionState } from '../rules/condition.ts';
-import { allocColumns, findRepeats, type KeywordColumns, writeEntry } from '../rules/keyword-state.ts';
-import type { RuleState } from '../rules/scope.ts';
+import type { ConditionState } from './condition.ts';
+import { allocColumns, findRepeats, type KeywordColumns, writeEntry } from './keyword-state.ts';
+import type { RuleState } from './shapes.ts';
 
 /**
  * A stored rule state that cannot be read: corrupt bytes, an unknown version, columns that do not

@@ -1,7 +1,7 @@
 import type { ReviewPlatform } from '../model/observation.ts';
-import type { MissingReview, ReviewTrack } from '../rules/review-track.ts';
 import type { ByteReader, ByteWriter } from '../snapshot/bytes.ts';
 import { RuleStateDecodeError } from './legacy.ts';
+import type { MissingReview, ReviewTrack } from './shapes.ts';
 
 /**
  * The missing reviews of a campaign in the bytes of `codec.ts` (version 2):

@@ -1,16 +1,11 @@
 import type { AlertSubject } from '../model/alert.ts';
 import type { BsrRankFacts, BsrRemovalFacts } from '../model/alert-facts.ts';
 import type { BookObservation } from '../model/observation.ts';
+import type { ConditionState } from '../rule-state/condition.ts';
 import { spokenDuration } from '../util/duration.ts';
 import { quote, rank as showRank, where } from '../util/format.ts';
 import { median } from '../util/stats.ts';
-import {
-  breachJudgement,
-  type ConditionState,
-  initialCondition,
-  type Judgement,
-  transitionObservation,
-} from './condition.ts';
+import { breachJudgement, initialCondition, type Judgement, transitionObservation } from './condition.ts';
 import type { BsrRemovedRule, BsrWorsenedRule, RuleConfig } from './config.ts';
 import {
   change,

@@ -1,14 +1,8 @@
 import type { CompFacts } from '../model/alert-facts.ts';
 import type { BookObservation, CompTitle } from '../model/observation.ts';
+import type { ConditionState, FiringCondition } from '../rule-state/condition.ts';
 import { quote, rank as showRank, where } from '../util/format.ts';
-import {
-  type ConditionState,
-  type FiringCondition,
-  initialCondition,
-  type Judgement,
-  stepCondition,
-  transitionObservation,
-} from './condition.ts';
+import { initialCondition, type Judgement, stepCondition, transitionObservation } from './condition.ts';
 import type { CompOvertookRule } from './config.ts';
 import {
   emailRank,

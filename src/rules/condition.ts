@@ -2,46 +2,10 @@
  * A generic condition: clear → pending (for N polls) → firing → clear again, with hysteresis.
  * The state is plain JSON so the poller can store it next to the snapshot. Kind-specific code
  * decides what "breached" and "recovered" mean and what the baseline is; this file only moves
- * between phases and says which notification (if any) the move calls for.
+ * between phases and says which notification (if any) the move calls for. The phases themselves
+ * are stored shapes (`rule-state/condition.ts`).
  */
-
-interface PhaseBase {
-  /** The reference value breaches are measured against; frozen while pending or firing. */
-  baseline: number | null;
-  /** When the baseline was set (ms). */
-  baselineAt: number;
-  /**
-   * The last poll time at which the condition was clear. It names the episode that follows, so a
-   * re-run of the same poll from the same state gives the same fingerprints.
-   */
-  clearAt: number;
-}
-
-export interface ClearCondition extends PhaseBase {
-  phase: 'clear';
-}
-
-export interface PendingCondition extends PhaseBase {
-  phase: 'pending';
-  /** Consecutive breached polls so far. */
-  count: number;
-}
-
-export interface FiringCondition extends PhaseBase {
-  phase: 'firing';
-  firedAt: number;
-  lastNotifiedAt: number;
-  /** Repeat notifications sent so far in this episode. */
-  repeatCount: number;
-  /**
-   * The worst reading since it fired (the highest rank; Infinity for unranked), for the recovered
-   * message's "was down to #31". Absent in state stored before it was tracked: a low point seen
-   * only from the upgrade on would be a guess, so such an episode never gets one.
-   */
-  worst?: number;
-}
-
-export type ConditionState = ClearCondition | PendingCondition | FiringCondition;
+import type { ClearCondition, ConditionState, FiringCondition } from '../rule-state/condition.ts';
 
 /** One poll's verdict, computed by the alert kind against the state it was given. */
 export interface Judgement {

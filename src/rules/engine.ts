@@ -1,5 +1,6 @@
 import type { Alert } from '../model/alert.ts';
 import type { Observation } from '../model/observation.ts';
+import type { RuleState } from '../rule-state/shapes.ts';
 import { evaluateBsrRemoved, evaluateBsrWorsened } from './bsr.ts';
 import { evaluateCompOvertook } from './comps.ts';
 import type { RuleConfig } from './config.ts';
@@ -7,13 +8,14 @@ import { evaluateKeywordRanks } from './keyword-rank.ts';
 import { type ReviewPass, trackReviews } from './review-track.ts';
 import { evaluateReviewCountDown, evaluateReviewNew, evaluateReviewRemoved } from './reviews.ts';
 import { evaluateRoyaltyChange, evaluateSalesRevision } from './sales.ts';
-import type { RuleContext, RuleState, Scope } from './scope.ts';
+import type { RuleContext, Scope } from './scope.ts';
 import { evaluateSentimentShift } from './sentiment.ts';
 
+export type { ConditionState } from '../rule-state/condition.ts';
+export { conditionsOf, type KeywordState } from '../rule-state/keyword-state.ts';
+export type { RuleState } from '../rule-state/shapes.ts';
 export { bsrHistoryHoursNeeded } from './bsr.ts';
-export type { ConditionState } from './condition.ts';
-export { conditionsOf, type KeywordState } from './keyword-state.ts';
-export type { RuleContext, RuleState } from './scope.ts';
+export type { RuleContext } from './scope.ts';
 export {
   evaluateSourceHealth,
   type OutcomeStatus,

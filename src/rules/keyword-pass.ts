@@ -1,6 +1,6 @@
 import type { KeywordsObservation } from '../model/observation.ts';
+import { findRepeats, type KeywordState } from '../rule-state/keyword-state.ts';
 import { pairKeywords } from './diff.ts';
-import { findRepeats, type KeywordState } from './keyword-state.ts';
 
 /**
  * What every keyword rule of one evaluation shares: where each keyword of `next` finds its stored

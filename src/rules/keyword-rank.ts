@@ -1,10 +1,5 @@
 import type { AlertSubject } from '../model/alert.ts';
 import type { KeywordsObservation } from '../model/observation.ts';
-import { quote, rank as showRank, where } from '../util/format.ts';
-import { type Transition, transitionObservation } from './condition.ts';
-import type { KeywordRankDropRule } from './config.ts';
-import { openKeywordPass } from './keyword-pass.ts';
-import { keywordDropEmailRows, keywordRecoveredEmailRows, keywordRows } from './keyword-render.ts';
 import {
   allocColumns,
   CLEAR,
@@ -16,7 +11,12 @@ import {
   PENDING,
   PHASE_MASK,
   put,
-} from './keyword-state.ts';
+} from '../rule-state/keyword-state.ts';
+import { quote, rank as showRank, where } from '../util/format.ts';
+import { type Transition, transitionObservation } from './condition.ts';
+import type { KeywordRankDropRule } from './config.ts';
+import { openKeywordPass } from './keyword-pass.ts';
+import { keywordDropEmailRows, keywordRecoveredEmailRows, keywordRows } from './keyword-render.ts';
 import type { FamilyParts } from './kind-parts.ts';
 import { lowPoint, lowPointFacts } from './low-point.ts';
 import { appliesTo, bookFacts, bookOf, emit, type Scope } from './scope.ts';
@@ -27,7 +27,7 @@ import { appliesTo, bookFacts, bookOf, emit, type Scope } from './scope.ts';
  * poll still adds up and fires. It restarts at the current rank after `baselineMaxAge`, so a rank
  * that settled lower weeks ago is not compared with a long-gone best.
  *
- * The conditions are columns aligned with the keyword list (`keyword-state.ts`), and the step below
+ * The conditions are columns aligned with the keyword list (`rule-state/keyword-state.ts`), and the step below
  * is `stepCondition` + this rule's judgement written out over them, so a steady poll of 1,000
  * keywords reads and writes numbers only: no keys, no objects, except for the alerts it raises.
  */

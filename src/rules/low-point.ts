@@ -1,6 +1,6 @@
+import type { FiringCondition } from '../rule-state/condition.ts';
 import { spokenDuration } from '../util/duration.ts';
 import { rank } from '../util/format.ts';
-import type { FiringCondition } from './condition.ts';
 
 /**
  * What a recovered message says about the episode it ends: how low the rank went and for how long

@@ -1,4 +1,5 @@
 import type { ReviewDetail, ReviewSummary, ReviewsObservation } from '../model/observation.ts';
+import type { MissingReview, ReviewTrack } from '../rule-state/shapes.ts';
 
 /**
  * What the review rules remember between polls of a campaign: the reviews that are missing from
@@ -11,18 +12,6 @@ export const REVIEW_REMOVED_AFTER_POLLS = 2;
 export const REMOVED_REVIEW_KEPT_MS = 90 * 86_400_000;
 /** At most this many removed reviews are remembered per campaign (the most recently removed). */
 export const REMOVED_REVIEWS_KEPT = 5_000;
-
-export interface MissingReview extends ReviewSummary {
-  /** Complete answers in a row the review was absent from. */
-  missing: number;
-  /** When it was judged removed (`missing` reached the threshold); null until then. */
-  removedAt: number | null;
-}
-
-/** Stored in the rule state (`src/rule-state/`), keyed by review id. */
-export interface ReviewTrack {
-  missing: Map<string, MissingReview>;
-}
 
 /** One poll's judgement of a campaign's review ids, shared by every review rule. */
 export interface ReviewPass {

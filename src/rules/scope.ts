@@ -1,11 +1,11 @@
 import type { Alert, AlertFactsByKind, AlertKind, AlertSubject } from '../model/alert.ts';
 import type { BookFacts } from '../model/alert-facts.ts';
-import { type ConditionState, type Judgement, stepCondition, type Transition } from './condition.ts';
+import type { ConditionState } from '../rule-state/condition.ts';
+import type { KeywordState } from '../rule-state/keyword-state.ts';
+import { type Judgement, stepCondition, type Transition } from './condition.ts';
 import type { RuleConfig } from './config.ts';
 import { fingerprint } from './fingerprint.ts';
 import type { KeywordPass } from './keyword-pass.ts';
-import type { KeywordState } from './keyword-state.ts';
-import type { ReviewTrack } from './review-track.ts';
 
 /** A book as people know it, from its latest book snapshot. */
 export interface BookName {
@@ -41,19 +41,6 @@ export function bookOf(ctx: RuleContext, asin: string, marketplace: string | nul
 export function bookFacts(ctx: RuleContext, asin: string, marketplace: string | null): BookFacts {
   const book = bookOf(ctx, asin, marketplace);
   return book === undefined ? {} : { bookTitle: book.title, author: book.author };
-}
-
-/**
- * Condition states of one poll target. `conditions` holds the few conditions of BSR rules, keyed
- * `ruleId|subjectKey` (plain JSON); keyword_rank_drop conditions, one per keyword, are columns
- * aligned with the observation (`keyword-state.ts`). Stored through `src/rule-state/`.
- */
-export interface RuleState {
-  conditions: Record<string, ConditionState>;
-  /** Absent when no keyword rule judged the target. */
-  keywords?: KeywordState;
-  /** Reviews missing from a campaign's answers (`review-track.ts`); absent when there are none. */
-  reviews?: ReviewTrack;
 }
 
 /** What one evaluation reads and writes; kind modules share it so the engine stays a dispatcher. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Alert } from '../../src/model/alert.ts';
 import type { KeywordRank, KeywordsObservation } from '../../src/model/observation.ts';
+import type { ConditionState } from '../../src/rule-state/condition.ts';
 import { decodeRuleState, encodeRuleState } from '../../src/rule-state/index.ts';
-import type { ConditionState } from '../../src/rules/condition.ts';
 import type { KeywordRankDropRule, RuleConfigInput } from '../../src/rules/config.ts';
 import { conditionsOf, evaluate, type RuleState } from '../../src/rules/engine.ts';
 import { seededRandom } from '../../src/sim/prng.ts';

@@ -5,8 +5,8 @@
  * and the facts titles are made of), not whole alerts.
  */
 import type { KeywordsObservation } from '../../src/model/observation.ts';
+import type { ConditionState } from '../../src/rule-state/condition.ts';
 import {
-  type ConditionState,
   initialCondition,
   type Judgement,
   stepCondition,

@@ -1,15 +1,20 @@
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { KeywordsObservation, Observation } from '../../src/model/observation.ts';
+import type { ConditionState } from '../../src/rule-state/condition.ts';
 import {
   decodeRuleState,
   encodeRuleState,
   RuleStateDecodeError,
   RuleStateEncodeError,
 } from '../../src/rule-state/index.ts';
-import type { ConditionState } from '../../src/rules/condition.ts';
+import {
+  allocColumns,
+  findRepeats,
+  type KeywordColumns,
+  writeEntry,
+} from '../../src/rule-state/keyword-state.ts';
 import { conditionsOf, evaluate, type RuleState } from '../../src/rules/engine.ts';
-import { allocColumns, findRepeats, type KeywordColumns, writeEntry } from '../../src/rules/keyword-state.ts';
 import { seededRandom } from '../../src/sim/prng.ts';
 import { factsOf } from '../helpers/alert-facts.ts';
 import { ASIN, book, HOUR, keywords, rule, run, T0 } from './helpers.ts';
