@@ -48,7 +48,7 @@ const groupWindowsSchema = z
   )
   .meta({
     description:
-      'Per alert kind (review_new, keyword_rank_drop, …): groupWait and/or groupInterval for that kind on this channel.',
+      'Per alert kind (see docs/alerts.md for the kinds): groupWait and/or groupInterval for that kind on this channel.',
   });
 
 export const deliveryFields = {

@@ -5,6 +5,7 @@ import type { ChannelConfig } from '../config/schema.ts';
 import type { GroupWindow } from '../config-kit/channel-fields.ts';
 import { ALERT_KINDS, type Alert, type AlertKind } from '../model/alert.ts';
 import { fingerprint } from '../rules/fingerprint.ts';
+import { SOURCE_KINDS } from '../rules/source-health.ts';
 import { disabledChannelKey } from './keys.ts';
 import type { ChannelSettings } from './processor.ts';
 
@@ -43,13 +44,13 @@ export function channelDisabledAlert(channelId: string, error: DeliveryError, no
     fingerprint: fingerprint({
       workspace: '*',
       ruleId: 'channel-health',
-      kind: 'source_health',
+      kind: SOURCE_KINDS.failing,
       subject,
       observation: `disabled:${error.status ?? 'unknown'}:${day}`,
     }),
     workspace: '*',
     ruleId: 'channel-health',
-    kind: 'source_health',
+    kind: SOURCE_KINDS.failing,
     severity: 'critical',
     status: 'firing',
     subject,

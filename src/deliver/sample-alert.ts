@@ -3,16 +3,18 @@
  * proves the channel's own settings (webhook, SMTP) work, without grouping, quiet hours, pacing or
  * the dedup log in the way.
  */
+
 import { createHash } from 'node:crypto';
 import type { Notifier, OutgoingMessage } from '../channels/notifier.ts';
 import type { Alert } from '../model/alert.ts';
+import { SOURCE_KINDS } from '../rules/source-health.ts';
 
 export function sampleAlertTitle(channelId: string): string {
   return `Test alert from shelfwatch — no action needed (channel ${channelId} works)`;
 }
 
 /**
- * There is no alert kind for tests, so the sample borrows `source_recovered` ("works again"), the
+ * There is no alert kind for tests, so the sample borrows the source-health family's recovery ("works again"), the
  * one kind whose label cannot be read as bad news. The title and facts say it is a test.
  */
 export function sampleAlert(channelId: string, nowMs: number): Alert {
@@ -22,7 +24,7 @@ export function sampleAlert(channelId: string, nowMs: number): Alert {
     fingerprint: createHash('sha256').update(observation).digest('hex').slice(0, 32),
     workspace: '*',
     ruleId: 'test-alert',
-    kind: 'source_recovered',
+    kind: SOURCE_KINDS.recovered,
     severity: 'info',
     status: 'resolved',
     subject: { targetId: `channel/${channelId}` },

@@ -16,7 +16,7 @@ export interface PauseAlertDeps {
 
 /**
  * Speaks up about a workspace pause a poll set or ran into: a warning in the log when it was
- * set, and the episode's `source_health` alerts once they are due (kept with the episode's mark
+ * set, and the episode's source-health alerts once they are due (kept with the episode's mark
  * until enqueued, so a crash in between loses neither the alert nor its recovery). Returns the alerts.
  */
 export async function announcePause(

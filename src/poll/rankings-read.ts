@@ -3,7 +3,7 @@
  * series' shape (so it can move behind the API contract's accessors in one step), and pure: the same
  * answer, request and poll time always read the same, or fail the same.
  *
- * Bad input is an error outcome (the poll fails, the baseline stays, source_health counts it) when
+ * Bad input is an error outcome (the poll fails, the baseline stays, source health counts it) when
  * reading it any other way could invent a drop or a recovery: points out of order or repeating an
  * hour, a point in the future or not on the hour, a gap inside a series, series that disagree on the
  * hours they cover, an ASIN or keyword that was not asked for, or the same keyword twice. It is read

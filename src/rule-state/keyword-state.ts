@@ -2,7 +2,7 @@ import type { KeywordRank } from '../model/observation.ts';
 import type { ConditionState } from './condition.ts';
 
 /**
- * keyword_rank_drop conditions as columns, one entry per keyword in the order of the observation
+ * keyword rank conditions as columns, one entry per keyword in the order of the observation
  * they were judged on. A 1,000-keyword book keeps 1,000 conditions per rule; as objects keyed
  * `ruleId|asin|marketplace|keyword` they were 141 bytes a keyword in Redis and most of a poll's
  * CPU time (string keys, object churn, JSON). As columns they need no keys at all: index i is the
@@ -50,7 +50,7 @@ export interface KeywordState {
    * state so a poll with the same keyword order never has to hash its keywords to find repeats.
    */
   repeatOf: Int32Array | null;
-  /** Columns per keyword_rank_drop rule id. */
+  /** Columns per keyword rank rule id. */
   rules: Map<string, KeywordColumns>;
 }
 

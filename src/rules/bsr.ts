@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { AlertSubject } from '../model/alert.ts';
 import type { BsrRankFacts, BsrRemovalFacts } from '../model/alert-facts.ts';
 import type { BookObservation } from '../model/observation.ts';
@@ -6,7 +7,6 @@ import { spokenDuration } from '../util/duration.ts';
 import { quote, rank as showRank, where } from '../util/format.ts';
 import { median } from '../util/stats.ts';
 import { breachJudgement, initialCondition, type Judgement, transitionObservation } from './condition.ts';
-import type { BsrRemovedRule, BsrWorsenedRule, RuleConfig } from './config.ts';
 import {
   change,
   downSpanText,
@@ -21,7 +21,34 @@ import {
   text,
 } from './kind-parts.ts';
 import { lowPoint, lowPointFacts } from './low-point.ts';
-import { advanceCondition, appliesTo, emit, type Scope } from './scope.ts';
+import { base, conditionFields } from './rule-fields.ts';
+import { advanceCondition, appliesTo, emit, type Judge, type Scope, sameKind } from './scope.ts';
+
+// ---- configuration -------------------------------------------------------------------------
+
+export const bsrWorsenedSchema = z.strictObject({
+  ...base('bsr_worsened', 'warning'),
+  ...conditionFields,
+  baselineHours: z.number().int().min(1).max(72).default(24).describe('Hours of history in the median.'),
+  factor: z.number().positive().default(1).describe('Fire when rank ≥ median × (1 + factor).'),
+  minRankChange: z.number().int().min(0).default(10).describe('…and at least this many places worse.'),
+  rearmFactor: z.number().min(0).default(0.5).describe('Resolve when rank ≤ baseline × (1 + rearmFactor).'),
+});
+
+export const bsrRemovedSchema = z.strictObject({
+  ...base('bsr_removed', 'warning'),
+  for: conditionFields.for,
+  repeatEvery: conditionFields.repeatEvery,
+});
+
+export type BsrWorsenedRule = z.output<typeof bsrWorsenedSchema>;
+export type BsrRemovedRule = z.output<typeof bsrRemovedSchema>;
+
+/** This family's share of the rules a workspace gets when its config lists none. */
+export const bsrDefaults: (z.input<typeof bsrWorsenedSchema> | z.input<typeof bsrRemovedSchema>)[] = [
+  { id: 'bsr-worse', kind: 'bsr_worsened', for: 2 },
+  { id: 'bsr-removed', kind: 'bsr_removed' },
+];
 
 const HOUR_MS = 3_600_000;
 /** Slack for float rounding in the log comparison (log10(100) - log10(50) vs log10(2)). */
@@ -39,10 +66,12 @@ export function recentRanks(book: BookObservation, hours: number, until = book.o
   return out.reverse();
 }
 
+const isBsrWorsened = (rule: { kind: string }): rule is BsrWorsenedRule => rule.kind === 'bsr_worsened';
+
 /** How many hours of `bsrHistory` the rules need: the poller must keep at least this much. */
-export function bsrHistoryHoursNeeded(rules: readonly RuleConfig[]): number {
+export function bsrHistoryHoursNeeded(rules: readonly { kind: string }[]): number {
   let hours = 0;
-  for (const rule of rules) if (rule.kind === 'bsr_worsened') hours = Math.max(hours, rule.baselineHours);
+  for (const rule of rules) if (isBsrWorsened(rule)) hours = Math.max(hours, rule.baselineHours);
   return hours;
 }
 
@@ -293,3 +322,13 @@ export const bsrKinds = {
     ],
   },
 } satisfies FamilyParts<'bsr_worsened' | 'bsr_recovered' | 'bsr_removed' | 'bsr_restored'>;
+
+/** The BSR family's rules (registered in `kinds.ts`). */
+export const bsrJudges = {
+  bsr_worsened: (scope, rule, prev, next) => {
+    if (next.kind === 'book') evaluateBsrWorsened(scope, rule, sameKind(prev, next), next);
+  },
+  bsr_removed: (scope, rule, prev, next) => {
+    if (next.kind === 'book') evaluateBsrRemoved(scope, rule, sameKind(prev, next), next);
+  },
+} satisfies { bsr_worsened: Judge<BsrWorsenedRule>; bsr_removed: Judge<BsrRemovedRule> };

@@ -1,9 +1,10 @@
+import { z } from 'zod';
+import { asinSchema } from '../api/index.ts';
 import type { CompFacts } from '../model/alert-facts.ts';
 import type { BookObservation, CompTitle } from '../model/observation.ts';
 import type { ConditionState, FiringCondition } from '../rule-state/condition.ts';
 import { quote, rank as showRank, where } from '../util/format.ts';
 import { initialCondition, type Judgement, stepCondition, transitionObservation } from './condition.ts';
-import type { CompOvertookRule } from './config.ts';
 import {
   emailRank,
   emailRows,
@@ -14,7 +15,32 @@ import {
   show,
   text,
 } from './kind-parts.ts';
-import { appliesTo, emit, type Scope } from './scope.ts';
+import { base, conditionFields } from './rule-fields.ts';
+import { appliesTo, emit, type Judge, type Scope, sameKind } from './scope.ts';
+
+// ---- configuration -------------------------------------------------------------------------
+
+export const compOvertookSchema = z.strictObject({
+  ...base('comp_overtook', 'info'),
+  for: conditionFields.for,
+  // Falling behind again is half of what authors asked for: announced unless turned off.
+  sendResolved: z.boolean().default(true).describe('Also alert when the comp falls behind again.'),
+  comps: z.array(asinSchema).min(1).optional().describe('Only these comp ASINs (default: all listed).'),
+  margin: z
+    .number()
+    .positive()
+    .default(0.1)
+    .describe(
+      'Ahead when comp BSR × (1 + margin) ≤ book BSR; behind when comp BSR ≥ book BSR × (1 + margin).',
+    ),
+});
+
+export type CompOvertookRule = z.output<typeof compOvertookSchema>;
+
+/** This family's share of the rules a workspace gets when its config lists none. */
+export const compDefaults: z.input<typeof compOvertookSchema>[] = [
+  { id: 'comp-overtook', kind: 'comp_overtook' },
+];
 
 /** Slack for float rounding in the ratio comparisons. */
 const EPSILON = 1e-9;
@@ -173,3 +199,10 @@ export const compKinds = {
     emailRows: compEmailRows,
   },
 } satisfies FamilyParts<'comp_overtook' | 'comp_fell_behind'>;
+
+/** The comps family's rule (registered in `kinds.ts`). */
+export const compJudges = {
+  comp_overtook: (scope, rule, prev, next) => {
+    if (next.kind === 'book') evaluateCompOvertook(scope, rule, sameKind(prev, next), next);
+  },
+} satisfies { comp_overtook: Judge<CompOvertookRule> };

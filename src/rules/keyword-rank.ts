@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { AlertSubject } from '../model/alert.ts';
 import type { KeywordsObservation } from '../model/observation.ts';
 import {
@@ -14,12 +15,41 @@ import {
 } from '../rule-state/keyword-state.ts';
 import { quote, rank as showRank, where } from '../util/format.ts';
 import { type Transition, transitionObservation } from './condition.ts';
-import type { KeywordRankDropRule } from './config.ts';
 import { openKeywordPass } from './keyword-pass.ts';
 import { keywordDropEmailRows, keywordRecoveredEmailRows, keywordRows } from './keyword-render.ts';
 import type { FamilyParts } from './kind-parts.ts';
 import { lowPoint, lowPointFacts } from './low-point.ts';
-import { appliesTo, bookFacts, bookOf, emit, type Scope } from './scope.ts';
+import { base, conditionFields, duration, percentSchema } from './rule-fields.ts';
+import { appliesTo, bookFacts, bookOf, emit, type Judge, type Scope, sameKind } from './scope.ts';
+
+// ---- configuration -------------------------------------------------------------------------
+
+export const keywordRankDropSchema = z
+  .strictObject({
+    ...base('keyword_rank_drop', 'warning'),
+    ...conditionFields,
+    keywords: z.array(z.string().min(1)).min(1).optional().describe('Only these keywords (exact).'),
+    positionsLost: z.number().int().min(1).optional().describe('Fire when ≥ N positions below baseline.'),
+    percent: percentSchema.optional().describe('Fire when the rank is ≥ p% worse than baseline.'),
+    leaveTopN: z.number().int().min(1).optional().describe('Fire when it was in the top N and is not.'),
+    unranked: z.boolean().default(true).describe('Fire when a ranked keyword becomes unranked.'),
+    rearmBand: z.number().int().min(0).default(2).describe('Resolve only within baseline + band.'),
+    baselineMaxAge: duration.prefault('7d').describe('Restart the baseline after this long.'),
+  })
+  .refine(
+    (r) =>
+      r.positionsLost !== undefined || r.percent !== undefined || r.leaveTopN !== undefined || r.unranked,
+    {
+      message: 'keyword_rank_drop needs a trigger: positionsLost, percent, leaveTopN or unranked: true',
+    },
+  );
+
+export type KeywordRankDropRule = z.output<typeof keywordRankDropSchema>;
+
+/** This family's share of the rules a workspace gets when its config lists none. */
+export const keywordDefaults: z.input<typeof keywordRankDropSchema>[] = [
+  { id: 'keyword-drop', kind: 'keyword_rank_drop', positionsLost: 5, leaveTopN: 10, for: 2 },
+];
 
 /**
  * Keyword rank drops. The baseline is the best rank seen since the condition was last clear-after-
@@ -292,3 +322,10 @@ export const keywordKinds = {
     emailRows: keywordRecoveredEmailRows,
   },
 } satisfies FamilyParts<'keyword_rank_drop' | 'keyword_rank_recovered'>;
+
+/** The keyword family's rule (registered in `kinds.ts`). */
+export const keywordJudges = {
+  keyword_rank_drop: (scope, rule, prev, next) => {
+    if (next.kind === 'keywords') evaluateKeywordRanks(scope, rule, sameKind(prev, next), next);
+  },
+} satisfies { keyword_rank_drop: Judge<KeywordRankDropRule> };

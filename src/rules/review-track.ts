@@ -15,11 +15,11 @@ export const REMOVED_REVIEWS_KEPT = 5_000;
 
 /** One poll's judgement of a campaign's review ids, shared by every review rule. */
 export interface ReviewPass {
-  /** Listed now, never seen before: `review_new`. */
+  /** Listed now, never seen before: a new review. */
   arrived: ReviewDetail[];
-  /** Absent long enough, this poll: `review_removed`. */
+  /** Absent long enough, this poll: a removed review. */
   removed: MissingReview[];
-  /** Listed again after being announced as removed: `review_restored`, never `review_new`. */
+  /** Listed again after being announced as removed: restored, never new. */
   restored: { review: ReviewDetail; removedAt: number }[];
   after: ReviewTrack;
 }

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { AlertSubject } from '../model/alert.ts';
 import type { ReviewFacts } from '../model/alert-facts.ts';
 import type {
@@ -8,7 +9,6 @@ import type {
 } from '../model/observation.ts';
 import { groupDigits, quote, where } from '../util/format.ts';
 import { localTime } from '../util/local-time.ts';
-import type { ReviewCountDownRule, ReviewNewRule, ReviewRemovedRule } from './config.ts';
 import {
   change,
   count,
@@ -23,7 +23,54 @@ import {
   time,
 } from './kind-parts.ts';
 import type { ReviewPass } from './review-track.ts';
-import { appliesTo, bookFacts, bookName, emit, type Scope } from './scope.ts';
+import { base, ratingSchema } from './rule-fields.ts';
+import { appliesTo, bookFacts, bookName, emit, type Judge, type Scope, sameKind } from './scope.ts';
+
+// ---- configuration -------------------------------------------------------------------------
+
+export const reviewNewSchema = z
+  .strictObject({
+    ...base('review_new', 'info'),
+    platforms: z
+      .array(z.enum(['amazon', 'audible', 'goodreads']))
+      .min(1)
+      .optional(),
+    minRating: ratingSchema.optional(),
+    maxRating: ratingSchema.optional(),
+    lowStarAt: z.number().int().min(0).max(5).default(2).describe('Ratings ≤ this are flagged lowStar.'),
+  })
+  .refine((r) => r.minRating === undefined || r.maxRating === undefined || r.minRating <= r.maxRating, {
+    message: 'minRating must not be above maxRating',
+    path: ['minRating'],
+  });
+
+export const reviewRemovedSchema = z.strictObject({
+  ...base('review_removed', 'warning'),
+  platforms: z
+    .array(z.enum(['amazon', 'audible', 'goodreads']))
+    .min(1)
+    .optional(),
+});
+
+export const reviewCountDownSchema = z.strictObject({
+  ...base('review_count_down', 'warning'),
+  minDrop: z.number().int().min(1).default(1).describe('Fire when the count fell by at least this.'),
+});
+
+export type ReviewNewRule = z.output<typeof reviewNewSchema>;
+export type ReviewRemovedRule = z.output<typeof reviewRemovedSchema>;
+export type ReviewCountDownRule = z.output<typeof reviewCountDownSchema>;
+
+/** This family's share of the rules a workspace gets when its config lists none. */
+export const reviewDefaults: (
+  | z.input<typeof reviewNewSchema>
+  | z.input<typeof reviewRemovedSchema>
+  | z.input<typeof reviewCountDownSchema>
+)[] = [
+  { id: 'new-review', kind: 'review_new' },
+  { id: 'review-removed', kind: 'review_removed' },
+  { id: 'review-count-down', kind: 'review_count_down' },
+];
 
 /**
  * Review events. The ids of one ok poll are compared with the previous one and with the reviews
@@ -216,3 +263,21 @@ export const reviewKinds = {
       ),
   },
 } satisfies FamilyParts<'review_new' | 'review_removed' | 'review_restored' | 'review_count_down'>;
+
+/** The review family's rules (registered in `kinds.ts`). Review events need two polls: nothing to seed. */
+export const reviewJudges = {
+  review_new: (scope, rule, _prev, next, pass) => {
+    if (next.kind === 'reviews' && pass !== undefined) evaluateReviewNew(scope, rule, pass, next);
+  },
+  review_removed: (scope, rule, _prev, next, pass) => {
+    if (next.kind === 'reviews' && pass !== undefined) evaluateReviewRemoved(scope, rule, pass, next);
+  },
+  review_count_down: (scope, rule, prev, next) => {
+    const before = next.kind === 'book' ? sameKind(prev, next) : undefined;
+    if (next.kind === 'book' && before !== undefined) evaluateReviewCountDown(scope, rule, before, next);
+  },
+} satisfies {
+  review_new: Judge<ReviewNewRule>;
+  review_removed: Judge<ReviewRemovedRule>;
+  review_count_down: Judge<ReviewCountDownRule>;
+};

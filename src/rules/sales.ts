@@ -1,6 +1,6 @@
+import { z } from 'zod';
 import type { MoneyMinor, SalesDay, SalesObservation } from '../model/observation.ts';
 import { amount, groupDigits, money, percent, signedMoney } from '../util/format.ts';
-import type { RoyaltyChangeRule, SalesRevisionRule } from './config.ts';
 import {
   cash,
   change,
@@ -13,7 +13,41 @@ import {
   show,
   showProvisional,
 } from './kind-parts.ts';
-import { appliesTo, emit, type Scope } from './scope.ts';
+import { base, percentSchema } from './rule-fields.ts';
+import { appliesTo, emit, type Judge, type Scope, sameKind } from './scope.ts';
+
+// ---- configuration -------------------------------------------------------------------------
+
+export const royaltyChangeSchema = z.strictObject({
+  ...base('royalty_change', 'warning'),
+  currencies: z
+    .array(z.string().regex(/^[A-Z]{3}$/))
+    .min(1)
+    .optional(),
+  on: z
+    .enum(['latest', 'final'])
+    .default('latest')
+    .describe('Judge a day when it first appears or when final.'),
+  compareWith: z.enum(['day_before', 'trailing_average', 'either', 'both']).default('either'),
+  trailingDays: z.number().int().min(1).max(60).default(7),
+  percent: percentSchema.default(50).describe('Fire when the change is ≥ this percent…'),
+  minAbsolute: z.number().int().min(0).default(500).describe('…and ≥ this many minor units.'),
+  direction: z.enum(['down', 'up', 'both']).default('down'),
+});
+
+export const salesRevisionSchema = z.strictObject({
+  ...base('sales_revision', 'info'),
+  minRoyaltyChange: z.number().int().min(0).default(0).describe('Ignore revisions smaller than this.'),
+});
+
+export type RoyaltyChangeRule = z.output<typeof royaltyChangeSchema>;
+export type SalesRevisionRule = z.output<typeof salesRevisionSchema>;
+
+/** This family's share of the rules a workspace gets when its config lists none. */
+export const salesDefaults: (z.input<typeof royaltyChangeSchema> | z.input<typeof salesRevisionSchema>)[] = [
+  { id: 'royalty-change', kind: 'royalty_change' },
+  { id: 'sales-revision', kind: 'sales_revision' },
+];
 
 /**
  * Sales events. A series is one (asin, marketplace, royalty currency): money is never added up or
@@ -270,3 +304,15 @@ export const salesKinds = {
       ),
   },
 } satisfies FamilyParts<'royalty_change' | 'sales_revision'>;
+
+/** The sales family's rules (registered in `kinds.ts`): a day is judged against the poll before. */
+export const salesJudges = {
+  royalty_change: (scope, rule, prev, next) => {
+    const before = next.kind === 'sales' ? sameKind(prev, next) : undefined;
+    if (next.kind === 'sales' && before !== undefined) evaluateRoyaltyChange(scope, rule, before, next);
+  },
+  sales_revision: (scope, rule, prev, next) => {
+    const before = next.kind === 'sales' ? sameKind(prev, next) : undefined;
+    if (next.kind === 'sales' && before !== undefined) evaluateSalesRevision(scope, rule, before, next);
+  },
+} satisfies { royalty_change: Judge<RoyaltyChangeRule>; sales_revision: Judge<SalesRevisionRule> };

@@ -1,11 +1,12 @@
 import type { Alert, AlertFactsByKind, AlertKind, AlertSubject } from '../model/alert.ts';
 import type { BookFacts } from '../model/alert-facts.ts';
+import type { Observation } from '../model/observation.ts';
 import type { ConditionState } from '../rule-state/condition.ts';
 import type { KeywordState } from '../rule-state/keyword-state.ts';
 import { type Judgement, stepCondition, type Transition } from './condition.ts';
-import type { RuleConfig } from './config.ts';
 import { fingerprint } from './fingerprint.ts';
 import type { KeywordPass } from './keyword-pass.ts';
+import type { ReviewPass } from './review-track.ts';
 
 /** A book as people know it, from its latest book snapshot. */
 export interface BookName {
@@ -74,7 +75,12 @@ interface DraftOf<K extends AlertKind> {
 /** What a rule raises: its kind's facts with it (a union discriminated by `kind`, like `Alert`). */
 export type AlertDraft = { [K in AlertKind]: DraftOf<K> }[AlertKind];
 
-export function emit(scope: Scope, rule: RuleConfig, draft: AlertDraft): void {
+/** Raises an alert of `rule` (any configured rule: its id and default severity). */
+export function emit(
+  scope: Scope,
+  rule: { id: string; severity: Alert['severity'] },
+  draft: AlertDraft,
+): void {
   const { workspace } = scope.ctx;
   // Kind and facts come from one draft, so they match; TypeScript does not follow the pair.
   const alert = {
@@ -143,4 +149,21 @@ export function advanceCondition(
   if (transition === null || (transition.type === 'resolve' && !announceResolve)) return null;
   const baseline = transition.type === 'resolve' ? transition.firing.baseline : step.state.baseline;
   return { transition, episode: step.episode, baseline };
+}
+
+/**
+ * How a configured rule judges one ok poll of a target (registered per rule kind in `kinds.ts`):
+ * it looks only at the observations it knows and leaves the others alone.
+ */
+export type Judge<R> = (
+  scope: Scope,
+  rule: R,
+  prev: Observation | undefined,
+  next: Observation,
+  reviewPass: ReviewPass | undefined,
+) => void;
+
+/** The previous observation when it is of `next`'s kind: a reused target id is no baseline, like a first poll. */
+export function sameKind<O extends Observation>(prev: Observation | undefined, next: O): O | undefined {
+  return prev?.kind === next.kind ? (prev as O) : undefined;
 }

@@ -1,8 +1,8 @@
+import { z } from 'zod';
 import type { SentimentFacts } from '../model/alert-facts.ts';
 import type { BookObservation } from '../model/observation.ts';
 import { quote, where } from '../util/format.ts';
 import { breachJudgement, initialCondition, type Judgement, transitionObservation } from './condition.ts';
-import type { SentimentShiftRule } from './config.ts';
 import {
   change,
   count,
@@ -14,7 +14,43 @@ import {
   show,
   text,
 } from './kind-parts.ts';
-import { advanceCondition, appliesTo, emit, type Scope } from './scope.ts';
+import { base, conditionFields } from './rule-fields.ts';
+import { advanceCondition, appliesTo, emit, type Judge, type Scope, sameKind } from './scope.ts';
+
+// ---- configuration -------------------------------------------------------------------------
+
+export const sentimentShiftSchema = z.strictObject({
+  ...base('sentiment_shift', 'warning'),
+  ...conditionFields,
+  ratingChange: z
+    .union([z.number().positive(), z.literal(false)])
+    .default(0.2)
+    .describe('Fire when the average rating is this many stars off its rolling baseline (false: off).'),
+  sentimentPoints: z
+    .union([z.number().positive().max(200), z.literal(false)])
+    .default(10)
+    .describe('Fire when positive − negative is this many percentage points off its baseline (false: off).'),
+  baselinePolls: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(24)
+    .describe('Polls the rolling baseline (an exponential average) spans.'),
+  minReviews: z
+    .number()
+    .int()
+    .min(0)
+    .default(20)
+    .describe('Judge only books with at least this many reviews.'),
+});
+
+export type SentimentShiftRule = z.output<typeof sentimentShiftSchema>;
+
+/** This family's share of the rules a workspace gets when its config lists none. */
+export const sentimentDefaults: z.input<typeof sentimentShiftSchema>[] = [
+  { id: 'sentiment-shift', kind: 'sentiment_shift' },
+];
 
 /** Slack for float rounding: 4.4 − 4.2 is 0.20000000000000018. */
 const EPSILON = 1e-9;
@@ -172,3 +208,10 @@ export const sentimentKinds = {
     emailRows: sentimentEmailRows,
   },
 } satisfies FamilyParts<'sentiment_shift' | 'sentiment_recovered'>;
+
+/** The sentiment family's rule (registered in `kinds.ts`). */
+export const sentimentJudges = {
+  sentiment_shift: (scope, rule, prev, next) => {
+    if (next.kind === 'book') evaluateSentimentShift(scope, rule, sameKind(prev, next), next);
+  },
+} satisfies { sentiment_shift: Judge<SentimentShiftRule> };

@@ -1,10 +1,32 @@
+import { z } from 'zod';
 import type { Alert, AlertSubject } from '../model/alert.ts';
 import type { SourceRecoveredFacts } from '../model/alert-facts.ts';
 import { formatDuration } from '../util/duration.ts';
 import { localTime } from '../util/local-time.ts';
-import type { RuleConfig, SourceHealthRule } from './config.ts';
 import { count, emailRows, type FamilyParts, num, rows, show, text, time } from './kind-parts.ts';
+import { duration, ruleIdSchema, severitySchema } from './rule-fields.ts';
 import { emit, type RuleContext, type Scope } from './scope.ts';
+
+// ---- configuration -------------------------------------------------------------------------
+
+export const sourceHealthSchema = z.strictObject({
+  id: ruleIdSchema,
+  kind: z.literal('source_health'),
+  severity: severitySchema.default('critical'),
+  targets: z.array(z.string().min(1)).min(1).optional().describe('Only these poll target ids.'),
+  failures: z.number().int().min(1).default(3).describe('Consecutive failed polls before alerting.'),
+  countNoData: z.boolean().default(true).describe('Count no_data outcomes as failures.'),
+  pausedFor: duration
+    .prefault('30m')
+    .describe('Alert when the API pauses the whole workspace (429) for this long; a 401 alerts at once.'),
+});
+
+export type SourceHealthRule = z.output<typeof sourceHealthSchema>;
+
+/** This family's share of the rules a workspace gets when its config lists none. */
+export const sourceHealthDefaults: z.input<typeof sourceHealthSchema>[] = [
+  { id: 'source-health', kind: 'source_health' },
+];
 
 /** One rule's view of one poll target's failure streak. Plain JSON. */
 export interface SourceHealthRuleState {
@@ -45,15 +67,14 @@ const fresh = (): SourceHealthRuleState => ({ failures: 0, since: null, alerted:
  */
 export function evaluateSourceHealth(
   ctx: RuleContext,
-  rules: readonly RuleConfig[],
+  rules: readonly { kind: string }[],
   outcomeStatus: OutcomeStatus,
   state: SourceHealthState | undefined,
   detail?: { error?: string; drift?: string | undefined },
 ): { alerts: Alert[]; state: SourceHealthState } {
   const scope = alertsOnly(ctx);
   const next: SourceHealthState = { rules: {} };
-  for (const rule of rules) {
-    if (rule.kind !== 'source_health') continue;
+  for (const rule of sourceHealthRules(rules)) {
     if (rule.targets !== undefined && !rule.targets.includes(ctx.targetId)) continue;
     next.rules[rule.id] = step(
       scope,
@@ -138,7 +159,8 @@ function workspaceScope(workspace: string, nowMs: number): Scope {
   return alertsOnly({ workspace, targetId: '*', nowMs });
 }
 
-const sourceHealthRules = (rules: readonly RuleConfig[]): SourceHealthRule[] =>
+/** The rules of this family among all of a workspace's (the rest are judged on observations). */
+const sourceHealthRules = (rules: readonly { kind: string }[]): SourceHealthRule[] =>
   rules.filter((rule): rule is SourceHealthRule => rule.kind === 'source_health');
 
 /**
@@ -149,7 +171,7 @@ const sourceHealthRules = (rules: readonly RuleConfig[]): SourceHealthRule[] =>
  */
 export function evaluateWorkspacePause(
   workspace: string,
-  rules: readonly RuleConfig[],
+  rules: readonly { kind: string }[],
   episode: WorkspacePauseView,
   nowMs: number,
 ): { alerts: Alert[]; alertedRuleIds: string[] } {
@@ -185,7 +207,7 @@ export function evaluateWorkspacePause(
 /** The first ok answer after a pause episode: one `source_recovered` from each rule that alerted. */
 export function evaluateWorkspaceRecovery(
   workspace: string,
-  rules: readonly RuleConfig[],
+  rules: readonly { kind: string }[],
   episode: WorkspacePauseView,
   nowMs: number,
 ): Alert[] {
@@ -215,7 +237,11 @@ export function evaluateWorkspaceRecovery(
  * what was lost: a firing condition may never resolve, a pending one starts again. Every
  * source-health rule of the target says so once (the poll's time names the event), on its route.
  */
-export function ruleStateLostAlerts(ctx: RuleContext, rules: readonly RuleConfig[], reason: string): Alert[] {
+export function ruleStateLostAlerts(
+  ctx: RuleContext,
+  rules: readonly { kind: string }[],
+  reason: string,
+): Alert[] {
   const scope = alertsOnly(ctx);
   const { targetId, nowMs } = ctx;
   const lastError = reason.slice(0, MAX_ERROR_CHARS);
@@ -304,3 +330,6 @@ export const sourceHealthKinds = {
     },
   },
 } satisfies FamilyParts<'source_health' | 'source_recovered'>;
+
+/** Source health is judged on poll outcomes (`evaluateSourceHealth`), not on observations. */
+export const sourceHealthJudges = { source_health: null } as const;

@@ -9,6 +9,7 @@
  */
 
 import type { Alert } from '../../model/alert.ts';
+import { partsOf } from '../../rules/kinds.ts';
 import { BIDI_CONTROLS } from '../../util/bidi.ts';
 import { groupDigits } from '../../util/format.ts';
 import { oneLine } from '../../util/one-line.ts';
@@ -127,7 +128,7 @@ export function renderPlainAlert(alert: Alert, markup: Markup, options: PlainOpt
   }
   const spark = sparklineFor(alert);
   if (spark !== undefined) {
-    const label = alert.kind === 'royalty_change' ? 'Royalties by day' : 'Rank (taller = better)';
+    const label = partsOf(alert.kind).seriesLabel ?? 'Rank (taller = better)';
     push(`${label}: ${spark}`);
   }
   const { asin, marketplace } = alert.subject;

@@ -4,8 +4,10 @@
  * (escaped) strings, because Slack rejects the whole message (400 invalid_blocks) when one block is
  * over, and a rejected message is one nobody sees.
  */
+
 import type { ContextBlock, HeaderBlock, MrkdwnElement, PlainTextElement, SectionBlock } from '@slack/types';
 import type { Alert } from '../../model/alert.ts';
+import { partsOf } from '../../rules/kinds.ts';
 import { groupDigits } from '../../util/format.ts';
 import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
@@ -166,7 +168,7 @@ export function renderAlertText(alert: Alert, max: number, options: AlertTextOpt
   }
   const spark = sparklineFor(alert);
   if (spark !== undefined) {
-    const label = alert.kind === 'royalty_change' ? 'Royalties by day' : 'Rank (taller = better)';
+    const label = partsOf(alert.kind).seriesLabel ?? 'Rank (taller = better)';
     add(5, 4, (b) => fitWhole([`${label}: ${spark}`], '', b));
   }
 
