@@ -11,9 +11,54 @@
 const IO_PACKAGES = 'node_modules/(bullmq|ioredis|redis|undici)/';
 const IO_BUILTINS = '^(fs|net|http|https|http2|tls|dgram|dns|child_process)(/|$)';
 
+/**
+ * The layers of src/, bottom first (docs/development.md, "The house in two minutes"): a folder
+ * imports only folders on a lower line, never one on its own line or above, so no two folders
+ * can import each other. Type-only imports count (tsPreCompilationDeps). A new folder takes its
+ * line here before it can import anything (layer-listed).
+ */
+export const LAYERS = [
+  ['util'], // helpers that know nothing of shelfwatch
+  ['model', 'ops'], // the shapes every room shares (Alert, Observation, DeferredError); logs and metrics
+  ['api', 'sim'], // the API client and its simulator, both sealed
+  ['snapshot', 'history'], // what is kept in Redis: the last observation, the series and the alert log
+  ['rule-state'], // the rules' stored state and its codec
+  ['rules'], // pure judgement, the alert kinds
+  ['config-kit'], // the config's field kit: fields, secrets, problems, interpolation
+  ['channels'], // the Notifier contract, rendering, one file per channel and their registry
+  ['config'], // the assembly: the whole config's schema (channels, routes, workspaces) and its loading
+  ['budget', 'silence'], // the request budget and planner; silences and mute windows
+  ['poll', 'deliver', 'arc'], // one poll; routing, grouping and sending; ARC invites
+  ['digest'], // the daily digest
+  ['jobs'], // queues, schedulers and the job wrappers
+  ['app'], // the application: Runtime, start-up, status, the HTTP server
+  ['console'], // the web console
+  ['tools'], // the demo, the receivers, the private redis-server, the probe tooling
+  ['cli'], // the commands
+];
+
+/** One rule per line of LAYERS, all named layer-order: from a folder to its own line or above. */
+const layerRules = LAYERS.map((folders, i) => ({
+  name: 'layer-order',
+  comment:
+    `src/{${folders.join(',')}} may import only the folders below it in LAYERS ` +
+    '(docs/development.md): move the shared piece down, or the importer up.',
+  severity: /** @type {const} */ ('error'),
+  from: { path: `^src/(${folders.join('|')})/` },
+  to: { path: `^src/(${LAYERS.slice(i).flat().join('|')})/`, pathNot: '^src/$1/' },
+}));
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
   forbidden: [
+    ...layerRules,
+    {
+      name: 'layer-listed',
+      comment: 'Every folder of src/ has its line in LAYERS, so the layer order judges its imports.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: `^src/(${LAYERS.flat().join('|')})/` },
+      to: {},
+    },
     {
       name: 'no-cycle',
       comment:

@@ -1,5 +1,13 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -136,5 +144,49 @@ describe('import walls (.dependency-cruiser.mjs)', () => {
       ['resolvable', 'src/ops/missing.ts'],
     ];
     for (const [rule, from] of expected) expect(result.output).toContain(`error ${rule}: ${from}`);
+  }, 60_000);
+
+  it('hold the layers docs/development.md lists, line for line', async () => {
+    const { LAYERS } = (await import(CONFIG)) as { LAYERS: string[][] };
+    const doc = readFileSync(join(ROOT, 'docs/development.md'), 'utf8');
+    const lines = [...doc.matchAll(/^\| (\d+) \| ([^|]+) \|/gm)].map((m) => [
+      Number(m[1]),
+      [...(m[2] ?? '').matchAll(/`([a-z-]+)\/`/g)].map((f) => f[1]),
+    ]);
+    expect(lines).toEqual(LAYERS.map((folders, i) => [i + 1, folders]));
+    const folders = readdirSync(join(ROOT, 'src'), { withFileTypes: true }).filter((e) => e.isDirectory());
+    expect(folders.map((e) => e.name).sort()).toEqual(LAYERS.flat().sort());
+  });
+
+  it('hold the layer order between folders, naming the rule and the file', async () => {
+    const dir = fixtureTree({
+      ...TARGETS,
+      'src/jobs/queues.ts': 'export const queues = 1;\n',
+      'src/poll/processor.ts': 'export const processor = 1;\n',
+      'src/model/alert.ts': 'export const alert = 1;\n',
+      // Allowed by every other rule: a room reaching up to the jobs that run it, ops up to a room.
+      'src/poll/up-to-jobs.ts': "import { queues } from '../jobs/queues.ts';\nexport const up = queues;\n",
+      'src/ops/up-to-poll.ts':
+        "import type { processor } from '../poll/processor.ts';\nexport type Up = typeof processor;\n",
+      // Two folders on one line import neither way.
+      'src/deliver/beside.ts':
+        "import { processor } from '../poll/processor.ts';\nexport const beside = processor;\n",
+      // A folder the layers do not list.
+      'src/kinds/unlisted.ts': "import { alert } from '../model/alert.ts';\nexport const k = alert;\n",
+      // Downward and within a folder: allowed.
+      'src/jobs/down.ts': "import { processor } from '../poll/processor.ts';\nexport const d = processor;\n",
+      'src/poll/within.ts': "import { processor } from './processor.ts';\nexport const w = processor;\n",
+    });
+    const result = await checkWalls(dir);
+    expect(result.exitCode).not.toBe(0);
+    const expected: [rule: string, from: string][] = [
+      ['layer-order', 'src/poll/up-to-jobs.ts → src/jobs/queues.ts'],
+      ['layer-order', 'src/ops/up-to-poll.ts → src/poll/processor.ts'],
+      ['layer-order', 'src/deliver/beside.ts → src/poll/processor.ts'],
+      ['layer-listed', 'src/kinds/unlisted.ts → src/model/alert.ts'],
+    ];
+    for (const [rule, from] of expected) expect(result.output).toContain(`error ${rule}: ${from}`);
+    expect(result.output).not.toContain('src/jobs/down.ts');
+    expect(result.output).not.toContain('src/poll/within.ts');
   }, 60_000);
 });
