@@ -1,10 +1,11 @@
 import type { Cluster, Redis } from 'ioredis';
+import type { KeyPrefix } from '../util/redis-keys.ts';
 import { arcInviteIdsKey, arcInvitesKey } from './keys.ts';
 
 /** Notes the invite ids of one answer (a set: an answer seen twice counts once). */
 export async function recordInviteIds(
   redis: Redis | Cluster,
-  prefix: string,
+  prefix: KeyPrefix,
   workspace: string,
   campaignId: string,
   inviteIds: readonly string[],
@@ -16,7 +17,7 @@ export async function recordInviteIds(
 /** Adds `count` newly invited readers (the API's `status: "invited"` answers); returns the total. */
 export async function recordInvites(
   redis: Redis | Cluster,
-  prefix: string,
+  prefix: KeyPrefix,
   workspace: string,
   campaignId: string,
   count: number,
@@ -34,7 +35,7 @@ export async function recordInvites(
  */
 export async function readInvites(
   redis: Redis | Cluster,
-  prefix: string,
+  prefix: KeyPrefix,
   workspace: string,
   campaignId: string,
 ): Promise<number | null> {

@@ -4,6 +4,7 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import type { AnalyticsClient } from '../api/index.ts';
+import type { KeyPrefix } from '../util/redis-keys.ts';
 import { type Batch, planBatches } from './batches.ts';
 import { InviteLedger } from './ledger.ts';
 import { type ColumnNames, type ReaderFile, readersFromCsv } from './readers.ts';
@@ -50,7 +51,7 @@ export interface SendInvitesOptions {
   /** The workspace's interactive client: it waits out a full minute and may use the reserve. */
   client: AnalyticsClient;
   redis: Redis | Cluster;
-  prefix: string;
+  prefix: KeyPrefix;
   workspace: string;
   message?: string;
   signal?: AbortSignal;

@@ -1,4 +1,4 @@
-import { keyPart } from '../util/redis-keys.ts';
+import { type KeyPrefix, keyPart, prefixOf } from '../util/redis-keys.ts';
 
 /**
  * Every Redis key of the ARC room, under the run's prefix:
@@ -9,8 +9,8 @@ import { keyPart } from '../util/redis-keys.ts';
  *
  * Stored data is read back by these exact strings: do not change them.
  */
-export function answeredBatchesKey(prefix: string, workspace: string, campaignId: string): string {
-  return `${prefix}:arc:answered:${keyPart(workspace)}:${campaignId}`;
+export function answeredBatchesKey(prefix: KeyPrefix, workspace: string, campaignId: string): string {
+  return `${prefixOf(prefix, workspace)}:arc:answered:${keyPart(workspace)}:${campaignId}`;
 }
 
 /**
@@ -18,8 +18,8 @@ export function answeredBatchesKey(prefix: string, workspace: string, campaignId
  * reviews). A counter that was never written means "not recorded", which the digest shows as
  * such, never as 0 invites.
  */
-export function arcInvitesKey(prefix: string, workspace: string, campaignId: string): string {
-  return `${prefix}:arc:invites:${keyPart(workspace)}:${campaignId}`;
+export function arcInvitesKey(prefix: KeyPrefix, workspace: string, campaignId: string): string {
+  return `${prefixOf(prefix, workspace)}:arc:invites:${keyPart(workspace)}:${campaignId}`;
 }
 
 /**
@@ -27,6 +27,6 @@ export function arcInvitesKey(prefix: string, workspace: string, campaignId: str
  * the publisher invited elsewhere is answered `already_invited` with the API's invite id, and
  * counts as invited for the campaign's review rate although shelfwatch did not send the invite.
  */
-export function arcInviteIdsKey(prefix: string, workspace: string, campaignId: string): string {
-  return `${prefix}:arc:invite-ids:${keyPart(workspace)}:${campaignId}`;
+export function arcInviteIdsKey(prefix: KeyPrefix, workspace: string, campaignId: string): string {
+  return `${prefixOf(prefix, workspace)}:arc:invite-ids:${keyPart(workspace)}:${campaignId}`;
 }

@@ -7,6 +7,7 @@
 
 import type { Cluster, Redis } from 'ioredis';
 import type { ArcInviteResult } from '../api/index.ts';
+import type { KeyPrefix } from '../util/redis-keys.ts';
 import type { Batch } from './batches.ts';
 import { recordInviteIds, recordInvites } from './invite-counts.ts';
 import { answeredBatchesKey } from './keys.ts';
@@ -21,7 +22,7 @@ export class InviteLedger {
 
   constructor(
     private readonly redis: Redis | Cluster,
-    private readonly prefix: string,
+    private readonly prefix: KeyPrefix,
     private readonly workspace: string,
     private readonly campaignId: string,
   ) {

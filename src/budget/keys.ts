@@ -1,4 +1,4 @@
-import { keyPart } from '../util/redis-keys.ts';
+import { type KeyPrefix, keyPart, prefixOf } from '../util/redis-keys.ts';
 
 /**
  * Key layout and billing period of the request budget.
@@ -27,14 +27,14 @@ export function hasHashTag(prefix: string): boolean {
   return close > open + 1;
 }
 
-export function budgetKeys(prefix: string, workspace: string): BudgetKeys {
+export function budgetKeys(prefix: KeyPrefix, workspace: string): BudgetKeys {
   if (workspace === '') throw new RangeError('workspace id must not be empty');
-  const base = `${prefix}:budget:${keyPart(workspace)}`;
+  const base = `${prefixOf(prefix, workspace)}:budget:${keyPart(workspace)}`;
   return { window: `${base}:window`, pause: `${base}:pause`, month: (label) => `${base}:month:${label}` };
 }
 
 /** Hash of the workspace's pause episodes (pause-episode.ts), beside its pause. */
-export function pauseEpisodeKey(prefix: string, workspace: string): string {
+export function pauseEpisodeKey(prefix: KeyPrefix, workspace: string): string {
   return `${budgetKeys(prefix, workspace).pause}:episode`;
 }
 

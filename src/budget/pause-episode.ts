@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Alert } from '../model/alert.ts';
+import type { KeyPrefix } from '../util/redis-keys.ts';
 import { pauseEpisodeKey } from './keys.ts';
 import type { PauseReason } from './request-budget.ts';
 import { LuaScript } from './scripts.ts';
@@ -72,7 +73,7 @@ const ENQUEUED = '1';
 export class PauseEpisodes {
   constructor(
     private readonly redis: Redis | Cluster,
-    private readonly prefix: string,
+    private readonly prefix: KeyPrefix,
   ) {}
 
   private key(workspace: string): string {

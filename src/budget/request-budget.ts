@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Cluster, type Redis } from 'ioredis';
 import type { Clock } from '../util/clock.ts';
+import { homePrefix, type KeyPrefix } from '../util/redis-keys.ts';
 import type { BudgetDecision, BudgetGrant, BudgetLimits, BudgetUsage, PauseReason } from './budget-types.ts';
 import { budgetKeys, hasHashTag, utcBillingMonth } from './keys.ts';
 import { checkLimits, positiveInteger } from './limits.ts';
@@ -17,7 +18,7 @@ import { type TimeBasis, timeBasis, toClockTime, toScriptMs } from './time-basis
 export interface RedisRequestBudgetOptions {
   /** On Cluster the prefix must carry a hash tag, e.g. `{shelfwatch}` (see keys.ts). */
   redis: Redis | Cluster;
-  prefix: string;
+  prefix: KeyPrefix;
   clock: Clock;
   /** Sliding window length (clock ms). Default 61 s: the API counts fixed 60 s minutes; the extra
    * second absorbs the request's time in flight. Workers' clocks do not skew it: the window is
@@ -46,16 +47,16 @@ export class RedisRequestBudget {
   readonly clock: Clock;
   readonly windowMs: number;
   private readonly redis: Redis | Cluster;
-  private readonly prefix: string;
+  private readonly prefix: KeyPrefix;
   private readonly openPauseRecheckMs: number;
   /** Members of the window set must be unique across processes and calls. */
   private readonly instanceId = randomBytes(6).toString('base64url');
   private sequence = 0;
 
   constructor(options: RedisRequestBudgetOptions) {
-    if (options.redis instanceof Cluster && !hasHashTag(options.prefix)) {
+    if (options.redis instanceof Cluster && !hasHashTag(homePrefix(options.prefix))) {
       throw new RangeError(
-        `budget prefix "${options.prefix}" has no hash tag: on Redis Cluster use one such as "{shelfwatch}" so a workspace's keys share a slot`,
+        `budget prefix "${homePrefix(options.prefix)}" has no hash tag: on Redis Cluster use one such as "{shelfwatch}" so a workspace's keys share a slot`,
       );
     }
     this.redis = options.redis;

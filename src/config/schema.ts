@@ -11,6 +11,7 @@ import { defaultRules, duration, rulesSchema } from '../rules/config.ts';
 import { channelSchema, DEFAULT_CHANNELS, digestSchema, routeSchema } from './channels.ts';
 import { alertLogSchema, consoleSchema } from './console.ts';
 import { muteWindowSchema } from './mute-windows.ts';
+import { checkShards, type ShardsConfig, shardsSchema } from './shards.ts';
 import { type WorkspaceConfig, workspaceSchema } from './workspace.ts';
 
 const redisSchema = z
@@ -29,6 +30,9 @@ const redisSchema = z
     cluster: boolField()
       .prefault(false)
       .meta({ description: 'Redis Cluster: url names one seed node; the prefix must carry a {hash tag}.' }),
+    shards: shardsSchema
+      .prefault({})
+      .meta({ description: 'Workspaces spread over hash tags, one per shard (see docs/scaling.md).' }),
   })
   .refine((redis) => !redis.cluster || /\{[^{}]+\}/.test(redis.prefix), {
     message: 'expected a prefix with a {hash tag} on Redis Cluster, such as "{shelfwatch}"',
@@ -155,6 +159,21 @@ function crossCheck(config: z.output<typeof baseSchema>, ctx: Ctx): void {
   checkUnique(channelIds, 'channels', 'channel', ctx);
   const knownWorkspaces = workspaceIds.filter((id) => id !== undefined);
   const knownChannels = channelIds.filter((id) => id !== undefined);
+  const redis = (raw.redis ?? {}) as { prefix?: unknown; shards?: Partial<ShardsConfig> };
+  const shards = redis.shards;
+  if (
+    typeof redis.prefix === 'string' &&
+    typeof shards?.count === 'number' &&
+    typeof shards.pin === 'object'
+  ) {
+    for (const problem of checkShards(shards as ShardsConfig, redis.prefix, knownWorkspaces))
+      ctx.addIssue({
+        code: 'custom',
+        path: problem.path,
+        message: problem.message,
+        params: { hint: problem.hint },
+      });
+  }
 
   const routes = Array.isArray(raw.routes) ? (raw.routes as unknown[]) : [];
   routes.forEach((route, index) => {

@@ -10,6 +10,7 @@ import { type ShelfwatchConfig, workspaceOf } from '../config/schema.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { Clock } from '../util/clock.ts';
+import type { KeyPrefix } from '../util/redis-keys.ts';
 import { type DigestChart, digestCharts } from './charts.ts';
 import { digestDay } from './dates.ts';
 import { computeFigures, lastDigestOf } from './figures.ts';
@@ -31,7 +32,7 @@ export interface DigestDeps {
   store: SnapshotStore;
   budget: RedisRequestBudget;
   redis: GatherDeps['redis'];
-  prefix: string;
+  prefix: KeyPrefix;
   state: DigestStateStore;
   /** The shared SMTP pool (only `sendMail` is used). */
   smtp: Pick<SmtpPool, 'sendMail'>;

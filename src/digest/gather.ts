@@ -17,6 +17,7 @@ import { targetsOfWorkspace } from '../poll/registry.ts';
 import { SilenceStore } from '../silence/store.ts';
 import { SnapshotDecodeError, type SnapshotStore, type StoredTarget } from '../snapshot/store.ts';
 import type { Clock } from '../util/clock.ts';
+import { homePrefix, type KeyPrefix } from '../util/redis-keys.ts';
 import { addDays, localDayBounds } from './dates.ts';
 import type {
   CampaignInput,
@@ -37,7 +38,7 @@ export interface GatherDeps {
   store: SnapshotStore;
   budget: RedisRequestBudget;
   redis: Parameters<typeof readInvites>[0];
-  prefix: string;
+  prefix: KeyPrefix;
   clock: Clock;
   /**
    * Runs the sales walk inside a budget reservation, as the poller's walks run (see
@@ -173,7 +174,11 @@ async function silencedOn(
   timeZone: string,
 ): Promise<SilencedSummary> {
   const { startMs, endMs } = localDayBounds(day, timeZone);
-  const records = await new SilenceStore(deps.redis, deps.prefix).silencedBetween(startMs, endMs, workspace);
+  const records = await new SilenceStore(deps.redis, homePrefix(deps.prefix)).silencedBetween(
+    startMs,
+    endMs,
+    workspace,
+  );
   const byReason = new Map<string, number>();
   for (const r of records) byReason.set(r.reason, (byReason.get(r.reason) ?? 0) + 1);
   const reasons = [...byReason].sort((a, b) => b[1] - a[1]).map(([reason]) => reason);

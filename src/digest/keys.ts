@@ -1,4 +1,4 @@
-import { keyPart } from '../util/redis-keys.ts';
+import { type KeyPrefix, keyPart, prefixOf } from '../util/redis-keys.ts';
 
 /**
  * Every Redis key of the digest, under the run's prefix (its ARC counters are arc/keys.ts'):
@@ -8,12 +8,12 @@ import { keyPart } from '../util/redis-keys.ts';
  * Stored data is read back by these exact strings: do not change them.
  */
 export function digestStateKey(
-  prefix: string,
+  prefix: KeyPrefix,
   kind: 'last' | 'sent' | 'lock',
   workspace: string,
   channel: string,
   date?: string,
 ): string {
-  const base = `${prefix}:digest:${kind}:${keyPart(workspace)}:${channel}`;
+  const base = `${prefixOf(prefix, workspace)}:digest:${kind}:${keyPart(workspace)}:${channel}`;
   return date === undefined ? base : `${base}:${date}`;
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { z } from 'zod';
+import type { KeyPrefix } from '../util/redis-keys.ts';
 import { digestStateKey } from './keys.ts';
 import type { LastDigest } from './types.ts';
 
@@ -57,7 +58,7 @@ export interface DigestLock {
 export class DigestStateStore {
   constructor(
     private readonly redis: Redis | Cluster,
-    private readonly prefix: string,
+    private readonly prefix: KeyPrefix,
     private readonly ttlMs = DEFAULT_TTL_MS,
   ) {}
 

@@ -12,10 +12,15 @@
  * Stored data is read back by these exact strings: do not change them.
  */
 
-import { keyPart } from '../util/redis-keys.ts';
+import { type KeyPrefix, keyPart, prefixOf } from '../util/redis-keys.ts';
 
-export function historyBookKey(prefix: string, workspace: string, asin: string, marketplace: string): string {
-  return `${prefix}:hist:${keyPart(workspace)}:${keyPart(asin)}:${keyPart(marketplace)}`;
+export function historyBookKey(
+  prefix: KeyPrefix,
+  workspace: string,
+  asin: string,
+  marketplace: string,
+): string {
+  return `${prefixOf(prefix, workspace)}:hist:${keyPart(workspace)}:${keyPart(asin)}:${keyPart(marketplace)}`;
 }
 
 const ymd = (ms: number) => new Date(ms).toISOString().slice(0, 10).replaceAll('-', '');

@@ -6,6 +6,7 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import type { SalesDay } from '../model/observation.ts';
+import type { KeyPrefix } from '../util/redis-keys.ts';
 import { historyBookKey, historySalesKey } from './keys.ts';
 
 const monthOf = (date: string) => Date.UTC(+date.slice(0, 4), +date.slice(5, 7) - 1, 1);
@@ -36,7 +37,7 @@ function decode(asin: string, marketplace: string, date: string, text: string): 
 
 export async function recordSalesDays(
   redis: Redis | Cluster,
-  prefix: string,
+  prefix: KeyPrefix,
   workspace: string,
   days: readonly SalesDay[],
   nowMs: number,
@@ -63,7 +64,7 @@ export async function recordSalesDays(
 /** The book's kept sales days with dates from `from` to `to` (`YYYY-MM-DD`, inclusive), oldest first. */
 export async function readSalesDays(
   redis: Redis | Cluster,
-  prefix: string,
+  prefix: KeyPrefix,
   book: { workspace: string; asin: string; marketplace: string },
   from: string,
   to: string,

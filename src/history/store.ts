@@ -20,6 +20,7 @@
 
 import type { Cluster, Redis } from 'ioredis';
 import type { RankPoint, SalesDay } from '../model/observation.ts';
+import type { KeyPrefix } from '../util/redis-keys.ts';
 import { historyBookKey, historyDayKey, historySeriesKey } from './keys.ts';
 import { readSalesDays, recordSalesDays } from './sales.ts';
 import {
@@ -108,10 +109,15 @@ export class RedisHistoryStore {
   /** How long hourly points stay before they become daily summaries (at most the retention). */
   readonly hourlyMs: number;
   private readonly redis: Redis | Cluster;
-  private readonly prefix: string;
+  private readonly prefix: KeyPrefix;
   private readonly compacted = new Map<string, number>();
 
-  constructor(options: { redis: Redis | Cluster; prefix: string; retentionMs?: number; hourlyMs?: number }) {
+  constructor(options: {
+    redis: Redis | Cluster;
+    prefix: KeyPrefix;
+    retentionMs?: number;
+    hourlyMs?: number;
+  }) {
     this.redis = options.redis;
     this.prefix = options.prefix;
     this.retentionMs = options.retentionMs ?? DEFAULT_HISTORY_RETENTION_MS;

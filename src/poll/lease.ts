@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { TargetRef } from '../model/observation.ts';
+import type { KeyPrefix } from '../util/redis-keys.ts';
 import { leaseKey } from './keys.ts';
 
 // KEYS: lease. ARGV: owner, ttl. Taken when free or already ours (the same poll run again).
@@ -20,7 +21,7 @@ const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call
 export class TargetLease {
   constructor(
     private readonly redis: Redis | Cluster,
-    private readonly prefix: string,
+    private readonly prefix: KeyPrefix,
     // Short, and renewed while the poll runs: a killed worker's lease expires within seconds.
     private readonly ttlMs = 10_000,
   ) {}

@@ -1,5 +1,5 @@
 import type { TargetRef } from '../model/observation.ts';
-import { keyPart } from '../util/redis-keys.ts';
+import { type KeyPrefix, keyPart, prefixOf } from '../util/redis-keys.ts';
 
 /**
  * Key layout under a prefix (e.g. `{shelfwatch}`):
@@ -17,22 +17,22 @@ import { keyPart } from '../util/redis-keys.ts';
  * an id cannot become the hash tag of a key whose prefix has none. Both escapes are injective.
  */
 export class SnapshotKeys {
-  constructor(private readonly prefix: string) {}
+  constructor(private readonly prefix: KeyPrefix) {}
 
   snapshot(t: TargetRef): string {
-    return `${this.prefix}:snap:${keyPart(t.workspace)}:${id(t.id)}`;
+    return `${prefixOf(this.prefix, t.workspace)}:snap:${keyPart(t.workspace)}:${id(t.id)}`;
   }
 
   health(t: TargetRef): string {
-    return `${this.prefix}:health:${keyPart(t.workspace)}:${id(t.id)}`;
+    return `${prefixOf(this.prefix, t.workspace)}:health:${keyPart(t.workspace)}:${id(t.id)}`;
   }
 
   targets(workspace: string): string {
-    return `${this.prefix}:targets:${keyPart(workspace)}`;
+    return `${prefixOf(this.prefix, workspace)}:targets:${keyPart(workspace)}`;
   }
 
   dictionary(workspace: string, dictionaryId: string): string {
-    return `${this.prefix}:kwdict:${keyPart(workspace)}:${dictionaryId}`;
+    return `${prefixOf(this.prefix, workspace)}:kwdict:${keyPart(workspace)}:${dictionaryId}`;
   }
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import type { Observation, TargetRef } from '../model/observation.ts';
+import type { KeyPrefix } from '../util/redis-keys.ts';
 import { DictionaryCache, storeDictionaries } from './dictionary-cache.ts';
 import { SnapshotDecodeError } from './errors.ts';
 import { SnapshotKeys } from './keys.ts';
@@ -19,7 +20,7 @@ export interface RedisSnapshotStoreOptions {
   /** Not configured with ioredis `keyPrefix`: keys are built from `prefix` here (and scripts need whole keys). */
   redis: Redis | Cluster;
   /** Key prefix; on Redis Cluster it must contain a hash tag, e.g. `{shelfwatch}`. */
-  prefix: string;
+  prefix: KeyPrefix;
   /** Expiry of snapshots, dictionaries, indexes and health after their last write. Default 45 days. */
   ttlMs?: number;
   /** How many decoded keyword dictionaries to keep in process (each ~60 KB for 1,000 keywords). */
