@@ -41,6 +41,7 @@ import { configAuthors, SilenceGate } from '../silence/gate.ts';
 import type { SilenceStore } from '../silence/store.ts';
 import type { RedisSnapshotStore } from '../snapshot/store.ts';
 import { type Clock, realDelayMs } from '../util/clock.ts';
+import { homePrefix, type KeyPrefix } from '../util/redis-keys.ts';
 import type { ApiClients } from './api-clients.ts';
 import type { RedisConnection } from './redis-connection.ts';
 
@@ -50,6 +51,9 @@ export interface JobParts {
   logger: Logger;
   clock: Clock;
   redis: RedisConnection;
+  /** Where workspace keys go: one prefix, or each workspace's shard's (config/shards.ts). */
+  keys: KeyPrefix;
+  /** The prefix of the shard these deps serve: its queues, its delivery groups and dedup log. */
   prefix: string;
   budget: RedisRequestBudget;
   store: RedisSnapshotStore;
@@ -64,12 +68,12 @@ export function pollDepsOf(
   parts: JobParts,
   delivery: DeliveryJobSettings = DEFAULT_DELIVERY_SETTINGS,
 ): PollDeps {
-  const { config, redis, prefix, budget, metrics } = parts;
+  const { config, redis, keys, budget, metrics } = parts;
   return {
     clientFor: (workspace) => parts.clients.client(workspace),
     store: parts.store,
     budget,
-    pauses: new PauseEpisodes(redis, prefix),
+    pauses: new PauseEpisodes(redis, keys),
     registry: parts.registry,
     alerts: countingSink(
       new QueueAlertSink(parts.deliverQueue, createRouter(config), delivery, parts.alertLog),
@@ -77,7 +81,7 @@ export function pollDepsOf(
     ),
     clock: parts.clock,
     logger: parts.logger.child({ component: 'poll' }),
-    lease: new TargetLease(redis, prefix),
+    lease: new TargetLease(redis, keys),
     reserveWalk: (workspace, costPerPoll, signal, walk) =>
       walkWithinBudget(
         {
@@ -92,7 +96,7 @@ export function pollDepsOf(
       ),
     history: new RedisHistoryStore({
       redis,
-      prefix,
+      prefix: keys,
       retentionMs: config.history.retention,
       hourlyMs: config.history.hourly,
     }),
@@ -109,7 +113,7 @@ export function deliveryDepsOf(
     delivery?: DeliveryJobSettings | undefined;
   },
 ): DeliveryDeps {
-  const { config, redis, prefix, clock, metrics, deliverQueue, logger } = parts;
+  const { config, redis, prefix, keys, clock, metrics, deliverQueue, logger } = parts;
   const delivery = channels.delivery ?? DEFAULT_DELIVERY_SETTINGS;
   const router = createRouter(config);
   return {
@@ -119,7 +123,8 @@ export function deliveryDepsOf(
     channels: channels.notifiers,
     settings: channels.settings ?? channelSettings(config.channels, sharedTimeZone(config.workspaces)),
     groups: new GroupBuffer(redis, prefix),
-    pacer: new ChannelPacer(redis, prefix, clock),
+    // A channel's pace is the deployment's, whichever shard sends: on the home prefix.
+    pacer: new ChannelPacer(redis, homePrefix(keys), clock),
     dedup: new DedupLog(redis, prefix),
     clock,
     logger: logger.child({ component: 'deliver' }),
@@ -147,10 +152,7 @@ export function deliveryDepsOf(
 
 /** The digest's dependencies; `smtp` is the process's shared pool (the demo passes its own). */
 export function digestDepsOf(
-  parts: Pick<
-    JobParts,
-    'config' | 'clients' | 'store' | 'budget' | 'redis' | 'prefix' | 'clock' | 'logger'
-  > & {
+  parts: Pick<JobParts, 'config' | 'clients' | 'store' | 'budget' | 'redis' | 'keys' | 'clock' | 'logger'> & {
     pollDeps: Pick<PollDeps, 'reserveWalk'>;
   },
   smtp: Pick<SmtpPool, 'sendMail'>,
@@ -161,8 +163,8 @@ export function digestDepsOf(
     store: parts.store,
     budget: parts.budget,
     redis: parts.redis,
-    prefix: parts.prefix,
-    state: new DigestStateStore(parts.redis, parts.prefix),
+    prefix: parts.keys,
+    state: new DigestStateStore(parts.redis, parts.keys),
     smtp,
     clock: parts.clock,
     logger: parts.logger.child({ component: 'digest' }),

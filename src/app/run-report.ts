@@ -85,13 +85,14 @@ export class RunReporter {
 
   constructor(private readonly options: RunReporterOptions) {}
 
-  /** Listens to the poll and deliver workers (BullMQ `Worker`s are event emitters). */
+  /** Listens to the poll and deliver workers (BullMQ `Worker`s are event emitters): once per shard. */
   attach(poll: EventEmitter, deliver: EventEmitter): void {
     poll.on('completed', (job: JobLike, result: PollResultLike) => this.onPoll(job, result));
     poll.on('failed', () => {
       this.counts.pollsFailed++;
     });
     deliver.on('completed', (job: JobLike, result: PollResultLike) => this.onDelivery(job, result));
+    if (this.timer !== undefined) return;
     const everyMs = this.options.everyMs ?? DEFAULT_REPORT_EVERY_MS;
     this.timer = setInterval(() => void this.report(everyMs), everyMs);
     this.timer.unref();

@@ -6,6 +6,7 @@ import { RedisRequestBudget } from '../budget/request-budget.ts';
 import type { Notifier } from '../channels/notifier.ts';
 import { createSmtpPool, type SmtpPool } from '../channels/smtp-pool.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
+import { ShardMap } from '../config/shards.ts';
 import { ChannelHealth } from '../deliver/channel-health.ts';
 import type { DeliverQueueData, DeliveryJobSettings } from '../deliver/enqueue.ts';
 import type { ChannelSettings, DeliveryDeps } from '../deliver/processor.ts';
@@ -24,11 +25,13 @@ import { planWorkspace, schedulesFromPlan } from '../poll/schedule.ts';
 import { SilenceStore } from '../silence/store.ts';
 import { RedisSnapshotStore } from '../snapshot/store.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
+import type { KeyPrefix } from '../util/redis-keys.ts';
 import { ApiClients, type ClientTuning } from './api-clients.ts';
-import { deliveryDepsOf, digestDepsOf, pollDepsOf } from './job-deps.ts';
+import { deliveryDepsOf, digestDepsOf, type JobParts, pollDepsOf } from './job-deps.ts';
 import { budgetSource, channelSource, queueSource, whenReady } from './metric-sources.ts';
 import { createNotifiers } from './notifiers.ts';
 import { createRedisConnection, type RedisConnection } from './redis-connection.ts';
+import { mergeReports, type ShardParts } from './shard-parts.ts';
 
 export interface RuntimeOptions {
   config: ShelfwatchConfig;
@@ -56,7 +59,13 @@ export class Runtime {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly redis: RedisConnection;
+  /** The home shard's prefix, the configured one: the deployment's own keys (silences, channels, locks). */
   readonly prefix: string;
+  /** Where workspace keys go: `prefix` with one shard, each workspace's shard's prefix with more. */
+  readonly keys: KeyPrefix;
+  readonly shardMap: ShardMap;
+  /** Every shard's queues and job dependencies; [0] is home (the fields below are its). */
+  readonly shards: ShardParts[] = [];
   readonly budget: RedisRequestBudget;
   readonly store: RedisSnapshotStore;
   readonly registry: ConfigTargetRegistry;
@@ -85,10 +94,12 @@ export class Runtime {
     this.logger = logger;
     this.clock = options.clock ?? systemClock;
     this.prefix = config.redis.prefix;
+    this.shardMap = new ShardMap(this.prefix, config.redis.shards);
+    this.keys = this.shardMap.count === 1 ? this.prefix : this.shardMap;
     // BullMQ's blocking connections need maxRetriesPerRequest: null; one setting for all is simpler.
     this.redis = createRedisConnection(config.redis);
-    this.budget = new RedisRequestBudget({ redis: this.redis, prefix: this.prefix, clock: this.clock });
-    this.store = new RedisSnapshotStore({ redis: this.redis, prefix: this.prefix });
+    this.budget = new RedisRequestBudget({ redis: this.redis, prefix: this.keys, clock: this.clock });
+    this.store = new RedisSnapshotStore({ redis: this.redis, prefix: this.keys });
     this.registry = new ConfigTargetRegistry(config);
     const queueOptions = { connection: this.redis, prefix: this.prefix };
     this.pollQueue = new Queue<PollJobData>(POLL_QUEUE, queueOptions);
@@ -122,15 +133,66 @@ export class Runtime {
       version: options.version,
       tuning: options.client ?? {},
     });
-    this.pollDeps = pollDepsOf(this, options.delivery);
     this.silences = new SilenceStore(this.redis, this.prefix);
-    this.deliveryDeps = deliveryDepsOf(this, {
-      notifiers: this.notifiers,
-      health: this.channelHealth,
-      silences: this.silences,
-      settings: options.channelSettings,
-      delivery: options.delivery,
-    });
+    for (const [index, prefix] of this.shardMap.prefixes.entries()) {
+      const home = index === 0;
+      const shardQueues = { connection: this.redis, prefix };
+      const pollQueue = home ? this.pollQueue : new Queue<PollJobData>(POLL_QUEUE, shardQueues);
+      const deliverQueue = home ? this.deliverQueue : new Queue<DeliverQueueData>(DELIVER_QUEUE, shardQueues);
+      if (!home) {
+        for (const queue of [pollQueue, deliverQueue] as Queue[])
+          queue.on('error', (error) =>
+            logger.debug({ queue: queue.name, shard: index, err: error }, 'queue connection error'),
+          );
+        this.metricQueues[`${POLL_QUEUE}~${index}`] = pollQueue;
+        this.metricQueues[`${DELIVER_QUEUE}~${index}`] = deliverQueue;
+      }
+      const parts = { ...this.jobParts(), prefix, deliverQueue };
+      this.shards.push({
+        index,
+        prefix,
+        workspaces: this.shardMap.workspacesOn(
+          index,
+          config.workspaces.map((ws) => ws.id),
+        ),
+        pollQueue,
+        deliverQueue,
+        pollDeps: pollDepsOf(parts, options.delivery),
+        deliveryDeps: deliveryDepsOf(parts, {
+          notifiers: this.notifiers,
+          health: this.channelHealth,
+          silences: this.silences,
+          settings: options.channelSettings,
+          delivery: options.delivery,
+        }),
+      });
+    }
+    const homeShard = this.shards[0] as ShardParts;
+    this.pollDeps = homeShard.pollDeps;
+    this.deliveryDeps = homeShard.deliveryDeps;
+  }
+
+  private jobParts(): JobParts {
+    return {
+      config: this.config,
+      logger: this.logger,
+      clock: this.clock,
+      redis: this.redis,
+      keys: this.keys,
+      prefix: this.prefix,
+      budget: this.budget,
+      store: this.store,
+      registry: this.registry,
+      clients: this.clients,
+      metrics: this.metrics,
+      deliverQueue: this.deliverQueue,
+      alertLog: this.alertLog,
+    };
+  }
+
+  /** The shard of a workspace: its queues and its job dependencies. */
+  shardOf(workspace: string): ShardParts {
+    return this.shards[this.shardMap.shardOf(workspace)] ?? (this.shards[0] as ShardParts);
   }
 
   private buildMetrics(version: string): Metrics {
@@ -207,17 +269,26 @@ export class Runtime {
     return plans;
   }
 
-  /** Makes the poll schedulers match the config and the current plan (one process at a time). */
+  /**
+   * Makes each shard's poll schedulers match the config and the current plan (one process at a
+   * time per shard). Shards are reconciled apart: one whose Redis node is down fails alone.
+   */
   async reconcile(): Promise<ReconcileReport> {
     const plans = await this.plans();
-    const desired = [...plans].flatMap(([workspace, plan]) => schedulesFromPlan(workspace, plan, this.clock));
-    return reconcilePollSchedulers({
-      queue: this.pollQueue,
-      redis: this.redis,
-      lockKey: reconcileLockKey(this.prefix),
-      desired,
-      logger: this.logger.child({ component: 'reconciler' }),
-    });
+    const reports = await Promise.allSettled(
+      this.shards.map((shard) =>
+        reconcilePollSchedulers({
+          queue: shard.pollQueue,
+          redis: this.redis,
+          lockKey: reconcileLockKey(shard.prefix),
+          desired: [...plans]
+            .filter(([workspace]) => this.shardMap.shardOf(workspace) === shard.index)
+            .flatMap(([workspace, plan]) => schedulesFromPlan(workspace, plan, this.clock)),
+          logger: this.logger.child({ component: 'reconciler', shard: shard.index }),
+        }),
+      ),
+    );
+    return mergeReports(reports);
   }
 
   /** Makes the digest schedulers match the config (one process at a time; safe to call often). */
@@ -236,8 +307,10 @@ export class Runtime {
     // drop the connection first, so commands like `status` end with their one-line error.
     const reachable = this.redis.status === 'ready';
     if (!reachable) this.redis.disconnect();
-    await this.pollQueue.close();
-    await this.deliverQueue.close();
+    for (const shard of this.shards) {
+      await shard.pollQueue.close();
+      await shard.deliverQueue.close();
+    }
     await this.digestQueue.close();
     await this.clients.close();
     for (const notifier of this.notifiers.values()) await notifier.close?.();

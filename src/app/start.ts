@@ -10,6 +10,7 @@ import type { Shutdown } from '../ops/shutdown.ts';
 import { isConnectionError, type RedisConnectionWatch, watchRedisConnection } from './redis-connection.ts';
 import type { Runtime } from './runtime.ts';
 import { ScheduleWatch } from './schedule-watch.ts';
+import { ensureShardLayout } from './shard-layout.ts';
 
 export interface StartedWorkers {
   poll: Worker;
@@ -62,27 +63,37 @@ export async function startWorkers(
   shutdown: Shutdown,
   options: StartOptions = {},
 ): Promise<StartedWorkers> {
+  // A changed shard layout that was not migrated would poll from empty state: refused here.
+  await ensureShardLayout(runtime);
   const connection = runtime.redis;
   const prefix = runtime.prefix;
-  const deliver = startDeliverWorker({
-    connection,
-    prefix,
-    concurrency: runtime.config.workers.deliverConcurrency,
-    deps: runtime.deliveryDeps,
-    clock: runtime.clock,
-    shutdownSignal: shutdown.signal,
-    metrics: runtime.metrics,
-  });
-  const poll = startPollWorker({
-    connection,
-    prefix,
-    concurrency: runtime.config.workers.pollConcurrency,
-    deps: runtime.pollDeps,
-    clock: runtime.clock,
-    shutdownSignal: shutdown.signal,
-    metrics: runtime.metrics,
-  });
-  options.onWorkers?.({ poll, deliver });
+  // One poll and one delivery worker per shard this process serves (redis.shards.serve).
+  const served = runtime.shards.filter((shard) => runtime.shardMap.served.includes(shard.index));
+  const shardWorkers = served.map((shard) => ({
+    shard,
+    deliver: startDeliverWorker({
+      connection,
+      prefix: shard.prefix,
+      concurrency: runtime.config.workers.deliverConcurrency,
+      deps: shard.deliveryDeps,
+      clock: runtime.clock,
+      shutdownSignal: shutdown.signal,
+      metrics: runtime.metrics,
+    }),
+    poll: startPollWorker({
+      connection,
+      prefix: shard.prefix,
+      concurrency: runtime.config.workers.pollConcurrency,
+      deps: shard.pollDeps,
+      clock: runtime.clock,
+      shutdownSignal: shutdown.signal,
+      metrics: runtime.metrics,
+    }),
+  }));
+  const first = shardWorkers[0];
+  if (first === undefined) throw new RangeError('this process serves no shard (redis.shards.serve)');
+  const { poll, deliver } = first;
+  for (const { poll, deliver } of shardWorkers) options.onWorkers?.({ poll, deliver });
   // Released in reverse: poll stops taking jobs first, then deliveries finish what polls enqueued.
   const digest = startDigestWorker({
     connection,
@@ -92,20 +103,29 @@ export async function startWorkers(
     shutdownSignal: shutdown.signal,
   });
   const watch = watchRedisConnection(runtime.redis, runtime.logger);
-  logWorkerErrors(runtime.logger, 'deliver', deliver, watch);
-  logWorkerErrors(runtime.logger, 'poll', poll, watch);
   logWorkerErrors(runtime.logger, 'digest', digest, watch);
   shutdown.add('redis connection watch', () => watch.stop());
-  runtime.workers.push(poll, deliver, digest);
   runtime.metricQueues.digest = runtime.digestQueue;
-  shutdown.add('deliver worker', () => deliver.close());
   shutdown.add('digest worker', () => digest.close());
-  shutdown.add('poll worker', () => poll.close());
+  for (const { shard, poll, deliver } of shardWorkers) {
+    const suffix = shard.index === 0 ? '' : `~${shard.index}`;
+    logWorkerErrors(runtime.logger, `deliver${suffix}`, deliver, watch);
+    logWorkerErrors(runtime.logger, `poll${suffix}`, poll, watch);
+    runtime.workers.push(poll, deliver);
+    shutdown.add(`deliver worker${suffix}`, () => deliver.close());
+  }
+  runtime.workers.push(digest);
+  for (const { shard, poll } of shardWorkers)
+    shutdown.add(`poll worker${shard.index === 0 ? '' : `~${shard.index}`}`, () => poll.close());
   // Groups left holding alerts without a flush (a process died in between) get one within a minute.
   const janitor = setInterval(() => {
-    orphanedGroups(runtime.redis, runtime.prefix)
-      .then((orphans) => flushOrphanedGroups(runtime.deliveryDeps, orphans))
-      .catch((error: unknown) => runtime.logger.warn({ err: error }, 'group janitor failed'));
+    for (const { shard } of shardWorkers) {
+      orphanedGroups(runtime.redis, shard.prefix)
+        .then((orphans) => flushOrphanedGroups(shard.deliveryDeps, orphans))
+        .catch((error: unknown) =>
+          runtime.logger.warn({ err: error, shard: shard.index }, 'group janitor failed'),
+        );
+    }
   }, options.janitorEveryMs ?? 60_000);
   janitor.unref();
   shutdown.add('group janitor', () => clearInterval(janitor));
@@ -120,11 +140,11 @@ export async function startWorkers(
     );
   const schedules = new ScheduleWatch({
     sources: [
-      {
-        queue: 'poll',
-        count: () => runtime.pollQueue.getJobSchedulersCount(),
-        wanted: () => runtime.registry.all().length,
-      },
+      ...runtime.shards.map((shard) => ({
+        queue: shard.index === 0 ? 'poll' : `poll~${shard.index}`,
+        count: () => shard.pollQueue.getJobSchedulersCount(),
+        wanted: () => shard.workspaces.reduce((n, id) => n + runtime.registry.all(id).length, 0),
+      })),
       {
         queue: 'digest',
         count: () => runtime.digestQueue.getJobSchedulersCount(),

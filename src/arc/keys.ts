@@ -30,3 +30,8 @@ export function arcInvitesKey(prefix: KeyPrefix, workspace: string, campaignId: 
 export function arcInviteIdsKey(prefix: KeyPrefix, workspace: string, campaignId: string): string {
   return `${prefixOf(prefix, workspace)}:arc:invite-ids:${keyPart(workspace)}:${campaignId}`;
 }
+
+/** SCAN patterns of every ARC key of a workspace: to move it to another shard. */
+export function arcKeyPatterns(prefix: string, workspace: string): string[] {
+  return ['answered', 'invites', 'invite-ids'].map((kind) => `${prefix}:arc:${kind}:${keyPart(workspace)}:*`);
+}

@@ -60,3 +60,8 @@ export function utcBillingMonth(nowMs: number): BillingMonth {
     endMs: Date.UTC(year, month + 1, 1),
   };
 }
+
+/** SCAN patterns of every budget key of a workspace (window, pause, episodes, months): to move it. */
+export function budgetKeyPatterns(prefix: string, workspace: string): string[] {
+  return [`${prefix}:budget:${keyPart(workspace)}:*`];
+}

@@ -211,7 +211,7 @@ async function invite(config: ShelfwatchConfig, flags: InviteFlags): Promise<voi
       run = await sendInvites(plan, {
         client: runtime.interactiveClient(ws.id),
         redis: runtime.redis,
-        prefix: runtime.prefix,
+        prefix: runtime.keys,
         workspace: ws.id,
         ...(flags.message === undefined ? {} : { message: flags.message }),
       });

@@ -14,6 +14,7 @@ import { registerProbeCommand } from './probe.ts';
 import { registerResumeCommand } from './resume.ts';
 import { registerRunCommand } from './run.ts';
 import { registerSchemaCommand } from './schema.ts';
+import { registerShardsCommand } from './shards.ts';
 import { registerSilenceCommands } from './silence.ts';
 import { registerSimCommand } from './sim.ts';
 import { registerStatusCommand } from './status.ts';
@@ -44,6 +45,7 @@ function buildProgram(): Command {
   registerDlqCommand(program);
   registerExportCommand(program);
   registerResumeCommand(program);
+  registerShardsCommand(program);
   registerSilenceCommands(program);
   registerConsoleCommand(program);
   return program;

@@ -52,7 +52,7 @@ export function registerResumeCommand(program: Command): void {
       await connectRuntime(runtime);
       try {
         const report = await resumeWorkspace(
-          { ...runtime.pollDeps, pollQueue: runtime.pollQueue },
+          { ...runtime.shardOf(workspace).pollDeps, pollQueue: runtime.shardOf(workspace).pollQueue },
           workspace,
         );
         if (options.json === true) printJson(report);

@@ -17,3 +17,10 @@ export function digestStateKey(
   const base = `${prefixOf(prefix, workspace)}:digest:${kind}:${keyPart(workspace)}:${channel}`;
   return date === undefined ? base : `${base}:${date}`;
 }
+
+/** SCAN patterns of every digest key of a workspace: to move it to another shard. */
+export function digestKeyPatterns(prefix: string, workspace: string): string[] {
+  return (['last', 'sent', 'lock'] as const).map(
+    (kind) => `${prefix}:digest:${kind}:${keyPart(workspace)}:*`,
+  );
+}

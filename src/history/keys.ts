@@ -57,3 +57,8 @@ export function alertLogKeys(prefix: string): { index: string; entries: string }
 export function alertLogAsinKey(prefix: string, asin: string): string {
   return `${prefix}:alertlog:asin:${asin}`;
 }
+
+/** SCAN patterns of every history key of a workspace: to move it to another shard. */
+export function historyKeyPatterns(prefix: string, workspace: string): string[] {
+  return [`${prefix}:hist:${keyPart(workspace)}:*`];
+}

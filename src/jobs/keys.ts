@@ -14,3 +14,11 @@ export function reconcileLockKey(prefix: string): string {
 export function digestReconcileLockKey(prefix: string): string {
   return `${prefix}:digest-reconcile-lock`;
 }
+
+/**
+ * The deployment's shard layout (app/shard-layout.ts), on the home prefix: the shard count and
+ * the prefix each workspace's keys are under, compared with the config at start.
+ */
+export function shardLayoutKey(homePrefix: string): string {
+  return `${homePrefix}:shard-layout`;
+}

@@ -31,6 +31,17 @@ export class SnapshotKeys {
     return `${prefixOf(this.prefix, workspace)}:targets:${keyPart(workspace)}`;
   }
 
+  /** SCAN patterns of every snapshot key of a workspace under `prefix`: to move it to another shard. */
+  static patterns(prefix: string, workspace: string): string[] {
+    const ws = keyPart(workspace);
+    return [
+      `${prefix}:snap:${ws}:*`,
+      `${prefix}:health:${ws}:*`,
+      `${prefix}:targets:${ws}`,
+      `${prefix}:kwdict:${ws}:*`,
+    ];
+  }
+
   dictionary(workspace: string, dictionaryId: string): string {
     return `${prefixOf(this.prefix, workspace)}:kwdict:${keyPart(workspace)}:${dictionaryId}`;
   }

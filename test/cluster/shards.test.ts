@@ -1,0 +1,123 @@
+import type { Cluster } from 'ioredis';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Runtime } from '../../src/app/runtime.ts';
+import { shardReachability } from '../../src/app/shard-health.ts';
+import { startWorkers } from '../../src/app/start.ts';
+import { silentLogger } from '../../src/ops/logger.ts';
+import { Shutdown } from '../../src/ops/shutdown.ts';
+import { CapturingNotifier, settings } from '../deliver/pipeline-harness.ts';
+import { type PrivateCluster, startPrivateCluster } from '../helpers/redis-cluster.ts';
+import { useSimulator } from '../helpers/sim.ts';
+import { parseOrThrow } from '../poll/engine-harness.ts';
+
+const WORKSPACES = ['ws-a', 'ws-b', 'ws-c'];
+const keyOf = (ws: string) => `sk_shards_${ws}_0123456789`;
+const PREFIX = '{swshards}';
+let clusterStarting: Promise<PrivateCluster> | undefined;
+let runtime: Runtime;
+let shutdown: Shutdown;
+let campaignId = '';
+const capture = new CapturingNotifier('capture');
+
+const fx = useSimulator({
+  seed: 29,
+  books: 1,
+  key: keyOf('ws-a'),
+  workspace: 'ws-a',
+  plan: 'custom:600:100000',
+  otherKeys: WORKSPACES.slice(1).map((ws) => ({
+    key: keyOf(ws),
+    workspace: ws,
+    plan: { name: 'custom', perMinute: 600, perMonth: 100_000 },
+  })),
+});
+
+beforeAll(async () => {
+  clusterStarting = startPrivateCluster(3);
+  const cluster = await clusterStarting;
+  campaignId = fx.campaign().campaign_id;
+  const config = parseOrThrow({
+    redis: {
+      url: cluster.url,
+      prefix: PREFIX,
+      cluster: true,
+      shards: { count: 3, pin: { '0': ['ws-a'], '1': ['ws-b'], '2': ['ws-c'] } },
+    },
+    workspaces: WORKSPACES.map((id) => ({
+      id,
+      baseUrl: fx.url,
+      apiKey: keyOf(id),
+      plan: 'custom:600:100000',
+      campaigns: [{ id: campaignId }],
+      sales: false,
+      cadence: { reviews: '1s' },
+    })),
+    rules: [{ id: 'new-review', kind: 'review_new' }],
+    channels: [{ id: 'capture', type: 'log' }],
+  });
+  runtime = new Runtime({
+    config,
+    logger: silentLogger(),
+    version: 'test',
+    notifiers: new Map([['capture', capture]]),
+    channelSettings: new Map([['capture', settings({ paceKey: 'capture' })]]),
+  });
+  await runtime.connect(10_000);
+  shutdown = new Shutdown(silentLogger());
+  shutdown.add('runtime', () => runtime.close());
+  await startWorkers(runtime, shutdown);
+}, 60_000);
+
+afterAll(async () => {
+  const failures: unknown[] = [];
+  for (const step of [
+    () => shutdown?.run(5_000),
+    async () => (await clusterStarting?.catch(() => undefined))?.stop(),
+  ])
+    await Promise.resolve()
+      .then(step)
+      .catch((error: unknown) => failures.push(error));
+  if (failures.length > 0) throw new AggregateError(failures, 'cluster test cleanup failed');
+});
+
+it('three shards on a 3-master Cluster: each workspace polls and alerts from its own master', async () => {
+  const refs = WORKSPACES.map((ws) => ({
+    workspace: ws,
+    kind: 'reviews' as const,
+    id: `reviews/${campaignId}`,
+  }));
+  const deadline = Date.now() + 30_000;
+  while ((await Promise.all(refs.map((ref) => runtime.store.get(ref)))).some((s) => s === undefined)) {
+    if (Date.now() > deadline) throw new Error('no baseline poll of every workspace on the cluster');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await fx.control.event({
+    type: 'review',
+    campaign_id: campaignId,
+    platform: 'audible',
+    rating: 4,
+    body: 'Loved it',
+    reviewer: 'Shard Reader',
+  });
+  await capture.waitForAlerts(3, 30_000);
+  const alerted = capture.messages.flatMap((m) => m.message.alerts.map((a) => a.workspace));
+  expect(alerted.sort()).toEqual(WORKSPACES);
+
+  // Each master holds the keys of one shard (and home's deployment keys sit with shard 0).
+  const redis = runtime.redis as Cluster;
+  const perMaster: Record<string, Set<string>> = {};
+  for (const node of redis.nodes('master')) {
+    const tags = new Set<string>();
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', '{swshards*', 'COUNT', 500);
+      cursor = next;
+      for (const key of keys) tags.add(key.slice(0, key.indexOf('}') + 1));
+    } while (cursor !== '0');
+    perMaster[`${node.options.port}`] = tags;
+  }
+  const tagSets = Object.values(perMaster).map((tags) => [...tags].sort());
+  expect(tagSets.map((tags) => tags.length)).toEqual([1, 1, 1]);
+  expect(tagSets.flat().sort()).toEqual([...runtime.shardMap.prefixes].sort());
+  expect((await shardReachability(runtime)).every((s) => s.reachable)).toBe(true);
+}, 90_000);
