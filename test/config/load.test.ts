@@ -19,7 +19,12 @@ describe('loadConfig from a file', () => {
     if (!result.ok) throw new Error(formatProblems(result.problems));
     const { config } = result;
     expect(result.source).toEqual({ kind: 'file', path: EXAMPLE });
-    expect(config.redis).toEqual({ cluster: false, url: 'redis://127.0.0.1:6379', prefix: '{shelfwatch}' });
+    expect(config.redis).toEqual({
+      cluster: false,
+      url: 'redis://127.0.0.1:6379',
+      prefix: '{shelfwatch}',
+      shards: { count: 1, pin: {} },
+    });
     const [acme, small] = config.workspaces;
     expect(acme?.apiKey.reveal()).toBe('sk-example');
     expect(acme?.plan).toEqual({ name: 'studio', perMinute: 60, perMonth: 100_000 });

@@ -21,6 +21,7 @@ interface Def {
   out?: z.core.$ZodType;
   innerType?: z.core.$ZodType;
   getter?: () => z.core.$ZodType;
+  valueType?: z.core.$ZodType;
 }
 
 /** Schema kinds that hold no object: nothing below them to check. */
@@ -62,6 +63,8 @@ function looseParts(schema: z.core.$ZodType, path: string, seen = new Set<unknow
       return (def.options ?? []).flatMap((option) => looseParts(option, path, seen));
     case 'pipe':
       return [def.in, def.out].flatMap((part) => (part === undefined ? [] : looseParts(part, path, seen)));
+    case 'record':
+      return def.valueType === undefined ? [] : looseParts(def.valueType, `${path}.*`, seen);
     case 'lazy':
       return def.getter === undefined ? [] : looseParts(def.getter(), path, seen);
     default:
