@@ -1,10 +1,10 @@
 /**
- * What the book page draws its charts from: the history store of hourly ranks when it has the
+ * What the book page draws its charts from: the history store's tiered ranks when it has the
  * book, else the stored snapshots (the book payload's hourly BSR points and the keywords' current
  * ranks). Pages only see this interface.
  */
 
-import { BSR_SERIES, compOfSeries, type RedisHistoryStore } from '../history/store.ts';
+import { BSR_SERIES, compOfSeries, type RedisHistoryStore, type SeriesHistory } from '../history/store.ts';
 import type {
   BookObservation,
   KeywordsObservation,
@@ -21,17 +21,32 @@ export interface BookKey {
   marketplace: string;
 }
 
-export interface BookHistory {
-  /** BSR points from `fromMs` to `toMs`, oldest first. */
-  bsr(book: BookKey, fromMs: number, toMs: number): Promise<RankPoint[]>;
-  /** Rank points per keyword from `fromMs` to `toMs`, oldest first; keywords in tracking order. */
-  keywords(book: BookKey, fromMs: number, toMs: number): Promise<Map<string, RankPoint[]>>;
+/** A book's rank series over a range: BSR, each keyword (in tracking order) and each comp by ASIN. */
+export interface BookRanks {
+  bsr: SeriesHistory;
+  keywords: Map<string, SeriesHistory>;
+  comps: Map<string, SeriesHistory>;
 }
+
+export interface BookHistory {
+  /** Every series of the book from `fromMs` to `toMs`, points oldest first, in one read. */
+  ranks(book: BookKey, fromMs: number, toMs: number): Promise<BookRanks>;
+}
+
+const only = (points: RankPoint[]): SeriesHistory => ({ points, days: [] });
 
 export class SnapshotBookHistory implements BookHistory {
   constructor(private readonly store: SnapshotStore) {}
 
-  async bsr(book: BookKey, fromMs: number, toMs: number): Promise<RankPoint[]> {
+  async ranks(book: BookKey, fromMs: number, toMs: number): Promise<BookRanks> {
+    return {
+      bsr: only(await this.bsr(book, fromMs, toMs)),
+      keywords: await this.keywords(book, fromMs, toMs),
+      comps: new Map(),
+    };
+  }
+
+  private async bsr(book: BookKey, fromMs: number, toMs: number): Promise<RankPoint[]> {
     const observation = await bookSnapshot(this.store, book);
     if (observation === undefined) return [];
     const points = [...observation.bsrHistory];
@@ -41,21 +56,21 @@ export class SnapshotBookHistory implements BookHistory {
     return points.filter((p) => p.at >= fromMs && p.at <= toMs);
   }
 
-  /** The snapshot keeps only the latest ranks: one point per keyword until the history store lands. */
-  async keywords(book: BookKey, fromMs: number, toMs: number): Promise<Map<string, RankPoint[]>> {
+  /** The snapshot keeps only the latest ranks: one point per keyword. */
+  async keywords(book: BookKey, fromMs: number, toMs: number): Promise<Map<string, SeriesHistory>> {
     const observation = await keywordsSnapshot(this.store, book);
-    const result = new Map<string, RankPoint[]>();
+    const result = new Map<string, SeriesHistory>();
     if (observation === undefined) return result;
     const at = observation.observedAt;
     for (const { keyword, rank } of observation.ranks)
-      result.set(keyword, at >= fromMs && at <= toMs ? [{ at, rank }] : []);
+      result.set(keyword, only(at >= fromMs && at <= toMs ? [{ at, rank }] : []));
     return result;
   }
 }
 
 /**
- * The history store's hourly points (`src/history/store.ts`), falling back to the snapshot for a
- * book it holds nothing of yet (polled before the store existed): one read serves both series.
+ * The history store's tiered points (`src/history/store.ts`), falling back to the snapshot for a
+ * book it holds nothing of yet (polled before the store existed).
  */
 export class StoredBookHistory implements BookHistory {
   private readonly fallback: SnapshotBookHistory;
@@ -67,23 +82,26 @@ export class StoredBookHistory implements BookHistory {
     this.fallback = new SnapshotBookHistory(store);
   }
 
-  async bsr(book: BookKey, fromMs: number, toMs: number): Promise<RankPoint[]> {
-    const points = (await this.history.read(book, fromMs, toMs)).get(BSR_SERIES) ?? [];
-    return points.length > 0 ? points : this.fallback.bsr(book, fromMs, toMs);
-  }
-
-  async keywords(book: BookKey, fromMs: number, toMs: number): Promise<Map<string, RankPoint[]>> {
-    const series = await this.history.read(book, fromMs, toMs);
-    // BSR and the comps' ranks are series of the book's own (named with a leading NUL), not keywords.
-    for (const name of series.keys())
-      if (name === BSR_SERIES || compOfSeries(name) !== undefined) series.delete(name);
-    if (series.size === 0) return this.fallback.keywords(book, fromMs, toMs);
+  async ranks(book: BookKey, fromMs: number, toMs: number): Promise<BookRanks> {
+    const [series, snapshot] = await Promise.all([
+      this.history.readTiered(book, fromMs, toMs),
+      this.fallback.ranks(book, fromMs, toMs),
+    ]);
+    const stored = series.get(BSR_SERIES);
+    const bsr = stored !== undefined && stored.points.length > 0 ? stored : snapshot.bsr;
+    const comps = new Map<string, SeriesHistory>();
+    const rest = new Map<string, SeriesHistory>();
+    for (const [name, history] of series) {
+      const comp = compOfSeries(name);
+      if (comp !== undefined) comps.set(comp, history);
+      else if (name !== BSR_SERIES) rest.set(name, history);
+    }
+    if (rest.size === 0) return { bsr, keywords: snapshot.keywords, comps };
     // Tracking order comes from the snapshot; keywords no longer tracked keep their history after.
-    const ordered = new Map<string, RankPoint[]>();
-    for (const keyword of (await this.fallback.keywords(book, fromMs, toMs)).keys())
-      ordered.set(keyword, series.get(keyword) ?? []);
-    for (const [keyword, points] of series) if (!ordered.has(keyword)) ordered.set(keyword, points);
-    return ordered;
+    const keywords = new Map<string, SeriesHistory>();
+    for (const keyword of snapshot.keywords.keys()) keywords.set(keyword, rest.get(keyword) ?? only([]));
+    for (const [keyword, history] of rest) if (!keywords.has(keyword)) keywords.set(keyword, history);
+    return { bsr, keywords, comps };
   }
 }
 

@@ -2,26 +2,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Runtime } from '../app/runtime.ts';
 import { gatherStatus } from '../app/status.ts';
 import { listDeadLetters, purgeDeadLetters, retryDeadLetters } from '../deliver/dead-letters.ts';
-import { createRouter } from '../deliver/routing.ts';
-import type { RuleConfig } from '../rules/config.ts';
-import { appliesTo } from '../rules/scope.ts';
 import { SilenceInputError } from '../silence/silence.ts';
 import { silenceViews } from '../silence/view.ts';
-import {
-  bookReviews,
-  bookSnapshot,
-  keywordsSnapshot,
-  SnapshotBookHistory,
-  StoredBookHistory,
-} from './book-history.ts';
+import { registerBookRoutes } from './book-routes.ts';
 import { notFound, type PageContext } from './layout.ts';
 import { alertPage, alertsPage, parseAlertFilter, queryAlerts } from './pages/alerts.ts';
-import { bookPage } from './pages/book.ts';
-import { DEFAULT_COMP_MARGIN } from './pages/book-sections.ts';
 import { deadLettersPage } from './pages/dead-letters.ts';
 import { overviewPage } from './pages/overview.ts';
 import { parseSilenceForm, silencesPage } from './pages/silences.ts';
-import { reviewTextHider } from './review-text.ts';
 
 type Query = Record<string, unknown>;
 const CHANNEL = /^[a-z0-9-]{1,64}$/;
@@ -149,68 +137,5 @@ export function registerPages(
     });
   }
 
-  const kept = runtime.pollDeps.history;
-  const history =
-    kept === undefined ? new SnapshotBookHistory(runtime.store) : new StoredBookHistory(kept, runtime.store);
-  const retentionMs = config.alertLog.retentionDays * 86_400_000;
-  // The same routing delivery uses, so the page hides review text exactly where alerts do.
-  const router = createRouter(config);
-  app.get<{ Params: { ws: string; asin: string; mp: string } }>(
-    '/books/:ws/:asin/:mp',
-    async (request, reply) => {
-      const { ws, asin, mp } = request.params;
-      const workspace = config.workspaces.find((w) => w.id === ws);
-      const configured = workspace?.books.find(
-        (b) => b.asin === asin && b.marketplaces.includes(mp as never),
-      );
-      if (workspace === undefined || configured === undefined)
-        return notFound(reply, context(request), 'No such book in the config.');
-      const book = { workspace: ws, asin, marketplace: mp };
-      const toMs = now();
-      const fromMs = toMs - retentionMs;
-      const [snapshot, keywords, bsr, keywordHistory, logged, reviews] = await Promise.all([
-        bookSnapshot(runtime.store, book),
-        keywordsSnapshot(runtime.store, book),
-        history.bsr(book, fromMs, toMs),
-        history.keywords(book, fromMs, toMs),
-        runtime.alertLog.query({
-          keep: (e) => e.workspace === ws && e.marketplace === mp,
-          asin,
-          limit: 500,
-          fromMs,
-        }),
-        bookReviews(
-          runtime.store,
-          ws,
-          workspace.campaigns.map((c) => c.id),
-          asin,
-        ),
-      ]);
-      const firstPoint = bsr[0]?.at;
-      return reply.type(html).send(
-        bookPage(context(request), {
-          book,
-          ...(configured.author === undefined ? {} : { author: configured.author }),
-          ...(snapshot === undefined ? {} : { snapshot }),
-          ...(keywords === undefined ? {} : { keywords }),
-          bsr,
-          keywordHistory,
-          alerts: logged.entries,
-          reviews,
-          reviewTextHidden: reviewTextHider(ws, runtime.registry.rules(ws), router),
-          compMargin: compMarginFor(runtime.registry.rules(ws), asin, mp),
-          // The chart spans what is known, not the whole retention, so a new book's points are not a sliver.
-          fromMs: Math.min(firstPoint ?? toMs - 86_400_000, ...logged.entries.map((e) => e.observedAt)),
-          toMs,
-        }),
-      );
-    },
-  );
-}
-
-/** The margin of the first comp_overtook rule covering the book: comps stand as its alerts say. */
-function compMarginFor(rules: readonly RuleConfig[], asin: string, marketplace: string): number {
-  for (const rule of rules)
-    if (rule.kind === 'comp_overtook' && appliesTo(rule, asin, marketplace)) return rule.margin;
-  return DEFAULT_COMP_MARGIN;
+  registerBookRoutes(app, runtime, context);
 }

@@ -262,6 +262,24 @@ svg.chart text {
     sans-serif;
   fill: var(--mute);
 }
+.sr-only {
+  position: absolute;
+  width: 1px;
+  height: 1px;
+  overflow: hidden;
+  clip-path: inset(50%);
+  white-space: nowrap;
+}
+nav.ranges a {
+  display: inline-block;
+  padding: 3px 10px;
+  border: 1px solid var(--line);
+  border-radius: 999px;
+}
+nav.ranges a.current {
+  font-weight: 600;
+  border-color: currentColor;
+}
 .field {
   display: flex;
   flex-direction: column;

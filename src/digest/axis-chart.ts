@@ -8,7 +8,7 @@
 
 import { createRequire } from 'node:module';
 import { Resvg } from '@resvg/resvg-js';
-import { escapeHtml } from '../util/html.ts';
+import { escapeSvgText } from '../util/rank-chart.ts';
 
 export const AXIS_CHART_WIDTH = 420;
 export const AXIS_CHART_HEIGHT = 132;
@@ -31,11 +31,7 @@ export function renderChartPng(svg: string): Buffer {
     .asPng();
 }
 
-/** Text inside SVG markup: the five XML specials escaped (the one HTML escaper), control characters dropped. */
-export function escapeSvgText(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes.
-  return escapeHtml(text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, ''));
-}
+export { escapeSvgText };
 
 export interface AxisChartOptions {
   values: readonly (number | null)[];

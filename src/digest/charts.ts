@@ -5,15 +5,16 @@
  */
 import { Resvg } from '@resvg/resvg-js';
 import { amount } from '../util/format.ts';
+import { rankChartSvg } from '../util/rank-chart.ts';
 import { median } from '../util/stats.ts';
 import {
   AXIS_CHART_HEIGHT,
   AXIS_CHART_WIDTH,
   axisChartSvg,
+  CHART_FONT_FAMILY,
   gappedLineSvg,
   renderChartPng,
 } from './axis-chart.ts';
-import { dayHourLabel } from './dates.ts';
 import type { BsrLine, DigestFigures } from './types.ts';
 
 export const CHART_WIDTH = 240;
@@ -129,16 +130,19 @@ function bsrChart(line: BsrLine, timeZone: string): DigestChart {
   const spark = { log: true, invert: true };
   const known = ranks.filter((r): r is number => r !== null);
   const name = line.title === null ? line.asin : `${line.title} (${line.asin})`;
-  const svg = axisChartSvg({
-    values: ranks,
-    xLabels: tickIndexes(ranks.length).map((i) => ({
-      index: i,
-      label: dayHourLabel(line.history[i]?.at ?? 0, timeZone),
-    })),
-    formatValue: (v) => rankText(v),
-    caption: `${line.title ?? line.asin} · ${line.marketplace} · best-seller rank`,
-    color: '#7c3aed',
-    ...spark,
+  // The console's rank chart (one renderer for both), at the digest's image size and font.
+  const first = line.history[0]?.at ?? 0;
+  const { svg } = rankChartSvg({
+    title: `${line.title ?? line.asin} · ${line.marketplace} · best-seller rank`,
+    series: [{ name, points: line.history }],
+    fromMs: first,
+    toMs: line.history.at(-1)?.at ?? first,
+    width: AXIS_CHART_WIDTH,
+    height: AXIS_CHART_HEIGHT,
+    fontFamily: CHART_FONT_FAMILY,
+    caption: true,
+    legend: false,
+    timeZone,
   });
   return {
     cid: `bsr-${line.asin}-${line.marketplace}@shelfwatch`,

@@ -31,6 +31,9 @@ export interface AlertLogEntry {
   marketplace?: string;
   keyword?: string;
   observedAt: number;
+  /** A rank alert's baseline (what it compared against) and observed rank: charts draw the drop. */
+  before?: number;
+  after?: number;
   /** Outcome per channel id. */
   deliveries: Record<string, DeliveryOutcome>;
 }
@@ -93,6 +96,8 @@ return n
 
 export function alertLogEntry(alert: Alert, channels: readonly string[]): AlertLogEntry {
   const { asin, marketplace, keyword } = alert.subject;
+  // Rank kinds carry before/after; other kinds' facts have no such numbers (then nothing is kept).
+  const { before, after } = alert.facts as { before?: unknown; after?: unknown };
   return {
     fingerprint: alert.fingerprint,
     workspace: alert.workspace,
@@ -105,6 +110,8 @@ export function alertLogEntry(alert: Alert, channels: readonly string[]): AlertL
     ...(marketplace === undefined ? {} : { marketplace }),
     ...(keyword === undefined ? {} : { keyword }),
     observedAt: alert.observedAt,
+    ...(typeof before === 'number' ? { before } : {}),
+    ...(typeof after === 'number' ? { after } : {}),
     deliveries: Object.fromEntries(channels.map((c) => [c, 'queued' as const])),
   };
 }

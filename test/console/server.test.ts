@@ -154,7 +154,13 @@ describe('pages and bad input', () => {
       now,
     );
     const res = await get(`/books/main/${ASIN}/US`);
-    expect(res.body).toMatch(/BSR of B0CJ4XQ2ZK US: from 1234 on [^"]+ to 5678 on/);
+    expect(res.body).toMatch(/BSR of B0CJ4XQ2ZK US, [^"]+: #1,234 on [^"]+ to #5,678 on/);
+    // The viewer's locale reads the same values: German groups thousands with a dot.
+    const german = await env.app.inject({
+      url: `/books/main/${ASIN}/US`,
+      headers: { host: HOST, cookie: session.cookie, 'accept-language': 'de-DE,de;q=0.9' },
+    });
+    expect(german.body).toMatch(/#1\.234 on [^"]+ to #5\.678 on/);
   });
 
   it('mounts Bull Board read-only on the poll and deliver queues', async () => {

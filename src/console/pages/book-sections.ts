@@ -35,7 +35,7 @@ export function compsSection(snapshot: BookObservation | undefined, margin: numb
     .map((comp) => {
       const where = standing(bookBsr, comp.bsr, margin);
       const ratio = compRatio(bookBsr, comp.bsr);
-      return html`<tr><td class="text">${comp.title}</td><td>${comp.asin}</td><td>${comp.bsr === null ? 'unranked' : `#${numberText(comp.bsr)}`}</td><td><span class="pill ${where.pill}">${where.label}</span>${ratio === null ? '' : html` <span class="mute">(BSR ${ratio.toFixed(2)}× this book's)</span>`}</td></tr>`;
+      return html`<tr><td class="text">${comp.title}</td><td>${comp.asin}</td><td>${comp.bsr === null ? 'unranked' : `#${numberText(comp.bsr)}`}</td><td><span class="pill ${where.pill}">${where.label}</span>${ratio === null ? '' : html` <span class="mute">(BSR ${ratio < 0.1 ? ratio.toPrecision(2) : ratio.toFixed(2)}× this book's)</span>`}</td></tr>`;
     })}</tbody></table>
 <p class="mute">Ahead: the comp's BSR is better than this book's by more than ${Math.round(margin * 100)}% (the comp_overtook margin); behind: worse by as much.</p>`;
 }
