@@ -4,9 +4,10 @@
  */
 import { Agent, type Dispatcher } from 'undici';
 import { checkKeyUrl } from '../util/key-url.ts';
-import type { ListEndpointName } from './contract/catalog.ts';
 import { type BodyReader, type CompiledContract, defaultContract } from './contract/compile.ts';
+import type { CompiledPagination } from './contract/paging.ts';
 import { InvalidRequestError } from './errors.ts';
+import { keywordsOfPage, mergeKeywordPages } from './keyword-pages.ts';
 import { listPageReader, pathOfNextUrl } from './list-pages.ts';
 import { offTopicBy, outsideDates } from './off-topic.ts';
 import { type OffTopic, paginate } from './pagination.ts';
@@ -107,15 +108,18 @@ export interface AnalyticsClient {
   close(): Promise<void>;
 }
 
-type QueryValue = string | number | readonly string[] | undefined;
+type QueryValue = string | number | undefined;
 
-function withQuery(path: string, query: Record<string, QueryValue>): string {
+/** The endpoint's query (already in the API's names and formats), then the page's own parameters. */
+function withQuery(
+  path: string,
+  entries: readonly [string, string][],
+  paging: Record<string, QueryValue> = {},
+): string {
   const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) {
-    if (value === undefined) continue;
-    if (typeof value === 'object') for (const item of value) search.append(name, item);
-    else search.append(name, String(value));
-  }
+  for (const [name, value] of entries) search.append(name, value);
+  for (const [name, value] of Object.entries(paging))
+    if (value !== undefined) search.append(name, String(value));
   const text = search.toString();
   return text === '' ? path : `${path}?${text}`;
 }
@@ -155,7 +159,7 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
     }
   }
   const contract = options.contract ?? defaultContract();
-  const names = contract.params;
+  const queries = contract.queries;
   const ownsDispatcher = options.dispatcher === undefined;
   const dispatcher =
     options.dispatcher ??
@@ -197,17 +201,16 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
       reader(body);
 
   function list<T>(
-    name: ListEndpointName,
+    paging: CompiledPagination,
     endpoint: string,
     path: string,
-    query: Record<string, QueryValue>,
+    query: readonly [string, string][],
     reader: BodyReader<T[]>,
     params: ListParams,
     opts: CallOptions | undefined,
     asins: readonly string[] = [],
     offTopic?: OffTopic<T>,
   ): AsyncIterable<Page<T>> {
-    const paging = contract.pagination[name];
     // Page numbers and offsets need the page size to know where the next page starts.
     const asked =
       paging.style === 'page' || paging.style === 'offset' ? (params.limit ?? paging.maxLimit) : params.limit;
@@ -221,7 +224,11 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
           const target =
             paging.positionIsUrl && position !== null
               ? pathOfNextUrl(endpoint, position, origin, basePath)
-              : withQuery(path, { ...query, ...paging.query(position, limit) });
+              : withQuery(
+                  path,
+                  paging.tokenAlone && position !== null ? [] : query,
+                  paging.query(position, limit),
+                );
           const read = listPageReader(paging, reader, position, limit);
           return get(endpoint, target, read, opts?.signal, page);
         },
@@ -239,44 +246,45 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
     async getBook(asin, opts) {
       const endpoint = 'GET /v1/books/{asin}';
       checkAsins(endpoint, [asin]);
-      const path = withQuery(`/v1/books/${asin}`, { [names.marketplace]: market(opts?.marketplace) });
+      const path = withQuery(
+        `/v1/books/${asin}`,
+        queries.book.build({ marketplace: market(opts?.marketplace) }),
+      );
       return get(endpoint, path, whole(contract.book), opts?.signal);
     },
 
     async getBookKeywords(asin, opts) {
       const endpoint = 'GET /v1/books/{asin}/keywords';
       checkAsins(endpoint, [asin]);
-      const path = withQuery(`/v1/books/${asin}/keywords`, {
-        [names.marketplace]: market(opts?.marketplace),
-      });
-      return get(endpoint, path, whole(contract.bookKeywords), opts?.signal);
+      const query = queries.bookKeywords.build({ marketplace: market(opts?.marketplace) });
+      const path = `/v1/books/${asin}/keywords`;
+      const paging = contract.pagination.bookKeywords;
+      if (paging === undefined)
+        return get(endpoint, withQuery(path, query), whole(contract.bookKeywords), opts?.signal);
+      // Keywords in pages: every page read, merged, and only then held to the limits (≤ 1,000 in all).
+      const pageReader = keywordsOfPage(contract.bookKeywords);
+      const pages = list(paging, endpoint, path, query, pageReader.reader, {}, opts);
+      return mergeKeywordPages(endpoint, pages, pageReader);
     },
 
     searchKeywords(params, opts) {
-      const query = { [names.query]: params.q, [names.marketplace]: market(params.marketplace) };
+      const query = queries.keywordSearch.build({ query: params.q, marketplace: market(params.marketplace) });
       const endpoint = 'GET /v1/keywords/search';
-      return list(
-        'keywordSearch',
-        endpoint,
-        '/v1/keywords/search',
-        query,
-        contract.keywordSearch,
-        params,
-        opts,
-      );
+      const paging = contract.pagination.keywordSearch;
+      return list(paging, endpoint, '/v1/keywords/search', query, contract.keywordSearch, params, opts);
     },
 
     getRankings(params, opts) {
-      const query = {
-        [names.asin]: params.asin,
-        [names.keyword]: params.keyword,
-        [names.marketplace]: market(params.marketplace),
-        [names.from]: params.from,
-        [names.to]: params.to,
-      };
+      const query = queries.rankings.build({
+        asin: params.asin,
+        keyword: params.keyword,
+        marketplace: market(params.marketplace),
+        from: params.from,
+        to: params.to,
+      });
       const endpoint = 'GET /v1/rankings';
       return list(
-        'rankings',
+        contract.pagination.rankings,
         endpoint,
         '/v1/rankings',
         query,
@@ -308,7 +316,7 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
         method: 'POST',
         endpoint,
         path: '/v1/arc/invites',
-        body: JSON.stringify(body),
+        body: JSON.stringify(contract.inviteRequest(body)),
         headers: { 'content-type': 'application/json', 'idempotency-key': key },
         read: whole(contract.invites),
         retryTransient: false,
@@ -318,27 +326,27 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
     },
 
     listArcReviews(params, opts) {
-      const query = {
-        [names.campaign]: params.campaignId,
-        [names.platform]:
-          params.platform === undefined ? undefined : contract.enumOut.platform(params.platform),
-        [names.since]: params.since,
-      };
+      const query = queries.reviews.build({
+        campaign: params.campaignId,
+        platform: params.platform === undefined ? undefined : contract.enumOut.platform(params.platform),
+        since: params.since,
+      });
       const about = offTopicBy<ArcReview>([
         ['campaign', params.campaignId, (r) => r.campaign_id],
         ['platform', params.platform, (r) => r.platform],
       ]);
       const endpoint = 'GET /v1/arc/reviews';
-      return list('reviews', endpoint, '/v1/arc/reviews', query, contract.reviews, params, opts, [], about);
+      const paging = contract.pagination.reviews;
+      return list(paging, endpoint, '/v1/arc/reviews', query, contract.reviews, params, opts, [], about);
     },
 
     listSales(params, opts) {
-      const query = {
-        [names.asin]: params.asin,
-        [names.marketplace]: market(params.marketplace),
-        [names.from]: params.from,
-        [names.to]: params.to,
-      };
+      const query = queries.sales.build({
+        asin: params.asin,
+        marketplace: market(params.marketplace),
+        from: params.from,
+        to: params.to,
+      });
       const asins = params.asin === undefined ? [] : [params.asin];
       const about = outsideDates<SalesRecord>(
         params.from,
@@ -349,12 +357,14 @@ export function createAnalyticsClient(options: AnalyticsClientOptions): Analytic
           ['marketplace', params.marketplace, (r) => r.marketplace],
         ]),
       );
-      return list('sales', 'GET /v1/sales', '/v1/sales', query, contract.sales, params, opts, asins, about);
+      const paging = contract.pagination.sales;
+      return list(paging, 'GET /v1/sales', '/v1/sales', query, contract.sales, params, opts, asins, about);
     },
 
     readList(name, reader, params, opts) {
       const path = name === 'rankings' ? '/v1/rankings' : '/v1/arc/reviews';
-      return list(name, `GET ${path}`, path, {}, reader, params, opts);
+      const fixed = queries[name].build({});
+      return list(contract.pagination[name], `GET ${path}`, path, fixed, reader, params, opts);
     },
 
     close() {

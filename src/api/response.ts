@@ -52,9 +52,26 @@ export function headerValue(headers: IncomingHttpHeaders, name: string): string 
   return first === undefined || first.trim() === '' ? undefined : first.trim();
 }
 
-/** The rate-limit headers of a response, read where the contract says they are. */
-export function parseRateLimit(headers: IncomingHttpHeaders, ctx: ResponseContext): RateLimitInfo {
-  return ctx.contract.rateLimit(headers, ctx.now());
+/** The rate-limit signals of a response, read where the contract says they are (headers or body). */
+export function parseRateLimit(
+  headers: IncomingHttpHeaders,
+  ctx: ResponseContext,
+  body?: unknown,
+): RateLimitInfo {
+  return ctx.contract.rateLimit(headers, ctx.now(), body);
+}
+
+/**
+ * The body as the signals read it, parsed only when the contract puts a signal there (quota or a
+ * request id in `meta`); a body that is not JSON has no signals.
+ */
+export function signalBody(raw: RawResponse, ctx: ResponseContext): unknown {
+  if (!ctx.contract.signalsInBody) return undefined;
+  try {
+    return JSON.parse(raw.text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Retry-After as delta-seconds (`120`) or an HTTP date; undefined when absent or unreadable. */
@@ -168,7 +185,7 @@ export function errorFromStatus(
   headerRequestId: string | undefined,
 ): ApiError {
   const { status, headers } = raw;
-  const rateLimit = parseRateLimit(headers, ctx);
+  const rateLimit = parseRateLimit(headers, ctx, signalBody(raw, ctx));
   const { contract } = ctx;
   let body: ReturnType<CompiledContract['errorBody']>;
   let bodyError: TransientError | undefined;

@@ -222,6 +222,8 @@ export const salesRecordSchema = z.object({
   units: z.int(),
   royalties: moneySchema,
   ad_spend: moneySchema,
+  /** Whether the day's figures are final; only where the contract reads it (`sales.final`). */
+  final: z.boolean().optional(),
 });
 export type SalesRecord = z.infer<typeof salesRecordSchema>;
 

@@ -11,12 +11,12 @@ import type { CompiledContract, ReadResult } from './contract/compile.ts';
 import { ApiError, TransientError } from './errors.ts';
 import {
   errorFromStatus,
-  headerValue,
   parseJsonBody,
   parseRateLimit,
   type RawResponse,
   type ResponseContext,
   readBody,
+  signalBody,
 } from './response.ts';
 import type { ApiResponse, HttpMethod, OutboundRequest, ResponseInfo } from './types.ts';
 
@@ -162,8 +162,9 @@ async function sendOnce<T>(
     throw fromNetworkError(error, spec, config.apiKey);
   }
 
-  const rateLimit = parseRateLimit(raw.headers, ctx);
-  const headerRequestId = headerValue(raw.headers, config.contract.requestIdHeader);
+  const signals = signalBody(raw, ctx);
+  const rateLimit = parseRateLimit(raw.headers, ctx, signals);
+  const headerRequestId = config.contract.requestId(raw.headers, signals);
   config.onResponse?.({
     ...outbound,
     status: raw.status,

@@ -12,8 +12,10 @@ export interface RateLimitInfo {
   resetAt?: number;
   /** X-Quota-Limit: requests allowed this UTC calendar month. */
   quotaLimit?: number;
-  /** X-Quota-Remaining: requests left this month. */
+  /** X-Quota-Remaining: requests left this month (or the limit minus a stated "used"). */
   quotaRemaining?: number;
+  /** When the month's quota starts again, as ms since the epoch, where the API states it. */
+  quotaResetAt?: number;
 }
 
 /** Handed to `beforeRequest` before every request that is about to go out (each page, each retry). */

@@ -73,6 +73,7 @@ function answer(
     if (bodyText === undefined) throw badRequest('the request body is larger than 1 MiB');
     const match = route(req.method ?? 'GET', url.pathname);
     const idempotency = req.headers['idempotency-key'];
+    const text = state.dialect?.requestBody?.(match.name, bodyText) ?? bodyText;
     const run = (search: URLSearchParams) =>
       match.handler({
         world: state.world,
@@ -81,7 +82,7 @@ function answer(
         workspace: key.workspace,
         pathParams: match.pathParams,
         search,
-        bodyText,
+        bodyText: text,
         idempotencyKey: Array.isArray(idempotency) ? idempotency[0] : idempotency,
       });
     const result =
@@ -101,7 +102,9 @@ function inDialect(state: SimState, result: Answer, nowMs: number): Answer {
   const dialect = state.dialect;
   if (dialect === undefined) return result;
   const body = result.status >= 400 ? dialect.errorBody(result.body) : result.body;
-  return { status: result.status, headers: dialect.headers(result.headers, nowMs), body };
+  const answer = { status: result.status, headers: dialect.headers(result.headers, nowMs), body };
+  const finished = dialect.finish?.(answer, nowMs);
+  return finished === undefined ? answer : { ...finished, headers: finished.headers ?? {} };
 }
 
 function requestIdHeader(state: SimState, requestId: string): Record<string, string> {

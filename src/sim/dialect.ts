@@ -37,4 +37,8 @@ export interface SimDialect {
   errorBody(body: unknown): unknown;
   /** Rate-limit and request-id headers of the assumed contract, renamed and re-formatted. */
   headers(headers: Record<string, string>, nowMs: number): Record<string, string>;
+  /** A request body in the dialect → the assumed contract's (the invite body's names and nesting). */
+  requestBody?(endpoint: SimEndpoint, text: string): string;
+  /** The whole answer once more: signals the dialect states in the body moved there from the headers. */
+  finish?(answer: SimAnswer, nowMs: number): SimAnswer;
 }

@@ -85,9 +85,12 @@ describe('the default contract', () => {
   });
 
   it('names every logical field of the catalogue', () => {
+    // sales.final: the assumed contract sends no such member; it is read only where a contract names it.
+    const unread = new Set(['sales.final']);
     for (const [endpoint, fields] of Object.entries(CATALOG)) {
       const given = DEFAULT_CONTRACT.endpoints[endpoint as EndpointName].fields;
-      expect(Object.keys(given).sort(), endpoint).toEqual(Object.keys(fields).sort());
+      const named = Object.keys(fields).filter((name) => !unread.has(`${endpoint}.${name}`));
+      expect(Object.keys(given).sort(), endpoint).toEqual(named.sort());
     }
   });
 

@@ -42,7 +42,7 @@ describe('a contract file that cannot be right', () => {
       {
         path: 'endpoints.book.fields.observedAt.format',
         message: 'unknown format "epoch_sec" for time field "observedAt"',
-        hint: 'use one of iso, epoch_s, epoch_ms (did you mean "epoch_s"?)',
+        hint: 'use one of iso, epoch_s, epoch_ms, epoch_min (did you mean "epoch_s"?)',
       },
     ]);
   });

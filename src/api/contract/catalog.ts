@@ -19,6 +19,7 @@ export type FieldKind =
   | 'marketplace'
   | 'platform'
   | 'inviteStatus'
+  | 'finality'
   | 'list';
 
 export interface LogicalField {
@@ -128,6 +129,12 @@ export const CATALOG: Readonly<Record<EndpointName, Readonly<Record<string, Logi
     units: f('int', 'units', 'net units'),
     royalties: f('money', 'royalties', 'royalties earned'),
     adSpend: f('money', 'ad_spend', 'advertising spend'),
+    final: f(
+      'finality',
+      'final',
+      'whether the day is final (not provisional); read only when the contract names it',
+      true,
+    ),
   },
   invites: {
     campaignId: f('string', 'campaign_id', 'ARC campaign id'),
@@ -151,10 +158,24 @@ export const CATALOG: Readonly<Record<EndpointName, Readonly<Record<string, Logi
   },
 };
 
+/**
+ * The body of `POST /v1/arc/invites` (what shelfwatch sends): written through the contract's
+ * `endpoints.invites.request` by the same paths and formats as answers are read.
+ */
+export const INVITE_REQUEST: Readonly<Record<string, LogicalField>> = {
+  campaignId: f('string', 'campaign_id', 'ARC campaign id'),
+  readers: list('readers', 'the readers to invite', {
+    email: f('string', 'email', 'reader email'),
+    name: f('string', 'name', 'reader name'),
+  }),
+  message: f('string', 'message', 'the message to the readers', true),
+};
+
 /** Which formats a kind may name; the first is what the kind means without one. */
 export const FORMATS_BY_KIND: Readonly<Partial<Record<FieldKind, readonly string[]>>> = {
-  time: ['iso', 'epoch_s', 'epoch_ms'],
-  date: ['date', 'iso', 'epoch_s', 'epoch_ms'],
+  time: ['iso', 'epoch_s', 'epoch_ms', 'epoch_min'],
+  date: ['date', 'iso', 'epoch_s', 'epoch_ms', 'epoch_min'],
+  finality: ['final', 'provisional', 'enum'],
   money: ['decimal_string', 'major_number', 'minor_units'],
   // Numbers sent as text ("2541") are read with `format: string`.
   int: ['number', 'string'],

@@ -4,7 +4,14 @@
  * exist. Each problem names the place in the file and the fix.
  */
 import { suggest } from '../../util/suggest.ts';
-import { CATALOG, type EndpointName, FORMATS_BY_KIND, isListEndpoint, type LogicalField } from './catalog.ts';
+import {
+  CATALOG,
+  type EndpointName,
+  FORMATS_BY_KIND,
+  INVITE_REQUEST,
+  isListEndpoint,
+  type LogicalField,
+} from './catalog.ts';
 import { normalizeSpec } from './fields.ts';
 import { styleOf } from './paging.ts';
 import { splitPath } from './path.ts';
@@ -73,6 +80,20 @@ function checkFields(
         hint: 'remove unranked',
       });
     }
+    const numeric = ['int', 'number', 'rank', 'rating'].includes(logical.kind);
+    if (spec.scale !== undefined && !numeric) {
+      out.push({ path: `${where}.scale`, message: `"${name}" is not a number`, hint: 'remove scale' });
+    }
+    if (spec.epoch !== undefined && !/^epoch_/.test(spec.format ?? '')) {
+      out.push({
+        path: `${where}.epoch`,
+        message: `epoch applies to epoch_s, epoch_ms and epoch_min, not to ${spec.format ?? 'the default format'}`,
+        hint: 'set format: epoch_s (or epoch_ms, epoch_min), or remove epoch',
+      });
+    }
+    if (spec.layout !== undefined && logical.kind !== 'list') {
+      out.push({ path: `${where}.layout`, message: `"${name}" is not a list`, hint: 'remove layout' });
+    }
     if ((spec.amount !== undefined || spec.currency !== undefined) && logical.kind !== 'money') {
       out.push({
         path: where,
@@ -127,6 +148,14 @@ function checkPathConflicts(
 /** Problems of a user's file (the names and options it gives), before merging. */
 export function checkContractFile(file: ContractFile): ContractProblem[] {
   const out: ContractProblem[] = [];
+  const finality = normalizeFinality(file);
+  if (finality === 'enum' && Object.keys(file.enums?.salesStatus ?? {}).length === 0) {
+    out.push({
+      path: 'endpoints.sales.fields.final.format',
+      message: 'format enum needs the wire values: enums.salesStatus is empty',
+      hint: 'add enums.salesStatus, e.g. { FINAL: final, PROVISIONAL: provisional }',
+    });
+  }
   checkPagination(file.pagination, 'pagination', out);
   for (const [name, spec] of Object.entries(file.endpoints ?? {})) {
     const endpoint = name as EndpointName;
@@ -148,16 +177,38 @@ export function checkContractFile(file: ContractFile): ContractProblem[] {
         hint: 'rename items to root',
       });
     }
-    if (!list && spec.pagination !== undefined) {
+    // Book keywords are one object whose keyword list an API may page; the others cannot be paged.
+    if (!list && endpoint !== 'bookKeywords' && spec.pagination !== undefined) {
       out.push({
         path: `${at}.pagination`,
-        message: `${endpoint} is not paginated`,
-        hint: 'remove pagination here',
+        message: `${endpoint} is one object, not a list: it cannot come in pages`,
+        hint: 'remove pagination here (lists and bookKeywords can have it)',
       });
+    }
+    if (spec.request !== undefined) {
+      if (endpoint !== 'invites') {
+        out.push({
+          path: `${at}.request`,
+          message: `${endpoint} sends no body: only invites has a request`,
+          hint: 'move it to endpoints.invites.request',
+        });
+      } else {
+        checkFields(INVITE_REQUEST, spec.request.fields ?? {}, `${at}.request.fields`, out);
+        checkPathConflicts(INVITE_REQUEST, spec.request.fields ?? {}, `${at}.request.fields`, out);
+      }
+    }
+    for (const name of Object.keys(spec.fixedParams ?? {})) {
+      if (name === '')
+        out.push({ path: `${at}.fixedParams`, message: 'an empty parameter name', hint: 'name it' });
     }
     checkPagination(spec.pagination, `${at}.pagination`, out);
   }
   return out;
+}
+
+function normalizeFinality(file: ContractFile): string | undefined {
+  const spec = file.endpoints?.sales?.fields?.final;
+  return spec === undefined ? undefined : normalizeSpec(spec).format;
 }
 
 /** Problems of the merged contract: paths that cannot all exist. */

@@ -9,6 +9,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
 import type { SchemaIssue } from '../errors.ts';
 import {
+  type ArcInviteRequest,
   type ArcInviteResult,
   type ArcReview,
   arcInviteResultSchema,
@@ -26,15 +27,25 @@ import {
 } from '../schemas.ts';
 import type { RateLimitInfo } from '../types.ts';
 import type { BodyValidator } from '../validator.ts';
-import { CATALOG, type EndpointName, LIST_ENDPOINTS, type ListEndpointName } from './catalog.ts';
+import {
+  CATALOG,
+  ENDPOINT_NAMES,
+  type EndpointName,
+  INVITE_REQUEST,
+  LIST_ENDPOINTS,
+  type ListEndpointName,
+  type LogicalField,
+} from './catalog.ts';
 import { DEFAULT_CONTRACT } from './default.ts';
 import { compileObject, type Enums, type FieldIssue, type ObjectNode } from './fields.ts';
 import { describeFound, FAIL } from './formats.ts';
 import { locate, valueAtIssuePath } from './locate.ts';
 import { mergePagination } from './merge.ts';
-import { type CompiledPagination, compilePagination } from './paging.ts';
-import { compileGetter } from './path.ts';
-import type { ContractFile, Decision, FilterParam } from './schema.ts';
+import { type CompiledPagination, compilePagination, styleOf } from './paging.ts';
+import { compileGetter, compileSetter } from './path.ts';
+import { type CompiledQuery, compileQuery, paramNames } from './query.ts';
+import type { ContractFile, Decision, FieldSpec, FilterParam } from './schema.ts';
+import { compileSignals } from './signals.ts';
 
 export type ReadResult<T> = { ok: true; data: T } | { ok: false; issues: SchemaIssue[] };
 export type BodyReader<T> = (body: unknown) => ReadResult<T>;
@@ -52,19 +63,35 @@ export interface CompiledContract {
   readonly book: BodyReader<Book>;
   readonly bookKeywords: BodyReader<BookKeywords>;
   readonly invites: BodyReader<ArcInviteResult>;
+  /** Our invite request → the body the API takes (`endpoints.invites.request`). */
+  readonly inviteRequest: (request: ArcInviteRequest) => unknown;
+  /** The API's invite body → ours, for the simulator; FAIL-free: unreadable parts are left out. */
+  readonly inviteRequestIn: (body: unknown) => unknown;
   readonly keywordSearch: BodyReader<KeywordSearchResult[]>;
   readonly rankings: BodyReader<RankingSeries[]>;
   readonly reviews: BodyReader<ArcReview[]>;
   readonly sales: BodyReader<SalesRecord[]>;
-  readonly pagination: Readonly<Record<ListEndpointName, CompiledPagination>>;
+  /** Every list's pagination; book keywords only when the contract pages them (`endpoints.bookKeywords.pagination`). */
+  readonly pagination: Readonly<Record<ListEndpointName, CompiledPagination>> & {
+    readonly bookKeywords?: CompiledPagination;
+  };
+  /** The name of each filter (the contract's top level). */
   readonly params: Readonly<Record<FilterParam, string>>;
+  /** Each endpoint's query: names, value formats, lists, fixed extras. */
+  readonly queries: Readonly<Record<EndpointName, CompiledQuery>>;
   /** Our enum value → the API's, for query parameters. */
   readonly enumOut: { marketplace(v: string): string; platform(v: string): string };
+  /** The API's enum value → ours (the simulator reading a query). */
+  readonly enumIn: { marketplace(v: string): string; platform(v: string): string };
   readonly errorBody: (body: unknown) => ErrorFields | undefined;
   /** Our code for the API's error code. */
   readonly errorCode: (code: string) => string;
   readonly decision: (status: number) => Decision;
-  readonly rateLimit: (headers: IncomingHttpHeaders, nowMs: number) => RateLimitInfo;
+  /** Rate-limit and quota signals, from headers or (when `signalsInBody`) the parsed body. */
+  readonly rateLimit: (headers: IncomingHttpHeaders, nowMs: number, body?: unknown) => RateLimitInfo;
+  readonly requestId: (headers: IncomingHttpHeaders, body?: unknown) => string | undefined;
+  /** True when a signal is in the body: the transport parses a body before reading the signals. */
+  readonly signalsInBody: boolean;
   readonly retryAfterHeader: string | null;
   readonly requestIdHeader: string;
   /** The compiled objects, for the simulator's writer and for reports. */
@@ -170,17 +197,20 @@ function listReader<T>(
   };
 }
 
-function header(name: string | null | undefined): string | undefined {
-  return name === null || name === undefined ? undefined : name.toLowerCase();
+/** A catalogue's fields at their canonical paths: the spec of a body sent as the assumed contract has it. */
+function canonicalSpecs(catalog: Readonly<Record<string, LogicalField>>): Record<string, FieldSpec> {
+  const out: Record<string, FieldSpec> = {};
+  for (const [name, field] of Object.entries(catalog)) {
+    out[name] =
+      field.items === undefined
+        ? field.canonical
+        : { path: field.canonical, items: canonicalSpecs(field.items) };
+  }
+  return out;
 }
 
-function headerInt(headers: IncomingHttpHeaders, name: string | undefined): number | undefined {
-  if (name === undefined) return undefined;
-  const value = headers[name];
-  const first = (Array.isArray(value) ? value[0] : value)?.trim();
-  if (first === undefined || !/^\d+$/.test(first)) return undefined;
-  const n = Number(first);
-  return Number.isSafeInteger(n) ? n : undefined;
+function header(name: string | null | undefined): string | undefined {
+  return name === null || name === undefined ? undefined : name.toLowerCase();
 }
 
 export function compileContract(contract: ContractFile): CompiledContract {
@@ -188,6 +218,7 @@ export function compileContract(contract: ContractFile): CompiledContract {
     marketplace: contract.enums?.marketplace ?? {},
     platform: contract.enums?.platform ?? {},
     inviteStatus: contract.enums?.inviteStatus ?? {},
+    salesStatus: contract.enums?.salesStatus ?? {},
   };
   const isDefault = (name: EndpointName) =>
     isDeepStrictEqual(contract.endpoints?.[name], DEFAULT_CONTRACT.endpoints[name]) &&
@@ -204,27 +235,42 @@ export function compileContract(contract: ContractFile): CompiledContract {
   const list = <T>(name: ListEndpointName, item: z.ZodType<T>) =>
     listReader(name, nodes[name], roots[name], item, isDefault(name));
 
-  const pagination = {} as Record<ListEndpointName, CompiledPagination>;
+  const pagination = {} as Record<ListEndpointName, CompiledPagination> & {
+    bookKeywords?: CompiledPagination;
+  };
   for (const name of LIST_ENDPOINTS) {
     pagination[name] = compilePagination(
       mergePagination(contract.pagination, contract.endpoints?.[name]?.pagination),
     );
   }
+  // Book keywords are one object; the contract may say its keyword list comes in pages.
+  const keywordPages = contract.endpoints?.bookKeywords?.pagination;
+  if (keywordPages !== undefined && styleOf(keywordPages).length > 0)
+    pagination.bookKeywords = compilePagination(mergePagination(contract.pagination, keywordPages));
+  const defaults = DEFAULT_CONTRACT.params as Readonly<Record<FilterParam, string>>;
+  const queries = {} as Record<EndpointName, CompiledQuery>;
+  for (const name of ENDPOINT_NAMES) {
+    const spec = contract.endpoints?.[name];
+    queries[name] = compileQuery(contract, spec?.params, spec?.fixedParams, defaults);
+  }
+
+  const request = contract.endpoints?.invites?.request;
+  const requestNode = compileObject(
+    INVITE_REQUEST,
+    { ...canonicalSpecs(INVITE_REQUEST), ...request?.fields },
+    enums,
+  );
+  const requestRoot = request?.root ?? '';
+  const getRequestRoot = compileGetter(requestRoot);
+  const setRequestRoot = requestRoot === '' ? undefined : compileSetter(requestRoot);
+  const requestIsDefault = request === undefined;
 
   const errorNode = nodes.error;
   const getErrorRoot = compileGetter(roots.error);
   const errorFields = errorNode.fields;
   const codes = new Map(Object.entries(contract.errors?.codes ?? {}));
   const statuses = new Map(Object.entries(contract.errors?.statuses ?? {}).map(([s, d]) => [Number(s), d]));
-  const rl = contract.rateLimit ?? {};
-  const names = {
-    limit: header(rl.limit),
-    remaining: header(rl.remaining),
-    reset: header(rl.reset?.header),
-    quotaLimit: header(rl.quotaLimit),
-    quotaRemaining: header(rl.quotaRemaining),
-  };
-  const resetFormat = rl.reset?.format ?? 'epoch_s';
+  const signals = compileSignals(contract);
   const marketplaceOut = new Map(Object.entries(enums.marketplace).map(([theirs, ours]) => [ours, theirs]));
   const platformOut = new Map(Object.entries(enums.platform).map(([theirs, ours]) => [ours, theirs]));
 
@@ -233,15 +279,33 @@ export function compileContract(contract: ContractFile): CompiledContract {
     book: object('book', bookSchema),
     bookKeywords: object('bookKeywords', bookKeywordsValidator),
     invites: object('invites', arcInviteResultSchema),
+    inviteRequest(body) {
+      if (requestIsDefault) return body;
+      const written = requestNode.write(body);
+      if (setRequestRoot === undefined) return written;
+      const out: Record<string, unknown> = {};
+      setRequestRoot(out, written);
+      return out;
+    },
+    inviteRequestIn(body) {
+      if (requestIsDefault) return body;
+      const read = requestNode.read(getRequestRoot(body));
+      return read === FAIL ? {} : read;
+    },
     keywordSearch: list('keywordSearch', keywordSearchResultSchema),
     rankings: list('rankings', rankingSeriesSchema),
     reviews: list('reviews', arcReviewSchema),
     sales: list('sales', salesRecordSchema),
     pagination,
-    params: { ...DEFAULT_CONTRACT.params, ...contract.params },
+    params: paramNames(contract, defaults),
+    queries,
     enumOut: {
-      marketplace: (v) => marketplaceOut.get(v) ?? v,
-      platform: (v) => platformOut.get(v) ?? v,
+      marketplace: (v) => String(marketplaceOut.get(v) ?? v),
+      platform: (v) => String(platformOut.get(v) ?? v),
+    },
+    enumIn: {
+      marketplace: (v) => (Object.hasOwn(enums.marketplace, v) ? (enums.marketplace[v] as string) : v),
+      platform: (v) => (Object.hasOwn(enums.platform, v) ? (enums.platform[v] as string) : v),
     },
     // Field by field and forgiving: an error body is read for what it tells, never rejected.
     errorBody(body) {
@@ -260,28 +324,10 @@ export function compileContract(contract: ContractFile): CompiledContract {
     },
     errorCode: (code) => codes.get(code) ?? code,
     decision: (status) => statuses.get(status) ?? (status >= 500 ? 'transient' : 'failed'),
-    rateLimit(headers, nowMs) {
-      const info: RateLimitInfo = {};
-      const limit = headerInt(headers, names.limit);
-      const remaining = headerInt(headers, names.remaining);
-      const reset = headerInt(headers, names.reset);
-      const quotaLimit = headerInt(headers, names.quotaLimit);
-      const quotaRemaining = headerInt(headers, names.quotaRemaining);
-      if (limit !== undefined) info.limit = limit;
-      if (remaining !== undefined) info.remaining = remaining;
-      if (reset !== undefined) {
-        info.resetAt =
-          resetFormat === 'epoch_ms'
-            ? reset
-            : resetFormat === 'delta_s'
-              ? nowMs + reset * 1000
-              : reset * 1000;
-      }
-      if (quotaLimit !== undefined) info.quotaLimit = quotaLimit;
-      if (quotaRemaining !== undefined) info.quotaRemaining = quotaRemaining;
-      return info;
-    },
-    retryAfterHeader: header(rl.retryAfter) ?? null,
+    rateLimit: (headers, nowMs, body) => signals.rateLimit(headers, nowMs, body),
+    requestId: (headers, body) => signals.requestId(headers, body),
+    signalsInBody: signals.inBody,
+    retryAfterHeader: header(contract.rateLimit?.retryAfter) ?? null,
     requestIdHeader: header(contract.requestIdHeader) ?? 'x-request-id',
     nodes,
     roots,

@@ -11,6 +11,7 @@ import {
   readAmount,
   readDate,
   readEnum,
+  readFinality,
   readPlain,
   readRank,
   readTime,
@@ -19,6 +20,7 @@ import {
   writeAmount,
   writeDate,
   writeEnum,
+  writeFinality,
   writeTime,
 } from './formats.ts';
 import { compileGetter, compileSetter, joinPath, splitPath } from './path.ts';
@@ -40,6 +42,7 @@ export interface Enums {
   marketplace: Readonly<Record<string, string>>;
   platform: Readonly<Record<string, string>>;
   inviteStatus: Readonly<Record<string, string>>;
+  salesStatus: Readonly<Record<string, string>>;
 }
 
 export interface FieldNode {
@@ -108,43 +111,115 @@ function canonicalSetter(parts: readonly string[]): (out: Record<string, unknown
   };
 }
 
+function epochMsOf(spec: FieldSpecObject): number {
+  return spec.epoch === undefined ? 0 : Date.parse(`${spec.epoch}T00:00:00Z`);
+}
+
+/** `scale`: the wire number is ours times it (a rating sent x10); rounded back so 4.4 stays 4.4. */
+function scaled(read: (v: unknown) => unknown, scale: number | undefined): (v: unknown) => unknown {
+  if (scale === undefined || scale === 1) return read;
+  return (v) => {
+    const n = read(v);
+    return typeof n === 'number' ? Math.round((n / scale) * 1e9) / 1e9 : n;
+  };
+}
+
+function unscaled(value: unknown, scale: number | undefined): unknown {
+  return scale === undefined || typeof value !== 'number' ? value : Math.round(value * scale * 1e6) / 1e6;
+}
+
 function valueReader(kind: FieldKind, spec: FieldSpecObject, enums: Enums): (v: unknown) => unknown {
   switch (kind) {
     case 'time':
-      return readTime(spec.format ?? 'iso');
+      return readTime(spec.format ?? 'iso', epochMsOf(spec));
     case 'date':
-      return readDate(spec.format ?? 'date');
+      return readDate(spec.format ?? 'date', epochMsOf(spec));
+    case 'finality':
+      return readFinality(spec.format ?? 'final', enums.salesStatus);
     case 'marketplace':
     case 'platform':
     case 'inviteStatus':
       return readEnum(enums[kind]);
     default:
-      return spec.format === 'string' ? numberFromText : readPlain(kind);
+      return scaled(spec.format === 'string' ? numberFromText : readPlain(kind), spec.scale);
   }
 }
 
 function valueWriter(kind: FieldKind, spec: FieldSpecObject, enums: Enums): (v: unknown) => unknown {
   switch (kind) {
     case 'time':
-      return writeTime(spec.format ?? 'iso');
+      return writeTime(spec.format ?? 'iso', epochMsOf(spec));
     case 'date':
-      return writeDate(spec.format ?? 'date');
+      return writeDate(spec.format ?? 'date', epochMsOf(spec));
+    case 'finality':
+      return writeFinality(spec.format ?? 'final', enums.salesStatus);
     case 'marketplace':
     case 'platform':
     case 'inviteStatus':
       return writeEnum(enums[kind]);
     default:
-      return spec.format === 'string' ? (v) => String(v) : (v) => v;
+      return spec.format === 'string'
+        ? (v) => String(unscaled(v, spec.scale))
+        : (v) => unscaled(v, spec.scale);
+  }
+}
+
+/** The first value found at `path`, then at each of `alsoAt` (a field the API puts in several places). */
+function firstOf(paths: readonly string[]): (container: unknown) => unknown {
+  const getters = paths.map(compileGetter);
+  if (getters.length === 1) return getters[0] as (container: unknown) => unknown;
+  return (container) => {
+    for (const get of getters) {
+      const value = get(container);
+      if (value !== undefined) return value;
+    }
+    return undefined;
+  };
+}
+
+/** A list's wire layout → item values the item fields read ('0' and '1' for the last three layouts). */
+function listIn(layout: FieldSpecObject['layout'], width: number): (raw: unknown) => unknown[] | undefined {
+  switch (layout) {
+    case 'flat':
+      return (raw) => {
+        if (!Array.isArray(raw) || raw.length % width !== 0) return undefined;
+        const out: unknown[][] = [];
+        for (let i = 0; i < raw.length; i += width) out.push(raw.slice(i, i + width));
+        return out;
+      };
+    case 'keyed':
+      return (raw) =>
+        typeof raw !== 'object' || raw === null || Array.isArray(raw)
+          ? undefined
+          : Object.entries(raw).map(([key, value]) => [/^-?\d+$/.test(key) ? Number(key) : key, value]);
+    default:
+      return (raw) => (Array.isArray(raw) ? raw : undefined);
+  }
+}
+
+function listOut(layout: FieldSpecObject['layout']): (items: unknown[]) => unknown {
+  switch (layout) {
+    case 'flat':
+      return (items) => items.flatMap((item) => (Array.isArray(item) ? item : [item]));
+    case 'keyed':
+      return (items) =>
+        Object.fromEntries(
+          items.map((item) => (Array.isArray(item) ? [String(item[0]), item[1]] : ['', item])),
+        );
+    default:
+      return (items) => items;
   }
 }
 
 export function compileField(name: string, logical: LogicalField, spec: FieldSpec, enums: Enums): FieldNode {
   const s = normalizeSpec(spec);
-  const get = compileGetter(s.path);
+  const get = firstOf([s.path, ...(s.alsoAt ?? [])]);
   const set = compileSetter(s.path);
   const canonical = splitPath(logical.canonical);
   const expected = expectation(logical.kind, s);
-  const optional = logical.optional === true;
+  // `optional: true` in the contract: the member may be absent (read as null or left out).
+  const optional = logical.optional === true || s.optional === true;
+  const leaveOut = s.optional === true;
   let read: (container: unknown) => unknown;
   let write: (value: unknown, target: Record<string, unknown>) => void;
   const node: Partial<FieldNode> = { name, kind: logical.kind, rawPath: s.path, canonical };
@@ -152,10 +227,13 @@ export function compileField(name: string, logical: LogicalField, spec: FieldSpe
   if (logical.kind === 'list') {
     const items = compileObject(logical.items ?? {}, normalizeItems(s.items), enums);
     node.items = items;
+    const unpack = listIn(s.layout, items.fields.length);
+    const pack = listOut(s.layout);
     read = (container) => {
-      const list = get(container);
-      if (list === undefined && optional) return OMIT;
-      if (!Array.isArray(list)) return FAIL;
+      const raw = get(container);
+      if (raw === undefined && optional) return leaveOut ? [] : OMIT;
+      const list = unpack(raw);
+      if (list === undefined) return FAIL;
       const out = new Array<unknown>(list.length);
       for (let i = 0; i < list.length; i++) {
         const item = items.read(list[i]);
@@ -165,11 +243,8 @@ export function compileField(name: string, logical: LogicalField, spec: FieldSpe
       return out;
     };
     write = (value, target) => {
-      if (Array.isArray(value))
-        set(
-          target,
-          value.map((item) => items.write(item)),
-        );
+      if (Array.isArray(value) && !(leaveOut && value.length === 0))
+        set(target, pack(value.map((item) => items.write(item))));
     };
   } else if (logical.kind === 'money') {
     const format = s.format ?? 'decimal_string';
@@ -196,14 +271,16 @@ export function compileField(name: string, logical: LogicalField, spec: FieldSpe
   } else if (logical.kind === 'rank' || logical.kind === 'rating') {
     const unranked: UnrankedValue[] = s.unranked ?? [null];
     const rank = readRank(unranked, s.format);
+    const readScaled = scaled(rank.read, s.scale);
     const none = unrankedOut(unranked);
     const text = s.format === 'string';
     read = (container) => {
       const v = get(container);
-      return v === undefined ? (rank.missingIsNone ? null : FAIL) : rank.read(v);
+      return v === undefined ? (rank.missingIsNone || leaveOut ? null : FAIL) : readScaled(v);
     };
     write = (value, target) => {
-      if (value !== null) set(target, text ? String(value) : value);
+      const wire = unscaled(value, s.scale);
+      if (value !== null) set(target, text ? String(wire) : wire);
       else if (none !== undefined) set(target, text && none !== null ? String(none) : none);
     };
   } else {
@@ -211,10 +288,12 @@ export function compileField(name: string, logical: LogicalField, spec: FieldSpe
     const valueOut = valueWriter(logical.kind, s, enums);
     read = (container) => {
       const v = get(container);
-      return v === undefined && optional ? OMIT : valueIn(v);
+      if (v === undefined && optional) return leaveOut && logical.kind === 'nullableString' ? null : OMIT;
+      return valueIn(v);
     };
     write = (value, target) => {
-      if (value !== undefined) set(target, valueOut(value));
+      if (value === undefined || (leaveOut && value === null)) return;
+      set(target, valueOut(value));
     };
   }
 

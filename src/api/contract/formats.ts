@@ -33,49 +33,67 @@ function msFromIso(value: unknown): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-export function readTime(format: string): Read {
-  switch (format) {
-    case 'epoch_s':
-      return (v) => {
-        const ms = msFromEpoch(v, 1000);
-        return ms === undefined ? FAIL : isoFromMs(ms);
-      };
-    case 'epoch_ms':
-      return (v) => {
-        const ms = msFromEpoch(v, 1);
-        return ms === undefined ? FAIL : isoFromMs(ms);
-      };
-    default:
-      // Already UTC with a Z: kept as sent (no re-formatting per point); any other offset is converted.
-      return (v) => {
-        if (typeof v === 'string' && CANONICAL_UTC.test(v)) return v;
-        const ms = msFromIso(v);
-        return ms === undefined ? FAIL : isoFromMs(ms);
-      };
+/** Epoch formats: how many ms one unit is. `epoch` (a day) moves the count's start. */
+const EPOCH_UNIT_MS: Readonly<Record<string, number>> = { epoch_s: 1000, epoch_ms: 1, epoch_min: 60_000 };
+
+export function readTime(format: string, epochMs = 0): Read {
+  const unit = EPOCH_UNIT_MS[format];
+  if (unit !== undefined) {
+    return (v) => {
+      const ms = msFromEpoch(v, unit);
+      return ms === undefined ? FAIL : isoFromMs(ms + epochMs);
+    };
   }
+  // Already UTC with a Z: kept as sent (no re-formatting per point); any other offset is converted.
+  return (v) => {
+    if (typeof v === 'string' && CANONICAL_UTC.test(v)) return v;
+    const ms = msFromIso(v);
+    return ms === undefined ? FAIL : isoFromMs(ms);
+  };
 }
 
-export function writeTime(format: string): Write {
-  const ms = (v: unknown) => Date.parse(String(v));
-  if (format === 'epoch_s') return (v) => Math.floor(ms(v) / 1000);
-  if (format === 'epoch_ms') return (v) => ms(v);
-  return (v) => v;
+export function writeTime(format: string, epochMs = 0): Write {
+  const unit = EPOCH_UNIT_MS[format];
+  if (unit === undefined) return (v) => v;
+  return (v) => Math.floor((Date.parse(String(v)) - epochMs) / unit);
 }
 
-export function readDate(format: string): Read {
+export function readDate(format: string, epochMs = 0): Read {
   if (format === 'date') return (v) => (typeof v === 'string' && ISO_DATE.test(v) ? v : FAIL);
-  const time = readTime(format);
+  const time = readTime(format, epochMs);
   return (v) => {
     const iso = time(v);
     return iso === FAIL ? FAIL : (iso as string).slice(0, 10);
   };
 }
 
-export function writeDate(format: string): Write {
+export function writeDate(format: string, epochMs = 0): Write {
   if (format === 'date') return (v) => v;
   if (format === 'iso') return (v) => `${String(v)}T00:00:00Z`;
-  const time = writeTime(format);
+  const time = writeTime(format, epochMs);
   return (v) => time(`${String(v)}T00:00:00Z`);
+}
+
+/** A sales day's state: `final` (true = final, the default), `provisional` (true = provisional) or `enum`. */
+export function readFinality(format: string, map: Readonly<Record<string, string>>): Read {
+  if (format === 'enum') {
+    const table = new Map(Object.entries(map));
+    return (v) => {
+      const ours = typeof v === 'string' || typeof v === 'number' ? table.get(String(v)) : undefined;
+      return ours === undefined ? FAIL : ours === 'final';
+    };
+  }
+  const inverted = format === 'provisional';
+  return (v) => (typeof v === 'boolean' ? v !== inverted : FAIL);
+}
+
+export function writeFinality(format: string, map: Readonly<Record<string, string>>): Write {
+  if (format === 'enum') {
+    const reverse = new Map(Object.entries(map).map(([theirs, ours]) => [ours, theirs]));
+    return (v) => reverse.get(v === true ? 'final' : 'provisional');
+  }
+  const inverted = format === 'provisional';
+  return (v) => v !== inverted;
 }
 
 /** Minor units (an integer) as a decimal string, by string arithmetic: no float rounding. */
@@ -143,13 +161,24 @@ export function unrankedOut(unranked: readonly UnrankedValue[]): null | number |
   return first === 'missing' || first === undefined ? undefined : first;
 }
 
+/** Enums: the API's value → ours; a wire value may be a number (Keepa's domain 1 = US), listed as "1". */
 export function readEnum(map: Readonly<Record<string, string>>): Read {
   const table = new Map(Object.entries(map));
-  return (v) => (typeof v === 'string' ? (table.get(v) ?? v) : FAIL);
+  return (v) =>
+    typeof v === 'string'
+      ? (table.get(v) ?? v)
+      : typeof v === 'number'
+        ? (table.get(String(v)) ?? FAIL)
+        : FAIL;
 }
 
+/** Ours → the API's; an enum whose every wire value is a whole number is written as numbers. */
 export function writeEnum(map: Readonly<Record<string, string>>): Write {
-  const reverse = new Map(Object.entries(map).map(([theirs, ours]) => [ours, theirs]));
+  const keys = Object.keys(map);
+  const numeric = keys.length > 0 && keys.every((k) => /^\d+$/.test(k));
+  const reverse = new Map(
+    Object.entries(map).map(([theirs, ours]) => [ours, numeric ? Number(theirs) : theirs]),
+  );
   return (v) => (typeof v === 'string' ? (reverse.get(v) ?? v) : v);
 }
 

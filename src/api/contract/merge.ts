@@ -77,8 +77,10 @@ export function mergeContract(base: ContractFile, over: ContractFile): ContractF
       marketplace: { ...base.enums?.marketplace, ...over.enums?.marketplace },
       platform: { ...base.enums?.platform, ...over.enums?.platform },
       inviteStatus: { ...base.enums?.inviteStatus, ...over.enums?.inviteStatus },
+      salesStatus: { ...base.enums?.salesStatus, ...over.enums?.salesStatus },
     },
     params: { ...base.params, ...over.params },
+    fixedParams: { ...base.fixedParams, ...over.fixedParams },
     pagination: mergePagination(base.pagination, over.pagination),
     endpoints,
     errors: {
@@ -87,5 +89,8 @@ export function mergeContract(base: ContractFile, over: ContractFile): ContractF
     },
     rateLimit: { ...base.rateLimit, ...over.rateLimit },
     requestIdHeader: over.requestIdHeader ?? base.requestIdHeader,
+    ...((over.requestIdBody ?? base.requestIdBody) === undefined
+      ? {}
+      : { requestIdBody: over.requestIdBody ?? base.requestIdBody }),
   } as ContractFile;
 }

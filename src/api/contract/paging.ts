@@ -18,6 +18,8 @@ export interface CompiledPagination {
   maxLimit: number;
   /** True when a position is a URL to request as it is (nextUrl, linkHeader). */
   positionIsUrl: boolean;
+  /** A cursor sent without the other filters (`cursor.alone`): some APIs answer 400 to both. */
+  tokenAlone: boolean;
   /** Page numbers or offsets without a total: an empty page after a full one is the end, not a gap. */
   emptyPageEnds: boolean;
   /** Query parameters for the page at `position` (null: the first page). */
@@ -75,6 +77,7 @@ export function compilePagination(spec: PaginationSpec): CompiledPagination {
     return {
       ...base,
       positionIsUrl: false,
+      tokenAlone: spec.cursor?.alone === true,
       emptyPageEnds: false,
       query: (position, limit) => withLimit({ [param]: position ?? undefined }, limit),
       next(body) {
@@ -98,6 +101,7 @@ export function compilePagination(spec: PaginationSpec): CompiledPagination {
     return {
       ...base,
       positionIsUrl: true,
+      tokenAlone: true,
       emptyPageEnds: false,
       query: (_position, limit) => withLimit({}, limit),
       next(body, headers) {
@@ -117,6 +121,7 @@ export function compilePagination(spec: PaginationSpec): CompiledPagination {
     return {
       ...base,
       positionIsUrl: false,
+      tokenAlone: false,
       emptyPageEnds: pages === undefined && items === undefined,
       query: (position, limit) => withLimit({ [page.param]: position ?? first }, limit),
       next(body, _headers, position, count, limit) {
@@ -142,6 +147,7 @@ export function compilePagination(spec: PaginationSpec): CompiledPagination {
   return {
     ...base,
     positionIsUrl: false,
+    tokenAlone: false,
     emptyPageEnds: total === undefined,
     query: (position, limit) => withLimit({ [offset.param]: position ?? 0 }, limit),
     next(body, _headers, position, count, limit) {

@@ -24,6 +24,9 @@ export const pathSchema = z
 /** A value meaning "not ranked": null, a number (0, -1, a sentinel) or "missing" (the field is absent). */
 export const unrankedSchema = z.union([z.null(), z.number(), z.literal('missing')]);
 
+export const LIST_LAYOUTS = ['objects', 'pairs', 'flat', 'keyed'] as const;
+export type ListLayout = (typeof LIST_LAYOUTS)[number];
+
 export interface FieldSpecObject {
   path: string;
   format?: string | undefined;
@@ -31,6 +34,11 @@ export interface FieldSpecObject {
   amount?: string | undefined;
   currency?: string | undefined;
   items?: Record<string, FieldSpec> | undefined;
+  optional?: boolean | undefined;
+  alsoAt?: string[] | undefined;
+  scale?: number | undefined;
+  epoch?: string | undefined;
+  layout?: ListLayout | undefined;
 }
 export type FieldSpec = string | FieldSpecObject;
 
@@ -54,6 +62,24 @@ export const fieldSpecSchema: z.ZodType<FieldSpec> = z.lazy(() =>
         .record(z.string(), fieldSpecSchema)
         .optional()
         .meta({ description: 'lists: the fields of one item, paths relative to the item' }),
+      optional: z.boolean().optional().meta({
+        description:
+          'the member may be absent from the answer (absent reads as null); the simulator leaves it out',
+      }),
+      alsoAt: z.array(pathSchema).min(1).optional().meta({
+        description:
+          'other paths tried in order when the value is absent at path (e.g. error details of a 400 and a 422)',
+      }),
+      scale: z.number().positive().optional().meta({
+        description: 'numbers: the wire value is ours times scale (a rating sent x10: scale 10)',
+      }),
+      epoch: z.iso.date().optional().meta({
+        description: 'epoch_s, epoch_ms, epoch_min: the day the count starts from (default 1970-01-01)',
+      }),
+      layout: z.enum(LIST_LAYOUTS).optional().meta({
+        description:
+          "lists: objects (default), pairs ([t, v] items), flat ([t, v, t, v, ...]) or keyed ({\"t\": v}); item fields at '0' and '1' for the last three",
+      }),
     }),
   ]),
 );
@@ -64,6 +90,15 @@ export const endpointSpecSchema = z.strictObject({
   items: pathSchema.optional(),
   fields: z.record(z.string(), fieldSpecSchema).optional(),
   pagination: z.lazy(() => paginationSchema).optional(),
+  params: z
+    .lazy(() => paramsSchema)
+    .optional()
+    .meta({ description: "this endpoint's own query parameters" }),
+  fixedParams: z.lazy(() => fixedParamsSchema).optional(),
+  request: z
+    .strictObject({ root: pathSchema.optional(), fields: z.record(z.string(), fieldSpecSchema).optional() })
+    .optional()
+    .meta({ description: 'invites: the request body, by the same paths and formats as answers' }),
 });
 export type EndpointSpec = z.infer<typeof endpointSpecSchema>;
 
@@ -72,7 +107,12 @@ export type PaginationStyle = (typeof PAGINATION_STYLES)[number];
 
 export const paginationSchema = z.strictObject({
   cursor: z
-    .strictObject({ param: z.string().min(1), next: pathSchema, total: pathSchema.optional() })
+    .strictObject({
+      param: z.string().min(1),
+      next: pathSchema,
+      total: pathSchema.optional(),
+      alone: z.boolean().optional().meta({ description: 'the token is sent without the other filters' }),
+    })
     .optional(),
   nextUrl: z.strictObject({ next: pathSchema }).optional(),
   linkHeader: z.strictObject({ header: z.string().min(1).optional() }).optional(),
@@ -102,6 +142,31 @@ export const FILTER_PARAMS = [
 ] as const;
 export type FilterParam = (typeof FILTER_PARAMS)[number];
 
+/** How a time or date query value is written: a date, RFC 3339, or a count of units since an epoch. */
+export const PARAM_FORMATS = ['date', 'rfc3339', 'epoch_s', 'epoch_ms', 'epoch_min'] as const;
+export type ParamFormat = (typeof PARAM_FORMATS)[number];
+
+export const paramSpecSchema = z.union([
+  z.string().min(1),
+  z.strictObject({
+    name: z.string().min(1).optional().meta({ description: 'the query parameter name' }),
+    format: z
+      .enum(PARAM_FORMATS)
+      .optional()
+      .meta({ description: 'times and dates: how the value is written' }),
+    epoch: z.iso.date().optional().meta({ description: 'epoch_*: the day the count starts from' }),
+    list: z
+      .enum(['repeat', 'comma'])
+      .optional()
+      .meta({ description: 'several values: the parameter repeated (default) or one comma-joined value' }),
+  }),
+]);
+export type ParamSpec = z.infer<typeof paramSpecSchema>;
+const paramsSchema = z.partialRecord(z.enum(FILTER_PARAMS), paramSpecSchema);
+const fixedParamsSchema = z
+  .record(z.string().min(1), z.string())
+  .meta({ description: 'extra query parameters sent as they are with every request of the endpoint' });
+
 export const DECISIONS = [
   'invalid_request',
   'unauthorized',
@@ -117,6 +182,9 @@ export const DECISIONS = [
 export type Decision = (typeof DECISIONS)[number];
 
 const headerName = z.string().regex(/^[A-Za-z0-9-]+$/, 'expected an HTTP header name');
+/** A signal is a header (its name) or a place in the answer's body (`{ body: path }`). */
+const signalSchema = z.union([headerName, z.strictObject({ body: pathSchema })]);
+export type SignalSpec = z.infer<typeof signalSchema>;
 
 export const contractFileSchema = z.strictObject({
   version: z.literal(1).optional(),
@@ -125,12 +193,14 @@ export const contractFileSchema = z.strictObject({
       marketplace: z.record(z.string(), z.string()).optional(),
       platform: z.record(z.string(), z.string()).optional(),
       inviteStatus: z.record(z.string(), z.string()).optional(),
+      salesStatus: z.record(z.string(), z.enum(['final', 'provisional'])).optional(),
     })
     .optional()
     .meta({
       description: "The API's value → ours, e.g. AMAZON: amazon; values not listed are taken as they are.",
     }),
-  params: z.partialRecord(z.enum(FILTER_PARAMS), z.string().min(1)).optional(),
+  params: paramsSchema.optional(),
+  fixedParams: fixedParamsSchema.optional(),
   pagination: paginationSchema.optional(),
   endpoints: z
     .partialRecord(
@@ -150,16 +220,33 @@ export const contractFileSchema = z.strictObject({
     .strictObject({
       retryAfter: headerName.nullable().optional(),
       reset: z
-        .strictObject({ header: headerName, format: z.enum(['epoch_s', 'epoch_ms', 'delta_s']) })
+        .union([
+          z.strictObject({
+            header: headerName,
+            format: z.enum(['epoch_s', 'epoch_ms', 'delta_s', 'rfc3339']),
+          }),
+          z.strictObject({ body: pathSchema, format: z.enum(['epoch_s', 'epoch_ms', 'delta_s', 'rfc3339']) }),
+        ])
         .nullable()
         .optional(),
-      limit: headerName.nullable().optional(),
-      remaining: headerName.nullable().optional(),
-      quotaLimit: headerName.nullable().optional(),
-      quotaRemaining: headerName.nullable().optional(),
+      limit: signalSchema.nullable().optional(),
+      remaining: signalSchema.nullable().optional(),
+      quotaLimit: signalSchema.nullable().optional(),
+      quotaRemaining: signalSchema.nullable().optional(),
+      quotaUsed: signalSchema
+        .nullable()
+        .optional()
+        .meta({ description: 'requests used this month (the remaining ones are quotaLimit minus this)' }),
+      quotaReset: z
+        .strictObject({ body: pathSchema, format: z.enum(['epoch_s', 'epoch_ms', 'rfc3339']) })
+        .nullable()
+        .optional(),
     })
     .optional(),
   requestIdHeader: headerName.optional(),
+  requestIdBody: pathSchema
+    .optional()
+    .meta({ description: 'where the request id is in every body, when no header says it' }),
 });
 export type ContractFile = z.infer<typeof contractFileSchema>;
 

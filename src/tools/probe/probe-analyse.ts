@@ -161,6 +161,8 @@ export function fitsKind(kind: FieldKind, value: unknown): boolean {
       );
     case 'list':
       return Array.isArray(value);
+    case 'finality':
+      return typeof value === 'boolean' || typeof value === 'string' || typeof value === 'number';
   }
 }
 

@@ -9,12 +9,11 @@ import {
   compileSetter,
   DEFAULT_CONTRACT,
   type EndpointName,
-  type FilterParam,
   isListEndpoint,
-  type ListEndpointName,
   mergePagination,
-  readEnum,
+  type PaginationSpec,
 } from '../../api/tooling.ts';
+import { bodySignals, headerSignals } from './serve-signals.ts';
 
 interface Answer {
   status: number;
@@ -24,6 +23,8 @@ interface Answer {
 
 /** The simulator pages internally by at most this many items (its own MAX_LIMIT). */
 const SIM_PAGE = 100;
+/** A sales day stays provisional for 14 days (today and the 13 before). */
+const PROVISIONAL_MS = 14 * 86_400_000;
 
 function place(path: string, value: unknown): Record<string, unknown> {
   if (path === '') return value as Record<string, unknown>;
@@ -32,49 +33,69 @@ function place(path: string, value: unknown): Record<string, unknown> {
   return out;
 }
 
+function refuse(status: number, code: string, message: string): Answer {
+  return { status, body: { error: { code, message } } };
+}
+
 export function createSimDialect(contract: CompiledContract) {
-  const { nodes, roots, params } = contract;
-  // The dialect's query parameter name → the simulator's (the default contract's) name.
-  const incoming = new Map<string, string>();
-  for (const [filter, name] of Object.entries(params)) {
-    incoming.set(name, DEFAULT_CONTRACT.params[filter as FilterParam]);
-  }
-  const enums = contract.source.enums ?? {};
-  const marketplaceIn = readEnum(enums.marketplace ?? {});
-  const platformIn = readEnum(enums.platform ?? {});
+  const { nodes, roots } = contract;
   const codesOut = new Map(
     Object.entries(contract.source.errors?.codes ?? {}).map(([theirs, ours]) => [ours, theirs]),
   );
-  const rl = contract.source.rateLimit ?? {};
-  const rename: [string, string | null | undefined][] = [
-    ['X-RateLimit-Limit', rl.limit],
-    ['X-RateLimit-Remaining', rl.remaining],
-    ['X-Quota-Limit', rl.quotaLimit],
-    ['X-Quota-Remaining', rl.quotaRemaining],
-    ['Retry-After', rl.retryAfter],
-    ['X-Request-Id', contract.source.requestIdHeader],
-  ];
+  const pagingSpec = (endpoint: EndpointName): PaginationSpec | undefined =>
+    isListEndpoint(endpoint)
+      ? mergePagination(contract.source.pagination, contract.source.endpoints?.[endpoint]?.pagination)
+      : endpoint === 'bookKeywords' && contract.pagination.bookKeywords !== undefined
+        ? mergePagination(contract.source.pagination, contract.source.endpoints?.bookKeywords?.pagination)
+        : undefined;
+  const pagingOf = (endpoint: EndpointName) =>
+    isListEndpoint(endpoint)
+      ? contract.pagination[endpoint]
+      : endpoint === 'bookKeywords'
+        ? contract.pagination.bookKeywords
+        : undefined;
 
-  const pagingSpec = (endpoint: ListEndpointName) =>
-    mergePagination(contract.source.pagination, contract.source.endpoints?.[endpoint]?.pagination);
-
-  function translateQuery(endpoint: EndpointName, url: URL): { search: URLSearchParams; position?: string } {
+  /** The dialect's query → the simulator's (the assumed contract's names and value formats). */
+  function translateQuery(
+    endpoint: EndpointName,
+    url: URL,
+  ): { search: URLSearchParams; position?: string } | Answer {
     const search = new URLSearchParams();
-    const paging = isListEndpoint(endpoint) ? contract.pagination[endpoint] : undefined;
-    const spec = isListEndpoint(endpoint) ? pagingSpec(endpoint) : undefined;
+    const paging = pagingOf(endpoint);
+    const spec = pagingSpec(endpoint);
+    const query = contract.queries[endpoint];
     const pageParam = spec?.page?.param ?? spec?.offset?.param;
     // Next-page URLs the simulator writes carry its own `cursor`.
     const cursorParam = spec?.cursor?.param ?? 'cursor';
+    const fixed = new Map(query.fixed);
+    for (const [name, value] of fixed) {
+      if (url.searchParams.get(name) !== value)
+        return refuse(400, 'invalid_request', `the parameter ${name}=${value} is required`);
+    }
     let position: string | undefined;
     for (const [name, value] of url.searchParams) {
+      if (fixed.has(name)) continue;
       if (paging !== undefined && name === paging.limitParam) search.append('limit', value);
       else if (name === pageParam) position = value;
       else if (paging !== undefined && name === cursorParam) search.append('cursor', value);
       else {
-        const ours = incoming.get(name) ?? name;
-        const mapped =
-          ours === 'marketplace' ? marketplaceIn(value) : ours === 'platform' ? platformIn(value) : value;
-        search.append(ours, typeof mapped === 'string' ? mapped : value);
+        const param = query.incoming.get(name);
+        if (param === undefined) {
+          search.append(name, value);
+          continue;
+        }
+        const ours = DEFAULT_CONTRACT.params[param.filter];
+        for (const one of param.comma ? value.split(',') : [value]) {
+          let v = param.read(one);
+          if (param.filter === 'marketplace') v = contract.enumIn.marketplace(v);
+          if (param.filter === 'platform') v = contract.enumIn.platform(v);
+          // The simulator takes dates for sales and timestamps elsewhere.
+          if (param.filter === 'from' || param.filter === 'to' || param.filter === 'since') {
+            if (endpoint === 'sales') v = v.slice(0, 10);
+            else if (/^\d{4}-\d{2}-\d{2}$/.test(v)) v = `${v}T00:00:00Z`;
+          }
+          search.append(ours, v);
+        }
       }
     }
     return position === undefined ? { search } : { search, position };
@@ -97,31 +118,51 @@ export function createSimDialect(contract: CompiledContract) {
     return all;
   }
 
+  /** Sales rows get their final/provisional state, which the assumed contract does not send. */
+  function canonicalItems(endpoint: EndpointName, items: unknown[]): unknown[] {
+    if (endpoint !== 'sales') return items;
+    const cutoff = new Date(Date.now() - PROVISIONAL_MS).toISOString().slice(0, 10);
+    return items.map((row) => ({ ...(row as object), final: (row as { date: string }).date < cutoff }));
+  }
+
+  /** One page (numbers or offsets) of `all`, with the totals the dialect states. */
+  function cut(endpoint: EndpointName, all: unknown[], position: string | undefined, size: number) {
+    const paging = pagingOf(endpoint);
+    const spec = pagingSpec(endpoint);
+    const first = spec?.page?.firstPage ?? 1;
+    const start =
+      paging?.style === 'page' ? (Number(position ?? first) - first) * size : Number(position ?? 0);
+    const totals = (body: Record<string, unknown>) => {
+      if (spec?.page?.totalPages !== undefined)
+        compileSetter(spec.page.totalPages)(body, Math.max(1, Math.ceil(all.length / size)));
+      if (spec?.page?.totalItems !== undefined) compileSetter(spec.page.totalItems)(body, all.length);
+      if (spec?.offset?.total !== undefined) compileSetter(spec.offset.total)(body, all.length);
+      return body;
+    };
+    return { items: all.slice(start, start + size), totals };
+  }
+
   function serveList(
-    endpoint: ListEndpointName,
+    endpoint: EndpointName & ('keywordSearch' | 'rankings' | 'reviews' | 'sales'),
     url: URL,
     origin: string,
     run: (s: URLSearchParams) => Answer,
   ): Answer {
     const paging = contract.pagination[endpoint];
-    const spec = pagingSpec(endpoint);
-    const { search, position } = translateQuery(endpoint, url);
-    const write = (items: unknown[]) => items.map((item) => nodes[endpoint].write(item));
+    const spec = pagingSpec(endpoint) ?? {};
+    const translated = translateQuery(endpoint, url);
+    if ('status' in translated) return translated;
+    const { search, position } = translated;
+    const write = (items: unknown[]) =>
+      canonicalItems(endpoint, items).map((item) => nodes[endpoint].write(item));
     const headers: Record<string, string> = {};
     if (paging.style === 'page' || paging.style === 'offset') {
       const size = Number(search.get('limit') ?? paging.maxLimit);
       search.delete('limit');
       const all = walk(run, search);
       if (!Array.isArray(all)) return all;
-      const first = spec.page?.firstPage ?? 1;
-      const start =
-        paging.style === 'page' ? (Number(position ?? first) - first) * size : Number(position ?? 0);
-      const body = place(roots[endpoint], write(all.slice(start, start + size)));
-      if (spec.page?.totalPages !== undefined)
-        compileSetter(spec.page.totalPages)(body, Math.ceil(all.length / size));
-      if (spec.page?.totalItems !== undefined) compileSetter(spec.page.totalItems)(body, all.length);
-      if (spec.offset?.total !== undefined) compileSetter(spec.offset.total)(body, all.length);
-      return { status: 200, body };
+      const page = cut(endpoint, all, position, size);
+      return { status: 200, body: page.totals(place(roots[endpoint], write(page.items))) };
     }
     const answer = run(search);
     if (answer.status >= 300) return answer;
@@ -141,12 +182,42 @@ export function createSimDialect(contract: CompiledContract) {
     return { status: 200, body, headers };
   }
 
+  /** Book keywords in pages (numbers or offsets): the whole answer cut to the page asked for. */
+  function serveKeywordPages(url: URL, run: (s: URLSearchParams) => Answer): Answer {
+    const paging = contract.pagination.bookKeywords;
+    const translated = translateQuery('bookKeywords', url);
+    if ('status' in translated) return translated;
+    const { search, position } = translated;
+    const size = Number(search.get('limit') ?? paging?.maxLimit ?? SIM_PAGE);
+    search.delete('limit');
+    const answer = run(search);
+    if (answer.status >= 300) return answer;
+    const whole = answer.body as { asin: string; data: unknown[] };
+    const page = cut('bookKeywords', whole.data, position, size);
+    const body = place(roots.bookKeywords, nodes.bookKeywords.write({ ...whole, data: page.items }));
+    return { status: 200, body: page.totals(body) };
+  }
+
+  const signalsOut = headerSignals(contract);
   return {
     serve(endpoint: EndpointName, url: URL, origin: string, run: (s: URLSearchParams) => Answer): Answer {
       if (isListEndpoint(endpoint)) return serveList(endpoint, url, origin, run);
-      const answer = run(translateQuery(endpoint, url).search);
+      if (endpoint === 'bookKeywords' && contract.pagination.bookKeywords !== undefined)
+        return serveKeywordPages(url, run);
+      const translated = translateQuery(endpoint, url);
+      if ('status' in translated) return translated;
+      const answer = run(translated.search);
       if (answer.status >= 300) return answer;
       return { ...answer, body: place(roots[endpoint], nodes[endpoint].write(answer.body)) };
+    },
+    /** The dialect's request body → the assumed contract's (the invite body's names and nesting). */
+    requestBody(endpoint: EndpointName, text: string): string {
+      if (endpoint !== 'invites' || text === '') return text;
+      try {
+        return JSON.stringify(contract.inviteRequestIn(JSON.parse(text)));
+      } catch {
+        return text;
+      }
     },
     errorBody(body: unknown): unknown {
       const inner = (body as { error?: Record<string, unknown> } | null)?.error;
@@ -154,28 +225,9 @@ export function createSimDialect(contract: CompiledContract) {
       const code = typeof inner.code === 'string' ? (codesOut.get(inner.code) ?? inner.code) : inner.code;
       return place(roots.error, nodes.error.write({ ...inner, code }));
     },
-    headers(headers: Record<string, string>, nowMs: number): Record<string, string> {
-      const out: Record<string, string> = { ...headers };
-      for (const [ours, theirs] of rename) {
-        const value = out[ours];
-        delete out[ours];
-        if (value !== undefined && theirs !== null && theirs !== undefined) out[theirs] = value;
-      }
-      const reset = out['X-RateLimit-Reset'];
-      delete out['X-RateLimit-Reset'];
-      if (reset !== undefined && rl.reset !== null && rl.reset !== undefined) {
-        const epochS = Number(reset);
-        const format = rl.reset.format;
-        out[rl.reset.header] = String(
-          format === 'epoch_ms'
-            ? epochS * 1000
-            : format === 'delta_s'
-              ? Math.max(0, Math.ceil(epochS - nowMs / 1000))
-              : epochS,
-        );
-      }
-      return out;
-    },
+    headers: signalsOut,
+    /** Signals the dialect puts in the body (quota, request id) moved there from the headers. */
+    finish: bodySignals(contract),
   };
 }
 

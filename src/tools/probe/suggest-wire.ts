@@ -122,12 +122,16 @@ export function headersOf(
   const rateLimit: Record<string, unknown> = {};
   const out: Partial<ContractFile> = {};
   for (const [key, pattern] of HEADER_PATTERNS) {
+    const signal =
+      key === 'requestId' ? contract.source.requestIdHeader : key === 'reset' ? rl.reset : rl[key];
+    // A signal the contract puts in the body is the user's decision: the headers do not override it.
+    if (typeof signal === 'object' && signal !== null && 'body' in signal) continue;
     const current =
-      key === 'requestId'
-        ? contract.source.requestIdHeader
-        : key === 'reset'
-          ? rl.reset?.header
-          : (rl[key] as string | null | undefined);
+      typeof signal === 'string'
+        ? signal
+        : typeof signal === 'object' && signal !== null && 'header' in signal
+          ? signal.header
+          : signal;
     if (current != null && seen.has(current.toLowerCase())) continue;
     const name = [...seen.keys()].find(
       (h) =>
