@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, isIP } from 'node:net';
 import { redact } from '../util/redact.ts';
 import { withTimeout } from '../util/timeout.ts';
 
@@ -18,6 +18,8 @@ export interface OpsServerOptions {
   readiness: () => Promise<Readiness>;
   /** A readiness probe that has not answered by then counts as not ready. Default 5 s. */
   readinessTimeoutMs?: number;
+  /** From `server.allowedHosts`: host names (not addresses) a scraper may use in Host. */
+  allowedHosts?: readonly string[];
 }
 
 export interface OpsServer {
@@ -67,7 +69,10 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     ],
   ]);
 
+  const names = new Set((options.allowedHosts ?? []).map((name) => name.toLowerCase()));
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // A DNS-rebinding page reaches us under its own name: only addresses and named hosts pass.
+    if (!hostAllowed(req.headers.host, names)) return send(res, 421, TEXT, 'misdirected request\n');
     const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
     const route = routes.get(path);
     // The path is not echoed back: nothing a caller sends is reflected in an answer.
@@ -114,6 +119,17 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       return closed;
     },
   };
+}
+
+/**
+ * The Host header names this server: an IP address (a rebinding attack needs a DNS name, and a
+ * page on an address is that address's own origin), `localhost`, or a name in `server.allowedHosts`.
+ */
+export function hostAllowed(header: string | undefined, names: ReadonlySet<string>): boolean {
+  if (header === undefined) return false;
+  const host = header.toLowerCase().replace(/:\d+$/, '');
+  if (host.startsWith('[') && host.endsWith(']')) return isIP(host.slice(1, -1)) === 6;
+  return isIP(host) === 4 || host === 'localhost' || names.has(host);
 }
 
 function send(res: ServerResponse, status: number, contentType: string, body: string): void {

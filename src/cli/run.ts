@@ -93,6 +93,7 @@ at a time reconciles the poll schedulers.`,
       const server = await startOpsServer({
         host: config.server.host,
         port: config.server.port,
+        allowedHosts: config.server.allowedHosts,
         metrics: runtime.metrics,
         readiness: readinessChecks({
           redis: async () => {

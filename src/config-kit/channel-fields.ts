@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import { ALERT_KINDS, type AlertKind } from '../model/alert.ts';
 import { duration } from '../rules/config.ts';
-import { boolField, clockTimeField, hostOf, idField, secretUrlField, timeZoneField } from './fields.ts';
+import { boolField, clockTimeField, idField, secretUrlField, timeZoneField } from './fields.ts';
+import { Secret } from './secret.ts';
 import { isLoopbackHost } from './transport-security.ts';
 
 export const channelId = idField('a channel');
@@ -86,31 +87,34 @@ export interface EndpointRule {
 }
 
 /**
- * An endpoint URL that carries a credential must be https: plain http would send the token in
- * clear. It is only tolerated on this machine, where tests and the demo run stand-in receivers.
- * Problems name the scheme or host, never the URL.
+ * The one rule for every channel URL (webhooks, the Telegram Bot API, an ntfy server): a URL, http
+ * or https, and https unless it stays on this machine, where tests and the demo run stand-in
+ * receivers (plain http would send the token in clear); on the service's own hosts unless
+ * `allowAnyHost`. Problems name the scheme or host, never the URL.
  */
 export function checkEndpoint(secret: unknown, rule: EndpointRule, ctx: z.RefinementCtx): void {
-  const url = hostOf(secret);
-  if (url === undefined) return;
+  // Raw text here means the field's own check already reported it.
+  if (!(secret instanceof Secret)) return;
+  const problem = (message: string, hint = `such as ${rule.example}`) =>
+    ctx.addIssue({ code: 'custom', path: [rule.field], message, params: { hint } });
+  const url = URL.parse(secret.reveal().trim());
+  if (url === null) {
+    problem('expected an http(s) URL, got text that is not a URL');
+    return;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    problem(`expected an http(s) URL, got a URL starting with "${url.protocol}//"`);
+    return;
+  }
   const loopback = isLoopbackHost(url.hostname);
   const anyHost = rule.allowAnyHost || rule.hostAllowed === undefined;
   if (url.protocol !== 'https:' && !(anyHost && loopback)) {
-    ctx.addIssue({
-      code: 'custom',
-      path: [rule.field],
-      message: `expected an https URL, got a URL starting with "${url.protocol}//"`,
-      params: { hint: `such as ${rule.example}` },
-    });
+    problem(`expected an https URL, got a URL starting with "${url.protocol}//"`);
   } else if (rule.hostAllowed !== undefined && !rule.allowAnyHost && !rule.hostAllowed(url.hostname)) {
-    ctx.addIssue({
-      code: 'custom',
-      path: [rule.field],
-      message: `expected a URL on ${rule.usualHost ?? 'the service'}, got host "${url.hostname}"`,
-      params: {
-        hint: 'set allowAnyHost: true to post to another host, such as a proxy or a test receiver',
-      },
-    });
+    problem(
+      `expected a URL on ${rule.usualHost ?? 'the service'}, got host "${url.hostname}"`,
+      'set allowAnyHost: true to post to another host, such as a proxy or a test receiver',
+    );
   }
 }
 

@@ -118,16 +118,6 @@ export function secretUrlField(schemes: readonly string[], example: string) {
     .transform((text) => new Secret(text.trim()));
 }
 
-/**
- * The host of a secret URL, for checks that may name the host but never the token. Takes unknown:
- * object-level checks may see the raw text when the field itself was already reported.
- */
-export function hostOf(secret: unknown): { protocol: string; hostname: string } | undefined {
-  if (!(secret instanceof Secret)) return undefined;
-  const url = parseUrl(secret.reveal());
-  return url === undefined ? undefined : { protocol: url.protocol, hostname: url.hostname };
-}
-
 /** "HH:MM", 24-hour clock. */
 export const clockTimeField = z
   .string()

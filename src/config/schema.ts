@@ -43,6 +43,19 @@ const redisSchema = z
 const serverSchema = z.strictObject({
   host: z.string().trim().min(1, 'expected a host name or address').default('127.0.0.1'),
   port: intField(0, 65_535).prefault(9464),
+  allowedHosts: z
+    .array(
+      z
+        .string()
+        .trim()
+        .toLowerCase()
+        .regex(/^[a-z0-9.-]+$/, 'expected a host name such as worker-1'),
+    )
+    .default([])
+    .meta({
+      description:
+        'Host names a scraper may use for /metrics (IP addresses and localhost always pass; others get 421).',
+    }),
 });
 
 const workersSchema = z.strictObject({

@@ -82,22 +82,23 @@ describe('docker compose from a fresh clone', () => {
     expect(result.ok ? [] : result.problems).toEqual([]);
   });
 
-  it('the plain-transport opt-outs are on for the compose network and off with their variables', () => {
-    const insecure = (env: Record<string, string>) => {
-      const result = loadConfig({ path: 'examples/docker.yaml', env });
-      if (!result.ok) throw new Error(JSON.stringify(result.problems));
-      const mail = result.config.channels.find((c) => c.type === 'email');
-      return [result.config.workspaces[0]?.allowInsecure, mail?.type === 'email' && mail.allowInsecure];
+  it("fails closed: plain transport is allowed only beside the simulator's and Mailpit's URLs", () => {
+    // No setting of the compose file or .env turns an insecure opt-in on: changing a URL alone
+    // can never send the key or the SMTP password in clear to another server.
+    const variables = [...Object.keys(worker.environment ?? {}), ...Object.keys(readEnvFile('.env.example'))];
+    expect(variables.filter((name) => /INSECURE|_URL$/.test(name) && name !== 'REDIS_URL')).toEqual([]);
+    const raw = parse(readFileSync('examples/docker.yaml', 'utf8')) as {
+      workspaces: Record<string, unknown>[];
+      channels: Record<string, unknown>[];
     };
-    expect(insecure(workerDefaults())).toEqual([true, true]);
-    const real = {
-      ...readEnvFile('.env.example'),
-      PUBLISHING_API_BASE_URL: 'https://api.example.com',
-      PUBLISHING_API_ALLOW_INSECURE: 'false',
-      SMTP_URL: 'smtp://smtp.example.com:587',
-      SMTP_ALLOW_INSECURE: 'false',
-    };
-    expect(insecure(real)).toEqual([false, false]);
+    const optIns = [...raw.workspaces, ...raw.channels].filter((item) => item.allowInsecure !== undefined);
+    expect(optIns.map((item) => [item.baseUrl ?? item.smtpUrl, item.allowInsecure])).toEqual([
+      ['http://simulator:4010', true],
+      ['smtp://mailpit:1025?ignoreTLS=true', true],
+    ]);
+    const result = loadConfig({ path: 'examples/docker.yaml', env: workerDefaults() });
+    if (!result.ok) throw new Error(JSON.stringify(result.problems));
+    expect(result.config.workspaces[0]?.allowInsecure).toBe(true);
   });
 
   it('Redis keeps its data (AOF) and never evicts', () => {

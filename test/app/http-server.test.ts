@@ -17,9 +17,10 @@ interface Reply {
 }
 
 /** A plain node:http request, so nothing between the test and the server pools or retries. */
-function call(url: string, method = 'GET'): Promise<Reply> {
+function call(url: string, method = 'GET', host?: string): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, agent: false }, (res) => {
+    const headers = host === undefined ? {} : { host };
+    const req = request(url, { method, agent: false, headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
@@ -50,6 +51,31 @@ describe('ops HTTP server', () => {
     const server = await start(ready);
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(server.url).not.toBe('http://127.0.0.1:0');
+  });
+
+  it('answers 421 to a Host that is a name not in server.allowedHosts (DNS rebinding)', async () => {
+    const server = await startOpsServer({
+      host: '127.0.0.1',
+      port: 0,
+      metrics: new Metrics({ defaultMetrics: false }),
+      readiness: ready,
+      allowedHosts: ['worker-1'],
+    });
+    servers.push(server);
+    const port = new URL(server.url).port;
+    for (const path of ['/metrics', '/readyz', '/healthz']) {
+      const rebound = await call(`${server.url}${path}`, 'GET', `attacker.example:${port}`);
+      expect(rebound.status, path).toBe(421);
+      expect(rebound.body).not.toContain('shelfwatch_');
+    }
+    for (const host of [
+      `127.0.0.1:${port}`,
+      `localhost:${port}`,
+      `worker-1:${port}`,
+      `[::1]:${port}`,
+      '10.1.2.3',
+    ])
+      expect((await call(`${server.url}/metrics`, 'GET', host)).status, host).toBe(200);
   });
 
   it('GET /healthz answers 200 ok while the process is up, whatever readiness says', async () => {
