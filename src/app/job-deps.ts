@@ -37,6 +37,7 @@ import type { Metrics } from '../ops/metrics.ts';
 import { TargetLease } from '../poll/lease.ts';
 import type { AlertSink, PollDeps } from '../poll/processor.ts';
 import type { ConfigTargetRegistry } from '../poll/registry.ts';
+import type { StateLoss } from '../poll/state-loss.ts';
 import { configAuthors, SilenceGate } from '../silence/gate.ts';
 import type { SilenceStore } from '../silence/store.ts';
 import type { RedisSnapshotStore } from '../snapshot/store.ts';
@@ -62,6 +63,7 @@ export interface JobParts {
   metrics: Metrics;
   deliverQueue: Queue<DeliverQueueData>;
   alertLog: AlertLog;
+  stateLoss: StateLoss;
 }
 
 export function pollDepsOf(
@@ -82,6 +84,8 @@ export function pollDepsOf(
     clock: parts.clock,
     logger: parts.logger.child({ component: 'poll' }),
     lease: new TargetLease(redis, keys),
+    memory: parts.stateLoss.memory,
+    stateLoss: parts.stateLoss,
     reserveWalk: (workspace, costPerPoll, signal, walk) =>
       walkWithinBudget(
         {

@@ -22,6 +22,7 @@ import { Metrics } from '../ops/metrics.ts';
 import type { PollDeps, PollJobData } from '../poll/processor.ts';
 import { ConfigTargetRegistry } from '../poll/registry.ts';
 import { planWorkspace, schedulesFromPlan } from '../poll/schedule.ts';
+import { lastStateLoss, PollMemory, StateLoss } from '../poll/state-loss.ts';
 import { SilenceStore } from '../silence/store.ts';
 import { RedisSnapshotStore } from '../snapshot/store.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
@@ -32,6 +33,7 @@ import { budgetSource, channelSource, queueSource, whenReady } from './metric-so
 import { createNotifiers } from './notifiers.ts';
 import { createRedisConnection, type RedisConnection } from './redis-connection.ts';
 import { mergeReports, type ShardParts } from './shard-parts.ts';
+import { sayStateLoss } from './state-watch.ts';
 
 export interface RuntimeOptions {
   config: ShelfwatchConfig;
@@ -87,6 +89,8 @@ export class Runtime {
   readonly silences: SilenceStore;
   /** Every alert handed to delivery and each channel's outcome, for the console. */
   readonly alertLog: AlertLog;
+  /** Notices Redis losing the state, and remembers each target's last good poll (state-loss.ts). */
+  readonly stateLoss: StateLoss;
 
   constructor(options: RuntimeOptions) {
     const { config, logger } = options;
@@ -132,6 +136,13 @@ export class Runtime {
       clock: this.clock,
       version: options.version,
       tuning: options.client ?? {},
+    });
+    this.stateLoss = new StateLoss({
+      redis: this.redis,
+      prefix: this.prefix,
+      clock: this.clock,
+      memory: new PollMemory(),
+      onLoss: (info) => sayStateLoss(this, info),
     });
     this.silences = new SilenceStore(this.redis, this.prefix);
     for (const [index, prefix] of this.shardMap.prefixes.entries()) {
@@ -187,6 +198,7 @@ export class Runtime {
       metrics: this.metrics,
       deliverQueue: this.deliverQueue,
       alertLog: this.alertLog,
+      stateLoss: this.stateLoss,
     };
   }
 
@@ -255,6 +267,10 @@ export class Runtime {
   }
 
   /** The current plan of every workspace, from learned costs and this month's use. */
+  stateLostAt(): Promise<number | null> {
+    return lastStateLoss(this.redis, this.prefix);
+  }
+
   async plans(): Promise<Map<string, Plan>> {
     const plans = new Map<string, Plan>();
     const now = this.clock.now();

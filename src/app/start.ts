@@ -28,6 +28,8 @@ export interface StartOptions {
   janitorEveryMs?: number;
   /** How often the schedulers are counted (and reconciled at once if some are missing). */
   scheduleCheckEveryMs?: number;
+  /** How often the state marker is checked (a lost Redis state noticed and said). */
+  stateCheckEveryMs?: number;
   /** Called before the first poll is scheduled, so a listener misses no job event (run's report). */
   onWorkers?: (workers: Pick<StartedWorkers, 'poll' | 'deliver'>) => void;
 }
@@ -67,6 +69,10 @@ export async function startWorkers(
   await ensureShardLayout(runtime);
   const connection = runtime.redis;
   const prefix = runtime.prefix;
+  // The state marker is read (or written) before the first poll: a loss after this one is noticed.
+  await runtime.stateLoss
+    .check()
+    .catch((error: unknown) => runtime.logger.warn({ err: error }, 'could not read the state marker'));
   // One poll and one delivery worker per shard this process serves (redis.shards.serve).
   const served = runtime.shards.filter((shard) => runtime.shardMap.served.includes(shard.index));
   const shardWorkers = served.map((shard) => ({
@@ -130,6 +136,7 @@ export async function startWorkers(
   janitor.unref();
   shutdown.add('group janitor', () => clearInterval(janitor));
   const reconcile = async () => {
+    await runtime.stateLoss.check();
     await runtime.reconcile();
     await runtime.reconcileDigests();
   };
@@ -162,6 +169,16 @@ export async function startWorkers(
       shutdown.add(name, () => clearInterval(timer));
     };
     every(options.replanEveryMs ?? 10 * 60_000, 're-plan timer', reconcileOrLog);
+    // A lost state is said within this, even while no poll finds a missing baseline.
+    every(options.stateCheckEveryMs ?? 5_000, 'state check', async () => {
+      if (runtime.redis.status !== 'ready') return;
+      try {
+        // The schedulers went with the state: recreated now, not at the next schedule check.
+        if ((await runtime.stateLoss.check()) !== undefined) await schedules.check();
+      } catch (error) {
+        runtime.logger[isConnectionError(error) ? 'debug' : 'warn']({ err: error }, 'state check failed');
+      }
+    });
     every(options.scheduleCheckEveryMs ?? 30_000, 'schedule check', async () => {
       // During an outage the count would only queue up behind the reconnect: the next check runs it.
       if (runtime.redis.status !== 'ready') return;

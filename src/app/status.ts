@@ -34,6 +34,8 @@ export interface StatusSources {
   channelHealth: ChannelHealth;
   silences: SilenceStore;
   plans(): Promise<Map<string, Plan>>;
+  /** When Redis was last found to have lost shelfwatch's state (state-loss.ts), or null. */
+  stateLostAt(): Promise<number | null>;
 }
 
 export interface TargetStatus {
@@ -83,6 +85,8 @@ const COUNTED: JobType[] = ['waiting', 'active', 'delayed', 'prioritized', 'fail
 
 export interface StatusReport {
   generatedAtMs: number;
+  /** When a process last found that Redis had lost shelfwatch's state; null when none is recorded. */
+  stateLostAtMs: number | null;
   workspaces: WorkspaceStatus[];
   channels: ChannelStatus[];
   deadLetters: number;
@@ -131,12 +135,13 @@ async function nextPolls(
 
 export async function gatherStatus(runtime: StatusSources): Promise<StatusReport> {
   const now = runtime.clock.now();
-  const [plans, schedules, deadLetters, pollCounts, deliverCounts] = await Promise.all([
+  const [plans, schedules, deadLetters, pollCounts, deliverCounts, stateLostAtMs] = await Promise.all([
     runtime.plans(),
     nextPolls(runtime),
     countDeadLetters(runtime.deliverQueue),
     runtime.pollQueue.getJobCounts(...COUNTED),
     runtime.deliverQueue.getJobCounts(...COUNTED),
+    runtime.stateLostAt(),
   ]);
   const workspaces: WorkspaceStatus[] = [];
   for (const ws of runtime.config.workspaces) {
@@ -201,6 +206,7 @@ export async function gatherStatus(runtime: StatusSources): Promise<StatusReport
   for (const count of deadLetters.values()) total += count;
   return {
     generatedAtMs: now,
+    stateLostAtMs,
     workspaces,
     channels,
     deadLetters: total,

@@ -4,6 +4,7 @@ import { logPlans, RunReporter } from '../app/run-report.ts';
 import { Runtime } from '../app/runtime.ts';
 import { type StartedWorkers, startWorkers } from '../app/start.ts';
 import { checkRedis } from '../app/startup-checks.ts';
+import { stateReadiness } from '../app/state-watch.ts';
 import { insecureSettings } from '../config/insecure-settings.ts';
 import { secretsIn } from '../config-kit/secret.ts';
 import { createLogger, type Logger } from '../ops/logger.ts';
@@ -106,6 +107,8 @@ at a time reconciles the poll schedulers.`,
               throw new Error(`${running} of ${runtime.workers.length} workers running`);
             }
           },
+          // Not ready for a minute after Redis lost the state (state-watch.ts).
+          state: () => stateReadiness(runtime),
           // Polling stops silently when the schedulers vanish from Redis (FLUSHALL): not ready then.
           schedules: () => {
             if (started === undefined) throw new Error('not reconciled yet');

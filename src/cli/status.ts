@@ -117,6 +117,13 @@ function silenceLines(silences: StatusReport['silences'], now: number): string[]
 export function formatStatus(report: StatusReport): string {
   const now = report.generatedAtMs;
   const out: string[] = [`shelfwatch status at ${isoSecond(now)}`, ''];
+  if (report.stateLostAtMs !== null) {
+    out.push(
+      `REDIS LOST THE STATE: noticed ${whenText(report.stateLostAtMs, now)}. Baselines, the dedup log, group`,
+      '  buffers and schedulers were rebuilt; docs/reliability.md says what could not be recovered.',
+      '',
+    );
+  }
   for (const ws of report.workspaces) {
     const plan = `${ws.plan.name}: ${groupDigits(ws.plan.perMinute)}/min, ${groupDigits(ws.plan.perMonth)}/month`;
     out.push(`workspace ${ws.id} — plan ${plan}, reserve ${Math.round(ws.reserve * 100)}%`);

@@ -105,6 +105,14 @@ function families(registry: Registry) {
     queueJobs: gauge('queue_jobs', 'Jobs in each queue by state.', ['queue', 'state']),
     channelDisabled: gauge('channel_disabled', '1 when a channel was disabled for good.', ['channel']),
     workersRunning: gauge('workers_running', 'BullMQ workers of this process taking jobs.', []),
+    stateLosses: counter(
+      'redis_state_losses_total',
+      'Times this process found Redis had lost the state.',
+      [],
+    ),
+    redisOom: counter('redis_oom_errors_total', 'Redis commands refused for want of memory (OOM).', []),
+    redisWritable: gauge('redis_writable', '1 while a probe write succeeds, 0 while Redis refuses it.', []),
+    clockSkew: gauge('clock_skew_seconds', "This process's clock minus Redis TIME.", []),
     buildInfo: gauge('build_info', 'Always 1; the label tells which release runs.', ['version']),
   };
 }
@@ -170,6 +178,24 @@ export class Metrics {
   /** Alerts recorded as silenced instead of sent (each alert and channel once). */
   silenced(channel: string, alerts: number): void {
     if (Number.isFinite(alerts) && alerts > 0) this.m.silencedAlerts.inc({ channel }, alerts);
+  }
+
+  /** Redis lost shelfwatch's state (state-loss.ts). */
+  stateLost(): void {
+    this.m.stateLosses.inc();
+  }
+
+  /** Commands Redis refused with OOM, and whether the last write probe went through. */
+  redisOom(count: number): void {
+    if (Number.isFinite(count) && count > 0) this.m.redisOom.inc(count);
+  }
+
+  redisWritable(writable: boolean): void {
+    this.m.redisWritable.set(writable ? 1 : 0);
+  }
+
+  clockSkew(seconds: number): void {
+    if (Number.isFinite(seconds)) this.m.clockSkew.set(seconds);
   }
 
   /** The exposition text; reads every source first. */

@@ -7,3 +7,25 @@ import { type KeyPrefix, keyPart, prefixOf } from '../util/redis-keys.ts';
 export function leaseKey(prefix: KeyPrefix, workspace: string, targetId: string): string {
   return `${prefixOf(prefix, workspace)}:lease:${keyPart(workspace)}:${targetId}`;
 }
+
+/**
+ * The marker of this Redis's shelfwatch state (state-loss.ts): written once, it cannot survive a
+ * FLUSHALL, a restart without persistence or a fail-over to an empty replica, so a process that
+ * knew it and finds it gone or changed knows the state was lost.
+ */
+export function stateEpochKey(prefix: string): string {
+  return `${prefix}:state:epoch`;
+}
+
+/** The last loss of state, as the first process that noticed it recorded it (`status` reads it). */
+export function stateLostKey(prefix: string): string {
+  return `${prefix}:state:lost`;
+}
+
+/**
+ * After a loss: per target of a workspace, the latest time any live process remembers a good poll
+ * of it (hash field: the target id). Polls that find no baseline judge what is newer as new.
+ */
+export function recoveredCutoffsKey(prefix: string, workspace: string): string {
+  return `${prefix}:state:recovered:${keyPart(workspace)}`;
+}

@@ -8,6 +8,7 @@ import type { SnapshotStore } from '../snapshot/store.ts';
 import type { Clock } from '../util/clock.ts';
 import type { TargetLease } from './lease.ts';
 import type { TargetRegistry } from './registry.ts';
+import type { PollMemory, StateLossGuard } from './state-loss.ts';
 
 export interface PollJobData {
   workspace: string;
@@ -44,6 +45,10 @@ export interface PollDeps {
   history?: RedisHistoryStore;
   /** One poll of a target at a time across processes (absent in single-process tests). */
   lease?: TargetLease;
+  /** When each target's last good poll started, as this process saw it (state-loss.ts). */
+  memory?: PollMemory;
+  /** Asked when a target has no baseline: was it lost, and since when is what the answer shows new? */
+  stateLoss?: StateLossGuard;
 }
 
 export interface PollContext {

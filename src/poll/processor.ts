@@ -19,6 +19,7 @@ import { fetchTarget, type PollFailure } from './fetch-step.ts';
 import { closePauseEpisode } from './pause-alerts.ts';
 import type { PollContext, PollDeps, PollJobData, PollResult } from './poll-types.ts';
 import { judgeHours, type SeriesFetchResult } from './rankings.ts';
+import { type Remembered, recoveredBaseline } from './state-loss.ts';
 import type { WatchTarget } from './targets.ts';
 
 export type {
@@ -70,6 +71,9 @@ async function pollTarget(
   const { stored, expectedSeq } = await readBaseline(deps, ref);
   // A deferred job and the scheduler's next one may both reach the same poll time; one is enough.
   if (stored !== undefined && stored.committedAt >= ctx.pollTimeMs) return { status: 'duplicate' };
+  if (stored !== undefined) deps.memory?.remember(ref, stored.observation, stored.committedAt);
+  // No baseline: a first poll, or Redis lost it (then what no live process saw is new).
+  const remembered = stored === undefined ? await deps.stateLoss?.rememberedFor(ref) : undefined;
   const health = await readHealth(deps, ref);
   const rules = deps.registry.rules(data.workspace);
   const ruleCtx = { workspace: data.workspace, targetId: data.targetId, nowMs: ctx.pollTimeMs };
@@ -87,7 +91,7 @@ async function pollTarget(
   };
   if (failure !== undefined) return recordFailure(deps, ref, nextHealth, healthEval.alerts, failure);
 
-  const before = stored === undefined ? undefined : readRuleState(deps, ref, stored);
+  const before = stored === undefined ? lostBaseline(fetched, remembered) : readRuleState(deps, ref, stored);
   const judged = await judgeObservation(deps, target, ruleCtx, rules, stored, before, fetched);
   const alerts = [...healthEval.alerts, ...judged.alerts];
   const recoveries = await closePauseEpisode(deps, data.workspace);
@@ -107,7 +111,8 @@ async function pollTarget(
     costPerPoll: learnCost(health.costPerPoll, fetched.requests),
   });
   if (!committed) deps.logger.info({ target: ref }, 'another poll moved the baseline first; kept theirs');
-  else
+  else deps.memory?.remember(ref, judged.observation, ctx.pollTimeMs);
+  if (committed)
     await recordHistory(
       deps.history,
       data.workspace,
@@ -124,6 +129,16 @@ async function pollTarget(
 }
 
 type RuleContext = { workspace: string; targetId: string; nowMs: number };
+
+/** After a loss of state: what a live process remembers to judge against (state-loss.ts), or none. */
+function lostBaseline(
+  fetched: FetchResult | SeriesFetchResult,
+  remembered: Remembered | undefined,
+): { observation: Observation; state: undefined } | undefined {
+  if (remembered === undefined || 'hours' in fetched) return undefined;
+  const observation = recoveredBaseline(fetched.observation, remembered);
+  return observation === undefined ? undefined : { observation, state: undefined };
+}
 
 /** The source-health rules on this outcome; a refused key leaves the target's streaks alone. */
 function judgeSourceHealth(

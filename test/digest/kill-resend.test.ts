@@ -49,6 +49,7 @@ it('a digest whose sender was killed mid-send arrives within 60 s of the restart
     digest: { time: '08:00', recipients: [{ workspace: 'ws', channel: 'mail' }] },
   });
   first = startRun(file);
+  releases.push(() => first?.kill() ?? Promise.resolve());
   await first.waitForLine('the first worker running', (l) => l.msg.startsWith('shelfwatch running'), 60_000);
   const producer = new Redis(redis.url, { maxRetriesPerRequest: null });
   const queue = new Queue<DigestJobData>(DIGEST_QUEUE, { connection: producer, prefix });
@@ -60,6 +61,7 @@ it('a digest whose sender was killed mid-send arrives within 60 s of the restart
   await expect.poll(() => killedAt, { timeout: 60_000, interval: 100 }).toBeGreaterThan(0);
 
   const second = startRun(file);
+  releases.push(() => second.kill());
   const restartedAt = Date.now();
   const [mail] = await smtp.waitForMessages(1, 90_000);
   const afterRestartMs = (mail?.receivedAt ?? Number.POSITIVE_INFINITY) - restartedAt;

@@ -5,7 +5,6 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { afterAll } from 'vitest';
 import { BIN, ROOT } from './cli.ts';
 import { processMarks } from './leftover-processes.ts';
 import { waitFor } from './wait.ts';
@@ -42,7 +41,7 @@ export interface RunProcessOptions {
   env?: Record<string, string>;
 }
 
-/** Starts `shelfwatch run --config FILE`; killed after the file's tests if still running. */
+/** Starts `shelfwatch run --config FILE`; the caller kills it (`kill`) when its test ends. */
 export function startRun(configPath: string, options: RunProcessOptions = {}): RunProcess {
   const command = [...(options.wrapper ?? []), process.execPath, BIN, 'run', '--config', configPath];
   const [file = process.execPath, ...args] = command;
@@ -75,7 +74,6 @@ export function startRun(configPath: string, options: RunProcessOptions = {}): R
     child.kill('SIGKILL');
     await exited;
   };
-  afterAll(kill);
   return {
     child,
     lines,
