@@ -23,8 +23,8 @@ export function stateLostKey(prefix: string): string {
 }
 
 /**
- * After a loss: per target of a workspace, the latest time any live process remembers a good poll
- * of it (hash field: the target id). Polls that find no baseline judge what is newer as new.
+ * After a loss: per target of a workspace, what the live processes remember of its latest good poll
+ * (hash field: the target id, and `<id>@` its time). Polls that find no baseline judge against it.
  */
 export function recoveredCutoffsKey(prefix: string, workspace: string): string {
   return `${prefix}:state:recovered:${keyPart(workspace)}`;
