@@ -8,6 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { Runtime } from '../src/app/runtime.ts';
 import { buildConsole } from '../src/console/server.ts';
+import { BSR_SERIES, RedisHistoryStore } from '../src/history/store.ts';
 import type { Alert } from '../src/model/alert.ts';
 import { silentLogger } from '../src/ops/logger.ts';
 import type { BenchContext, BenchResult } from './lib/context.ts';
@@ -18,8 +19,43 @@ import { median } from './lib/stats.ts';
 
 const GOAL_MS = 200;
 const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 const TOKEN = 'bench-console-token';
 const HOST = '127.0.0.1:8466';
+
+/** A book's history as polls write it: a day at a time, each followed by the workers' compact. */
+async function seedHistory(
+  ctx: BenchContext,
+  prefix: string,
+  asin: string,
+  keywords: number,
+  days: number,
+  now: number,
+  hourlyDays: number,
+): Promise<void> {
+  const store = new RedisHistoryStore({
+    redis: ctx.redis(),
+    prefix,
+    retentionMs: Math.max(days, 730) * DAY,
+    hourlyMs: hourlyDays * DAY,
+  });
+  const book = { workspace: 'bench', asin, marketplace: 'US' };
+  const start = Math.floor(now / DAY) * DAY - days * DAY;
+  for (let d = 0; d < days; d++) {
+    const hours = Array.from({ length: 24 }, (_, h) => start + d * DAY + h * HOUR);
+    const series = Array.from({ length: keywords }, (_, k) => ({
+      series: `keyword ${k} of ${Number(asin.slice(-4))}`,
+      points: hours.map((at, h) => ({
+        at,
+        rank: (k + h + d) % 7 === 0 ? null : 1 + ((k * 7 + h + d) % 180),
+      })),
+    }));
+    series.push({ series: BSR_SERIES, points: hours.map((at, h) => ({ at, rank: 1_000 + h * 37 + d })) });
+    const at = Math.min(now, start + (d + 1) * DAY + HOUR);
+    await store.record(book, series, at);
+    await store.compact(book, at);
+  }
+}
 
 export async function run(ctx: BenchContext): Promise<BenchResult> {
   const books = ctx.quick ? 100 : 1_000;
@@ -110,6 +146,15 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     `seeded ${books} books × ${keywordsPerBook} keywords, ${fmt(await runtime.alertLog.size())} alerts in ${ms(seedMs)}`,
   );
 
+  // Side by side: one book with 90 days of hourly history as the earlier layout kept it, one with a
+  // year of tiered history (30 hourly days, then daily summaries), both 100 keywords and BSR.
+  const hourlyBook = benchAsin(Math.ceil(books / 3));
+  const tieredBook = benchAsin(Math.ceil((2 * books) / 3));
+  const historyStart = performance.now();
+  await seedHistory(ctx, prefix, hourlyBook, keywordsPerBook, 90, now, 90);
+  await seedHistory(ctx, prefix, tieredBook, keywordsPerBook, 365, now, 30);
+  ctx.log(`seeded 90 hourly days and a tiered year of history in ${ms(performance.now() - historyStart)}`);
+
   const app = await buildConsole({ runtime, token: TOKEN, host: '127.0.0.1', port: 8466 });
   ctx.defer(() => app.close());
   const login = await app.inject({
@@ -127,6 +172,8 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     'alerts, no match (scan)': '/alerts?kind=royalty_change',
     alert: `/alerts/bench-${alerts - 1}`,
     book: `/books/bench/${middle}/US`,
+    'book, 90 days of hourly history (earlier layout), 90 d': `/books/bench/${hourlyBook}/US?range=90d`,
+    'book, a year of tiered history, 1 y': `/books/bench/${tieredBook}/US?range=1y`,
     silences: '/silences',
     'dead letters': '/dead-letters',
   };

@@ -34,7 +34,16 @@ const post = (url: string, form: Record<string, string>) =>
 
 describe('access', () => {
   it('without a session every page is a 401 login page with no data', async () => {
-    for (const url of ['/', '/alerts', '/silences', '/dead-letters', `/books/main/${ASIN}/US`, '/queues']) {
+    for (const url of [
+      '/',
+      '/alerts',
+      '/silences',
+      '/dead-letters',
+      `/books/main/${ASIN}/US`,
+      '/queues',
+      '/export/main/alerts.csv',
+      `/books/main/${ASIN}/US/export/ranks.json`,
+    ]) {
       const res = await get(url, '');
       expect(res.statusCode, url).toBe(401);
       expect(res.body).toContain('Console token');
@@ -160,6 +169,12 @@ describe('pages and bad input', () => {
       url: `/books/main/${ASIN}/US`,
       headers: { host: HOST, cookie: session.cookie, 'accept-language': 'de-DE,de;q=0.9' },
     });
+    const csv = await get('/export/main/ranks.csv?range=all');
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(csv.headers['content-disposition']).toBe('attachment; filename="main-ranks.csv"');
+    expect(csv.body).toMatch(new RegExp(`\r\nmain,${ASIN},US,bsr,,[^,]+,hour,1234,,\r\n`));
+    expect((await get('/export/main/everything.csv')).statusCode).toBe(404);
+    expect((await get('/export/nobody/ranks.csv')).statusCode).toBe(404);
     expect(german.body).toMatch(/#1\.234 on [^"]+ to #5\.678 on/);
   });
 
