@@ -1,7 +1,18 @@
 #!/usr/bin/env node
 // Runs the TypeScript sources through tsx's loader, so `npx shelfwatch` works straight after `npm ci`
 // with no build step to forget.
-import { register } from 'tsx/esm/api';
+//
+// `shelfwatch --version` alone is answered here from package.json, before tsx and commander load
+// (starting them costs several times a bare node). The program stays the authority: it prints the
+// same line (src/cli/version.ts reads the same file), and test/cli/program.test.ts checks that both agree.
+import { readFileSync } from 'node:fs';
 
-register();
-await import('../src/cli/main.ts');
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  process.stdout.write(`${pkg.version}\n`);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../src/cli/main.ts');
+}

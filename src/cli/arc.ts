@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { Runtime } from '../app/runtime.ts';
 import { CsvFormatError, dryRun, type InviteRun, planInvites, sendInvites } from '../arc/invite.ts';
@@ -6,8 +7,10 @@ import type { ColumnNames } from '../arc/readers.ts';
 import { PERMANENT_STOPS } from '../arc/send.ts';
 import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
 import { silentLogger } from '../ops/logger.ts';
+import { summaryOf } from './commands.ts';
 import { CliError, usageError } from './errors.ts';
 import { cell, formatTable, groupDigits, pickWorkspace, plural, printJson } from './format.ts';
+import type { CliIo } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { readStdin } from './terminal.ts';
@@ -47,10 +50,10 @@ Examples:
   $ shelfwatch arc invite --campaign camp-123 --csv readers.csv --workspace acme --json
   $ mailchimp-export | shelfwatch arc invite --campaign camp-123 --csv - --column name="Nickname"`;
 
-function readCsv(path: string): string {
-  if (path === '-') return readStdin('--csv');
+function readCsv(path: string, io: CliIo): string {
+  if (path === '-') return readStdin('--csv', io);
   try {
-    return readFileSync(path, 'utf8');
+    return readFileSync(resolve(io.cwd, path), 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : String(code);
@@ -160,9 +163,9 @@ function runAsJson(run: InviteRun, workspace: string) {
   };
 }
 
-function warnUnwatched(ws: WorkspaceConfig, campaign: string): void {
+function warnUnwatched(ws: WorkspaceConfig, campaign: string, io: CliIo): void {
   if (ws.campaigns.some((c) => c.id === campaign)) return;
-  process.stderr.write(
+  io.stderr.write(
     `shelfwatch: note: campaign "${campaign}" is not in workspace "${ws.id}"'s campaigns, so its reviews are not watched\n`,
   );
 }
@@ -185,11 +188,11 @@ function refuseAtOnce(run: InviteRun, ws: WorkspaceConfig): void {
   );
 }
 
-async function invite(config: ShelfwatchConfig, flags: InviteFlags): Promise<void> {
+async function invite(config: ShelfwatchConfig, flags: InviteFlags, io: CliIo): Promise<void> {
   checkFlags(flags);
   const columns = parseColumns(flags.column ?? []);
   const ws = pickWorkspace(config, flags.workspace);
-  const text = readCsv(flags.csv);
+  const text = readCsv(flags.csv, io);
   let plan: ReturnType<typeof planInvites>;
   try {
     plan = planInvites(flags.campaign, text, columns);
@@ -219,10 +222,10 @@ async function invite(config: ShelfwatchConfig, flags: InviteFlags): Promise<voi
       await runtime.close();
     }
   }
-  if (flags.json === true) printJson(runAsJson(run, ws.id));
+  if (flags.json === true) printJson(runAsJson(run, ws.id), io.stdout);
   refuseAtOnce(run, ws);
-  warnUnwatched(ws, flags.campaign);
-  if (flags.json !== true) process.stdout.write(formatInviteRun(run, ws.id));
+  warnUnwatched(ws, flags.campaign, io);
+  if (flags.json !== true) io.stdout.write(formatInviteRun(run, ws.id));
   if (plan.batches.length === 0) throw new CliError(`${flags.csv}: no valid readers; nothing to send`);
   if (!run.dryRun && run.summary.notSent > 0) {
     const why = run.stoppedBecause ?? 'see the reasons above';
@@ -230,10 +233,10 @@ async function invite(config: ShelfwatchConfig, flags: InviteFlags): Promise<voi
   }
 }
 
-export function registerArcCommand(program: Command): void {
+export function registerArcCommand(program: Command, io: CliIo): void {
   const arc = program
     .command('arc')
-    .description('ARC (advance reader copy) campaigns')
+    .description(summaryOf('arc'))
     .action(() => {
       throw usageError('arc: name what to do: invite');
     });
@@ -254,10 +257,7 @@ export function registerArcCommand(program: Command): void {
       if (flags.config === '-' && flags.csv === '-') {
         throw usageError('--config - and --csv - both read stdin: give one of them a file');
       }
-      const config = loadConfigOrThrow({
-        env: process.env,
-        ...(flags.config === undefined ? {} : { configPath: flags.config }),
-      });
-      await invite(config, flags);
+      const config = loadConfigOrThrow(io, flags.config);
+      await invite(config, flags, io);
     });
 }

@@ -3,16 +3,18 @@ import { Runtime } from '../app/runtime.ts';
 import { secretsIn } from '../config-kit/secret.ts';
 import { createLogger } from '../ops/logger.ts';
 import { Shutdown } from '../ops/shutdown.ts';
+import { summaryOf } from './commands.ts';
 import { generatedTokenLine, serveConsole } from './console-token.ts';
 import { parseIntegerFlag } from './errors.ts';
+import { type CliIo, outputStream } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { VERSION } from './version.ts';
 
-export function registerConsoleCommand(program: Command): void {
+export function registerConsoleCommand(program: Command, io: CliIo): void {
   program
     .command('console')
-    .description('Serve the web console (reads Redis only: it spends no API request)')
+    .description(summaryOf('console'))
     .option('-c, --config <path>', CONFIG_OPTION_HELP)
     .option('--port <port>', 'port to listen on (default: console.port, 8466)')
     .addHelpText(
@@ -26,14 +28,12 @@ Binds console.host (127.0.0.1 unless the config sets another address with allowR
 Without console.token or SHELFWATCH_CONSOLE_TOKEN it generates a token and prints it once.`,
     )
     .action(async (options: { config?: string; port?: string }) => {
-      const config = loadConfigOrThrow({
-        env: process.env,
-        ...(options.config === undefined ? {} : { configPath: options.config }),
-      });
+      const config = loadConfigOrThrow(io, options.config);
       const logger = createLogger({
         level: 'info',
-        pretty: process.stdout.isTTY === true,
+        pretty: io.stdout.isTTY === true,
         colorize: false,
+        destination: outputStream(io.stdout),
         secrets: secretsIn(config),
       });
       const port =
@@ -47,14 +47,13 @@ Without console.token or SHELFWATCH_CONSOLE_TOKEN it generates a token and print
       const running = await serveConsole(runtime, shutdown, {
         host: config.console.host,
         port,
-        env: process.env,
+        env: io.env,
       }).catch(async (error: unknown) => {
         await shutdown.run(5_000);
         throw error;
       });
       shutdown.onSignals();
-      process.stdout.write(`shelfwatch console: ${running.url}\n`);
-      if (running.generatedToken !== undefined)
-        process.stdout.write(generatedTokenLine(running.generatedToken));
+      io.stdout.write(`shelfwatch console: ${running.url}\n`);
+      if (running.generatedToken !== undefined) io.stdout.write(generatedTokenLine(running.generatedToken));
     });
 }

@@ -2,7 +2,9 @@ import type { Command } from 'commander';
 import { DemoError } from '../tools/demo/errors.ts';
 import type { RedisChoice } from '../tools/demo/redis.ts';
 import { runDemo } from '../tools/demo/run.ts';
+import { summaryOf } from './commands.ts';
 import { CliError, parseIntegerFlag, parseNumberFlag, usageError } from './errors.ts';
+import type { CliIo } from './io.ts';
 import { VERSION } from './version.ts';
 
 interface DemoFlags {
@@ -44,24 +46,28 @@ function defaultOutDir(): string {
   return `.shelfwatch/demo-${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}`;
 }
 
-async function demo(flags: DemoFlags): Promise<void> {
+/**
+ * Runs the demo as the process's own tool (it is run as `shelfwatch demo`, never in process): its
+ * exit code is the process's, and a stray handle does not keep it alive after the summary.
+ */
+async function demo(flags: DemoFlags, io: CliIo): Promise<void> {
   const options = {
     speed: parseNumberFlag('--speed', flags.speed, 1, 3600),
     seed: parseIntegerFlag('--seed', flags.seed, 0, 2 ** 31 - 1),
     redis: redisChoice(flags.redis),
-    envRedisUrl: process.env.REDIS_URL,
+    envRedisUrl: io.env.REDIS_URL,
     keepRedisData: flags.keepRedisData === true,
     outDir: flags.out ?? defaultOutDir(),
     deadlineMs: parseIntegerFlag('--timeout', flags.timeout, 5, 3600) * 1000,
-    cwd: process.cwd(),
+    cwd: io.cwd,
     version: VERSION,
   };
   let code: number;
   try {
     code = await runDemo(options, {
-      write: (text) => process.stdout.write(text),
-      isTTY: process.stdout.isTTY === true,
-      columns: () => process.stdout.columns ?? 100,
+      write: (text) => io.stdout.write(text),
+      isTTY: io.stdout.isTTY === true,
+      columns: () => io.stdout.columns ?? 100,
     });
   } catch (error) {
     if (error instanceof DemoError) throw new CliError(error.message, { cause: error });
@@ -73,12 +79,10 @@ async function demo(flags: DemoFlags): Promise<void> {
   setTimeout(() => process.exit(code), 3_000).unref();
 }
 
-export function registerDemoCommand(program: Command): void {
+export function registerDemoCommand(program: Command, io: CliIo): void {
   program
     .command('demo')
-    .description(
-      'see shelfwatch work in about 15 seconds: simulator, workers, scripted events, captured Slack and email',
-    )
+    .description(summaryOf('demo'))
     .option('--speed <x>', 'sim-clock speed: 60 = a sim hour per real minute (1 to 3600)', '60')
     .option('--seed <n>', 'seed of the simulated world; the same seed tells the same story', '7')
     .option('--redis <auto|private|URL>', 'which Redis to use (see below)', 'auto')
@@ -90,6 +94,6 @@ export function registerDemoCommand(program: Command): void {
     .option('--timeout <seconds>', 'give up (exit 1) if the story is not done by then', '120')
     .addHelpText('after', HELP)
     .action(async (_options: unknown, command: Command) => {
-      await demo(command.opts<DemoFlags>());
+      await demo(command.opts<DemoFlags>(), io);
     });
 }

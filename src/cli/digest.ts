@@ -8,8 +8,10 @@ import { buildDigest, type DigestRecipient } from '../digest/build.ts';
 import { deliverDigest, inlineImagesAsDataUris, writeAtomically } from '../digest/send.ts';
 import { DeferredError } from '../model/deferred.ts';
 import { createLogger } from '../ops/logger.ts';
+import { summaryOf } from './commands.ts';
 import { CliError, usageError } from './errors.ts';
 import { printJson } from './format.ts';
+import { type CliIo, outputStream } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { logLevelOption } from './terminal.ts';
@@ -79,6 +81,7 @@ function explain(error: unknown): never {
 
 async function runDigest(
   flags: DigestFlags,
+  io: CliIo,
   write: (line: string) => void,
   outcome: DigestOutcome,
 ): Promise<void> {
@@ -87,12 +90,9 @@ async function runDigest(
       'digest: pass --now to build a digest now (scheduled digests are sent by "shelfwatch run")',
     );
   }
-  const config = loadConfigOrThrow({
-    env: process.env,
-    ...(flags.config === undefined ? {} : { configPath: flags.config }),
-  });
+  const config = loadConfigOrThrow(io, flags.config);
   checkWorkspace(config, flags.workspace);
-  const out = flags.out === undefined ? undefined : resolve(flags.out);
+  const out = flags.out === undefined ? undefined : resolve(io.cwd, flags.out);
   const preview = out === undefined ? undefined : previewRecipient(config, flags.workspace);
   const recipients = recipientsFor(config, flags.workspace);
   if (out === undefined && recipients.length === 0) {
@@ -102,7 +102,7 @@ async function runDigest(
   // stderr: stdout carries what was sent (or the JSON).
   const logger = createLogger({
     level: flags.logLevel,
-    destination: process.stderr,
+    destination: outputStream(io.stderr),
     secrets: secretsIn(config),
   });
   const runtime = new Runtime({ config, logger, version: VERSION });
@@ -158,32 +158,30 @@ async function runDigest(
   }
 }
 
-export function registerDigestCommand(
-  program: Command,
-  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
-): void {
+export function registerDigestCommand(program: Command, io: CliIo): void {
+  const write = (line: string) => io.stdout.write(`${line}\n`);
   program
     .command('digest')
-    .description('build the daily digest now: send it to the configured recipients, or write it to a file')
+    .description(summaryOf('digest'))
     .option('--now', 'build one digest now (required: scheduled digests are sent by "shelfwatch run")')
     .option('-w, --workspace <id>', 'only this workspace (needed with --out when there are several)')
     .option('-o, --out <file.html>', 'write the HTML, charts inlined, to this file instead of sending')
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
-    .addOption(logLevelOption('warn'))
+    .addOption(logLevelOption('warn', io.env))
     .option('--json', 'print {wrote?, sent: [...], failed: [...]} as JSON instead of lines')
     .addHelpText('after', EXAMPLES)
     .action(async (_options: unknown, command: Command) => {
       const flags = command.opts<DigestFlags>();
       const outcome: DigestOutcome = { sent: [], failed: [] };
       try {
-        await runDigest(flags, flags.json === true ? () => {} : write, outcome);
+        await runDigest(flags, io, flags.json === true ? () => {} : write, outcome);
       } finally {
         // A partial failure still says, in JSON, who got the digest.
         if (
           flags.json === true &&
           (outcome.wrote !== undefined || outcome.sent.length + outcome.failed.length > 0)
         )
-          printJson(outcome, (text) => write(text.trimEnd()));
+          printJson(outcome, { write: (text: string) => write(text.trimEnd()) });
       }
     });
 }

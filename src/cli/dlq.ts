@@ -9,8 +9,10 @@ import {
   retryDeadLetters,
 } from '../deliver/dead-letters.ts';
 import { silentLogger } from '../ops/logger.ts';
+import { summaryOf } from './commands.ts';
 import { usageError } from './errors.ts';
 import { cell, formatTable, isoSecond, plural, printJson } from './format.ts';
+import type { CliIo } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { VERSION } from './version.ts';
@@ -68,14 +70,12 @@ function checkChannel(config: ShelfwatchConfig, channel: string | undefined, all
 
 /** Builds what a dlq action needs, runs it, and always closes the connection. */
 async function withDeps<T>(
+  io: CliIo,
   flags: DlqFlags,
   allowUnknown: boolean,
   act: (deps: DeadLetterDeps) => Promise<T>,
 ) {
-  const config = loadConfigOrThrow({
-    env: process.env,
-    ...(flags.config === undefined ? {} : { configPath: flags.config }),
-  });
+  const config = loadConfigOrThrow(io, flags.config);
   checkChannel(config, flags.channel, allowUnknown);
   const runtime = new Runtime({ config, logger: silentLogger(), version: VERSION, notifiers: new Map() });
   await connectRuntime(runtime);
@@ -103,31 +103,31 @@ function addCommon(command: Command): Command {
     .option('-c, --config <file>', CONFIG_OPTION_HELP);
 }
 
-export function registerDlqCommand(program: Command): void {
+export function registerDlqCommand(program: Command, io: CliIo): void {
   const dlq = program
     .command('dlq')
-    .description('list, retry or purge dead letters (deliveries that failed for good)')
+    .description(summaryOf('dlq'))
     .addHelpText('after', EXAMPLES)
     .action(() => {
       throw usageError('dlq: name what to do: list, retry or purge');
     });
-  const write = (text: string) => process.stdout.write(text);
+  const write = (text: string) => io.stdout.write(text);
 
   addCommon(dlq.command('list').description('list dead letters: channel, alerts, why they failed'))
     .addHelpText('after', EXAMPLES)
     .action(async (flags: DlqFlags) => {
       // Listing a channel that left the config is how its leftovers are found.
-      const letters = await withDeps(flags, true, (deps) => listDeadLetters(deps, filterOf(flags)));
-      if (flags.json === true) printJson(letters);
+      const letters = await withDeps(io, flags, true, (deps) => listDeadLetters(deps, filterOf(flags)));
+      if (flags.json === true) printJson(letters, io.stdout);
       else write(`${table(letters)}\n`);
     });
 
   addCommon(dlq.command('retry').description('queue dead letters again; re-enables their disabled channels'))
     .addHelpText('after', EXAMPLES)
     .action(async (flags: DlqFlags) => {
-      const report = await withDeps(flags, false, (deps) => retryDeadLetters(deps, filterOf(flags)));
+      const report = await withDeps(io, flags, false, (deps) => retryDeadLetters(deps, filterOf(flags)));
       if (flags.json === true) {
-        printJson(report);
+        printJson(report, io.stdout);
         return;
       }
       for (const channel of report.enabled) write(`channel ${channel} enabled again\n`);
@@ -141,14 +141,14 @@ export function registerDlqCommand(program: Command): void {
   addCommon(dlq.command('purge').description('delete dead letters and their alerts'))
     .addHelpText('after', EXAMPLES)
     .action(async (flags: DlqFlags) => {
-      const removed = await withDeps(flags, true, async (deps) => {
+      const removed = await withDeps(io, flags, true, async (deps) => {
         const letters = await listDeadLetters(deps, filterOf(flags));
         const alerts = letters.reduce((sum, d) => sum + d.alertCount, 0);
         if (flags.json !== true)
           write(`purging ${plural(letters.length, 'dead letter')} (${plural(alerts, 'alert')})\n`);
         return purgeDeadLetters(deps, filterOf(flags));
       });
-      if (flags.json === true) printJson(removed);
+      if (flags.json === true) printJson(removed, io.stdout);
       else write(`purged ${plural(removed.length, 'dead letter')}\n`);
     });
 }

@@ -1,4 +1,5 @@
 import { createWriteStream } from 'node:fs';
+import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Runtime } from '../app/runtime.ts';
@@ -15,6 +16,7 @@ import {
 import type { HistoryBook } from '../history/store.ts';
 import { silentLogger } from '../ops/logger.ts';
 import { usageError } from './errors.ts';
+import { type CliIo, outputStream } from './io.ts';
 import { loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { VERSION } from './version.ts';
@@ -64,13 +66,10 @@ export function booksOf(
   return chosen;
 }
 
-export async function runExport(tableText: string, flags: ExportFlags): Promise<void> {
+export async function runExport(tableText: string, flags: ExportFlags, io: CliIo): Promise<void> {
   const table: ExportTable = oneOf('table', tableText, EXPORT_TABLES);
   const format: ExportFormat = oneOf('--format', flags.format, EXPORT_FORMATS);
-  const config = loadConfigOrThrow({
-    env: process.env,
-    ...(flags.config === undefined ? {} : { configPath: flags.config }),
-  });
+  const config = loadConfigOrThrow(io, flags.config);
   const workspaces =
     flags.workspace === undefined
       ? config.workspaces.map((w) => w.id)
@@ -92,14 +91,15 @@ export async function runExport(tableText: string, flags: ExportFlags): Promise<
   };
   if (range.fromMs > range.toMs) throw usageError('--from: expected a day before --to');
   const notice = exportNotice(table, sources, range, now);
-  if (notice !== undefined) process.stderr.write(`shelfwatch export: ${notice}\n`);
+  if (notice !== undefined) io.stderr.write(`shelfwatch export: ${notice}\n`);
   await connectRuntime(runtime);
   try {
     const [asin, marketplace] = flags.book?.split('/') ?? [];
     const book =
       asin === undefined ? {} : { book: { asin, ...(marketplace === undefined ? {} : { marketplace }) } };
     const rows = exportRows({ table, books, workspaces, range, ...book }, sources);
-    const out = flags.out === undefined ? process.stdout : createWriteStream(flags.out);
+    const out =
+      flags.out === undefined ? outputStream(io.stdout) : createWriteStream(resolve(io.cwd, flags.out));
     await pipeline(Readable.from(encodeExport(format, table, rows, notice)), out, {
       end: flags.out !== undefined,
     });

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { summaryOf } from './commands.ts';
+import type { CliIo } from './io.ts';
 import { CONFIG_OPTION_HELP } from './load-config.ts';
 
 /** The command's flags, as commander hands them over. */
@@ -18,10 +20,10 @@ Examples:
   $ shelfwatch export sales --book B0CJ4XQ2ZK/US --format json --out sales.json
   $ shelfwatch export alerts --from 2026-11-01 --to 2026-11-30`;
 
-export function registerExportCommand(program: Command): void {
+export function registerExportCommand(program: Command, io: CliIo): void {
   program
     .command('export')
-    .description('export rank history, sales days or the alert log as CSV or JSON')
+    .description(summaryOf('export'))
     .argument('<table>', 'ranks, sales or alerts')
     .option('--workspace <id>', 'only this workspace (default: all)')
     .option('--book <asin[/marketplace]>', 'only this book (in every marketplace unless one is named)')
@@ -32,8 +34,8 @@ export function registerExportCommand(program: Command): void {
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
     .addHelpText('after', EXAMPLES)
     .action(async (table: string, flags: Flags) => {
-      // Loaded when the command runs: the rest of the CLI does not pay for it.
+      // Loaded when the command runs: its help does not pay for it.
       const { runExport } = await import('./export-run.ts');
-      await runExport(table, flags);
+      await runExport(table, flags, io);
     });
 }

@@ -85,12 +85,13 @@ export function cell(text: string, max: number): string {
  */
 const JSON_UNSAFE = new RegExp(`[\\u007f-\\u009f\\u2028\\u2029${BIDI_CONTROLS}]`, 'g');
 
-export function printJson(value: unknown, write: (text: string) => void = (t) => process.stdout.write(t)) {
+/** `value` as indented JSON, terminal-safe, on `out` (a command's stdout). */
+export function printJson(value: unknown, out: { write(text: string): unknown }) {
   const text = JSON.stringify(value, null, 2).replace(
     JSON_UNSAFE,
     (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
-  write(`${text}\n`);
+  out.write(`${text}\n`);
 }
 
 /**

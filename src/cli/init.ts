@@ -21,9 +21,11 @@ import {
   writeRecording,
 } from '../tools/probe/index.ts';
 import { checkKeyUrl } from '../util/key-url.ts';
+import { summaryOf } from './commands.ts';
 import { CliError, usageError } from './errors.ts';
 import { plural } from './format.ts';
 import { readAccount, reportLists } from './init-account.ts';
+import type { CliIo } from './io.ts';
 import { loadConfigOrThrow } from './load-config.ts';
 import { formatPlanTable } from './plan-table.ts';
 import { reportProbe } from './probe.ts';
@@ -53,8 +55,9 @@ function relativeTo(dir: string, file: string): string {
   return path.startsWith('..') ? path : `./${path}`;
 }
 
-async function askBaseUrl(): Promise<string> {
-  if (!process.stdin.isTTY)
+/** Asked on the terminal (the process's own: only a person at one can answer). */
+async function askBaseUrl(io: CliIo): Promise<string> {
+  if (!io.stdinIsTTY)
     throw usageError('--base-url is needed (or PUBLISHING_API_BASE_URL) when nobody can be asked');
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
@@ -64,10 +67,10 @@ async function askBaseUrl(): Promise<string> {
   }
 }
 
-export function registerInitCommand(program: Command): void {
+export function registerInitCommand(program: Command, io: CliIo): void {
   program
     .command('init')
-    .description("probe the API, discover the account's books and ARC campaigns, and write a starting config")
+    .description(summaryOf('init'))
     .option('--base-url <url>', 'the API base URL (default: PUBLISHING_API_BASE_URL, else asked)')
     .option('--key-env <name>', 'the environment variable holding the API key', 'PUBLISHING_API_KEY')
     .option('--out <file>', 'the config to write', 'shelfwatch.yaml')
@@ -78,7 +81,7 @@ export function registerInitCommand(program: Command): void {
       'probe and read the lists through this contract file (one edited from a suggestion) and point the config at it, instead of suggesting one',
     )
     .action(async (flags: InitFlags) => {
-      const file = resolve(flags.out);
+      const file = resolve(io.cwd, flags.out);
       if (existsSync(file) && flags.force !== true)
         throw usageError(`${file} exists: init never overwrites a config without --force`);
       // The suggested contract is a file the user edits: a second init must not put it back.
@@ -87,9 +90,9 @@ export function registerInitCommand(program: Command): void {
         throw usageError(
           `${suggestedContract} exists: init never overwrites a contract without --force (or pass it with --contract)`,
         );
-      const apiKey = process.env[flags.keyEnv];
+      const apiKey = io.env[flags.keyEnv];
       if (apiKey === undefined || apiKey === '') throw usageError(`set ${flags.keyEnv} to the API key first`);
-      const baseUrl = flags.baseUrl ?? process.env.PUBLISHING_API_BASE_URL ?? (await askBaseUrl());
+      const baseUrl = flags.baseUrl ?? io.env.PUBLISHING_API_BASE_URL ?? (await askBaseUrl(io));
       // The one outbound-URL policy (util/key-url.ts): init writes no allowInsecure, so it sends none.
       const verdict = checkKeyUrl(baseUrl);
       if (!verdict.ok) throw usageError(`--base-url: ${verdict.message} (${verdict.hint})`);
@@ -98,7 +101,7 @@ export function registerInitCommand(program: Command): void {
       const checked = given?.contract ?? defaultContract();
       // No config yet, so no budget in Redis to take from: the probe's count is said first, and
       // every request the lists take after it is counted and said.
-      process.stdout.write(
+      io.stdout.write(
         `init: at most ${plural(PROBED_ENDPOINTS.length, 'request')} to probe ${baseUrl}, then the account's rankings and ARC reviews page by page where one page does not hold them (each request counted below)\n`,
       );
       let answers: RecordedAnswer[];
@@ -120,7 +123,7 @@ export function registerInitCommand(program: Command): void {
       // With a contract of the user's, the suggestion goes beside the answers: their file is theirs.
       const suggestFile =
         given === undefined ? join(dir, 'publishing-api.yaml') : join(answersDir, 'contract.suggested.yaml');
-      const fits = reportProbe(checked, answers, suggestFile);
+      const fits = reportProbe(checked, answers, suggestFile, io.stdout);
       const suggestion = suggestContract(checked, answers);
       const load = parseContract(suggestion.contract, suggestFile);
       const contract = given?.contract ?? (fits || !load.ok ? defaultContract() : load.contract);
@@ -134,7 +137,7 @@ export function registerInitCommand(program: Command): void {
         answers,
       });
       const listed = reportLists(lists);
-      process.stdout.write(
+      io.stdout.write(
         `\n${listed.text}init: ${plural(answers.length + listed.requests, 'request')} in all (${answers.length} to probe, ${listed.requests} for the lists)\n`,
       );
       const workspace = {
@@ -150,14 +153,14 @@ export function registerInitCommand(program: Command): void {
       };
       const header = `# Written by shelfwatch init from ${answers.length} answers of ${baseUrl} (saved in ./probe-answers) and ${plural(listed.requests, 'more request')} for the rest of its lists.\n`;
       writeFileSync(file, `${header}${yamlText({ workspaces: [workspace] })}`);
-      process.stdout.write(
+      io.stdout.write(
         `\nWrote ${file}: ${plural(workspace.books.length, 'book')}, ${plural(workspace.campaigns.length, 'ARC campaign')}${contractFile === undefined ? '' : `, api.contract ${contractFile}${given === undefined ? ' (edit what it could not decide)' : ''}`}\n`,
       );
-      const config = loadConfigOrThrow({ env: process.env, configPath: file });
-      process.stdout.write(`validate: config OK: ${summarize(config)}\n`);
+      const config = loadConfigOrThrow(io, file);
+      io.stdout.write(`validate: config OK: ${summarize(config)}\n`);
       for (const ws of config.workspaces) {
         const plan = planWorkspace(ws, targetsOfWorkspace(ws), new Map(), 0, Date.now());
-        process.stdout.write(`plan (offline) for workspace ${ws.id}:\n${formatPlanTable(plan)}\n`);
+        io.stdout.write(`plan (offline) for workspace ${ws.id}:\n${formatPlanTable(plan)}\n`);
       }
     });
 }

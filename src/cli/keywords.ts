@@ -10,8 +10,10 @@ import { Runtime } from '../app/runtime.ts';
 import { BudgetExhaustedError } from '../budget/request-budget.ts';
 import { suggest } from '../config-kit/suggest.ts';
 import { silentLogger } from '../ops/logger.ts';
+import { summaryOf } from './commands.ts';
 import { CliError, parseIntegerFlag, usageError } from './errors.ts';
 import { formatTable, groupDigits, pickWorkspace, plural, printJson } from './format.ts';
+import type { CliIo } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { VERSION } from './version.ts';
@@ -116,10 +118,10 @@ function explain(error: unknown, workspace: string): never {
   throw error;
 }
 
-export function registerKeywordsCommand(program: Command): void {
+export function registerKeywordsCommand(program: Command, io: CliIo): void {
   program
     .command('keywords')
-    .description('search keywords: search volume, competition and intent, highest volume first')
+    .description(summaryOf('keywords'))
     .argument('<query>', 'what to search for (1 to 200 characters)')
     .option(
       '-w, --workspace <id>',
@@ -134,10 +136,7 @@ export function registerKeywordsCommand(program: Command): void {
       const q = checkQuery(query);
       const marketplace = parseMarketplace(flags.marketplace);
       const limit = parseIntegerFlag('--limit', flags.limit, 1, MAX_RESULTS);
-      const config = loadConfigOrThrow({
-        env: process.env,
-        ...(flags.config === undefined ? {} : { configPath: flags.config }),
-      });
+      const config = loadConfigOrThrow(io, flags.config);
       const ws = pickWorkspace(config, flags.workspace);
       const runtime = new Runtime({ config, logger: silentLogger(), version: VERSION, notifiers: new Map() });
       await connectRuntime(runtime);
@@ -145,8 +144,8 @@ export function registerKeywordsCommand(program: Command): void {
         const search = await searchKeywords(runtime.interactiveClient(ws.id), q, marketplace, limit).catch(
           (error: unknown) => explain(error, ws.id),
         );
-        if (flags.json === true) printJson({ workspace: ws.id, ...search });
-        else process.stdout.write(formatKeywordSearch(search, ws.id));
+        if (flags.json === true) printJson({ workspace: ws.id, ...search }, io.stdout);
+        else io.stdout.write(formatKeywordSearch(search, ws.id));
       } finally {
         await runtime.close();
       }

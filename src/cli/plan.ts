@@ -5,8 +5,10 @@ import type { ShelfwatchConfig } from '../config/schema.ts';
 import { silentLogger } from '../ops/logger.ts';
 import { targetsOfWorkspace } from '../poll/registry.ts';
 import { planWorkspace } from '../poll/schedule.ts';
+import { summaryOf } from './commands.ts';
 import { CliError, EXIT_PLAN_DOES_NOT_FIT } from './errors.ts';
 import { printJson } from './format.ts';
+import type { CliIo } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { formatPlanTable } from './plan-table.ts';
 import { connectRuntime } from './run.ts';
@@ -23,10 +25,10 @@ function planJson(config: ShelfwatchConfig, plans: ReadonlyMap<string, Plan>) {
   return { fits: workspaces.every((ws) => ws.fits), workspaces };
 }
 
-export function registerPlanCommand(program: Command): void {
+export function registerPlanCommand(program: Command, io: CliIo): void {
   program
     .command('plan')
-    .description("show each target's poll cadence and what the month's request budget allows")
+    .description(summaryOf('plan'))
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
     .option('--offline', 'plan from first-guess costs and an unused month, without Redis')
     .option('--json', 'print the plans as JSON (cadences in ms)')
@@ -41,10 +43,7 @@ Examples:
 Exit status 3 when a workspace's plan does not fit the month (polls would stop at the ceiling).`,
     )
     .action(async (options: { config?: string; offline?: boolean; json?: boolean }) => {
-      const config = loadConfigOrThrow({
-        env: process.env,
-        ...(options.config === undefined ? {} : { configPath: options.config }),
-      });
+      const config = loadConfigOrThrow(io, options.config);
       let plans: Map<string, ReturnType<typeof planWorkspace>>;
       if (options.offline === true) {
         const now = Date.now();
@@ -64,15 +63,15 @@ Exit status 3 when a workspace's plan does not fit the month (polls would stop a
         }
       }
       const report = planJson(config, plans);
-      if (options.json === true) printJson(report);
+      if (options.json === true) printJson(report, io.stdout);
       for (const ws of options.json === true ? [] : config.workspaces) {
         const plan = plans.get(ws.id);
         if (plan === undefined) continue;
-        process.stdout.write(
+        io.stdout.write(
           `workspace ${ws.id} — plan ${ws.plan.name}: ${ws.plan.perMinute}/min, ${ws.plan.perMonth}/month, reserve ${Math.round(ws.reserve * 100)}%\n`,
         );
-        process.stdout.write(`${formatPlanTable(plan)}\n`);
-        process.stdout.write('\n');
+        io.stdout.write(`${formatPlanTable(plan)}\n`);
+        io.stdout.write('\n');
       }
       const over = report.workspaces.filter((ws) => !ws.fits).map((ws) => ws.id);
       if (over.length > 0) {

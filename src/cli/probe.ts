@@ -29,8 +29,10 @@ import {
   suggestContract,
   writeRecording,
 } from '../tools/probe/index.ts';
+import { summaryOf } from './commands.ts';
 import { CliError, usageError } from './errors.ts';
 import { formatTable, pickWorkspace, plural } from './format.ts';
+import type { CliIo, CliOutput } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { VERSION } from './version.ts';
@@ -95,6 +97,7 @@ export function reportProbe(
   contract: CompiledContract,
   answers: readonly RecordedAnswer[],
   suggestFile: string,
+  out: CliOutput,
 ): boolean {
   const analyses = answers.map((a) =>
     analyseAnswer(
@@ -103,7 +106,7 @@ export function reportProbe(
       a.status < 400 && isListEndpoint(a.endpoint),
     ),
   );
-  for (const analysis of analyses) process.stdout.write(`\n${formatAnalysis(analysis)}`);
+  for (const analysis of analyses) out.write(`\n${formatAnalysis(analysis)}`);
   const fits = analyses.every((a) => a.fits);
   const suggestion = suggestContract(contract, answers);
   const notes = suggestion.undecided.map((line) => `# TODO: ${line}`).join('\n');
@@ -111,25 +114,26 @@ export function reportProbe(
     suggestFile,
     `# Suggested by shelfwatch probe from ${answers.length} recorded answers; merged over the contract it checked.\n${notes}\n${yamlText(suggestion.contract, { aliasDuplicateObjects: false })}`,
   );
-  process.stdout.write(
+  out.write(
     `\n${fits ? 'The contract fits every answer.' : 'The contract does not fit: see the fields above.'}\nSuggested contract file: ${suggestFile}\n`,
   );
   if (suggestion.undecided.length > 0)
-    process.stdout.write(
+    out.write(
       `Could not decide (edit the file):\n${suggestion.undecided.map((u) => `  - ${u}`).join('\n')}\n`,
     );
   return fits;
 }
 
-async function probeOnline(flags: ProbeFlags, picked: ProbedEndpoint[]): Promise<RecordedAnswer[]> {
-  const config = loadConfigOrThrow({
-    env: process.env,
-    ...(flags.config === undefined ? {} : { configPath: flags.config }),
-  });
+async function probeOnline(
+  flags: ProbeFlags,
+  picked: ProbedEndpoint[],
+  io: CliIo,
+): Promise<RecordedAnswer[]> {
+  const config = loadConfigOrThrow(io, flags.config);
   const ws = pickWorkspace(config, flags.workspace);
   const contract = contractFrom(flags.contract, ws);
   const planned = plannedEndpoints(picked, flags.asin);
-  process.stdout.write(
+  io.stdout.write(
     `probe: at most ${plural(planned.length, 'request')} from workspace ${ws.id}'s budget (${planned.join(', ')}), answers saved in ${flags.out}\n`,
   );
   const runtime = new Runtime({ config, logger: silentLogger(), version: VERSION, notifiers: new Map() });
@@ -152,7 +156,7 @@ async function probeOnline(flags: ProbeFlags, picked: ProbedEndpoint[]): Promise
       },
     });
     writeRecording(flags.out, answers, [ws.apiKey.reveal()]);
-    process.stdout.write(`probe: spent ${plural(spent, 'request')}\n`);
+    io.stdout.write(`probe: spent ${plural(spent, 'request')}\n`);
     return answers;
   } catch (error) {
     if (error instanceof ProbeError || error instanceof BudgetExhaustedError)
@@ -163,10 +167,10 @@ async function probeOnline(flags: ProbeFlags, picked: ProbedEndpoint[]): Promise
   }
 }
 
-export function registerProbeCommand(program: Command): void {
+export function registerProbeCommand(program: Command, io: CliIo): void {
   program
     .command('probe')
-    .description('ask the API what it really answers and compare it with the contract shelfwatch expects')
+    .description(summaryOf('probe'))
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
     .option(
       '-w, --workspace <id>',
@@ -188,7 +192,7 @@ export function registerProbeCommand(program: Command): void {
         throw usageError(`--endpoint expects one of ${PROBED_ENDPOINTS.join(', ')}, got "${parsed.unknown}"`);
       let answers: RecordedAnswer[];
       let contract: CompiledContract;
-      const dir = resolve(flags.offline ?? flags.out);
+      const dir = resolve(io.cwd, flags.offline ?? flags.out);
       if (flags.offline !== undefined) {
         if (!existsSync(dir)) throw usageError(`--offline: no folder ${dir}`);
         try {
@@ -199,26 +203,21 @@ export function registerProbeCommand(program: Command): void {
           if (error instanceof RecordingError) throw usageError(error.message);
           throw error;
         }
-        const config =
-          flags.config === undefined
-            ? undefined
-            : loadConfigOrThrow({ env: process.env, configPath: flags.config });
+        const config = flags.config === undefined ? undefined : loadConfigOrThrow(io, flags.config);
         contract = contractFrom(
           flags.contract,
           config === undefined ? undefined : pickWorkspace(config, flags.workspace),
         );
       } else {
-        answers = await probeOnline({ ...flags, out: dir }, parsed);
-        const config = loadConfigOrThrow({
-          env: process.env,
-          ...(flags.config === undefined ? {} : { configPath: flags.config }),
-        });
+        answers = await probeOnline({ ...flags, out: dir }, parsed, io);
+        const config = loadConfigOrThrow(io, flags.config);
         contract = contractFrom(flags.contract, pickWorkspace(config, flags.workspace));
       }
       const fits = reportProbe(
         contract,
         answers,
-        resolve(flags.suggest ?? join(dir, 'contract.suggested.yaml')),
+        resolve(io.cwd, flags.suggest ?? join(dir, 'contract.suggested.yaml')),
+        io.stdout,
       );
       if (!fits)
         throw new CliError('the answers do not fit the contract', { exitCode: EXIT_CONTRACT_DOES_NOT_FIT });

@@ -2,8 +2,10 @@ import type { Command } from 'commander';
 import { type ResumeReport, resumeWorkspace } from '../app/resume.ts';
 import { Runtime } from '../app/runtime.ts';
 import { silentLogger } from '../ops/logger.ts';
+import { summaryOf } from './commands.ts';
 import { usageError } from './errors.ts';
 import { isoSecond, printJson } from './format.ts';
+import type { CliIo } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { VERSION } from './version.ts';
@@ -31,19 +33,16 @@ export function formatResume(report: ResumeReport): string {
   return `lifted the pause of workspace ${report.workspace} (${lifted.reason ?? 'unknown reason'}${since}, ${until}); ${polls}, the others at their next scheduled run\n`;
 }
 
-export function registerResumeCommand(program: Command): void {
+export function registerResumeCommand(program: Command, io: CliIo): void {
   program
     .command('resume')
-    .description('lift the pause of a workspace (after a 429, an exhausted quota or a refused key)')
+    .description(summaryOf('resume'))
     .argument('<workspace>', 'the workspace id, as in the config')
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
     .option('--json', 'print the result as JSON (times in ms since the epoch)')
     .addHelpText('after', EXAMPLES)
     .action(async (workspace: string, options: { config?: string; json?: boolean }) => {
-      const config = loadConfigOrThrow({
-        env: process.env,
-        ...(options.config === undefined ? {} : { configPath: options.config }),
-      });
+      const config = loadConfigOrThrow(io, options.config);
       if (!config.workspaces.some((ws) => ws.id === workspace)) {
         const known = config.workspaces.map((ws) => ws.id).join(', ');
         throw usageError(`resume: no workspace "${workspace}" in the config (known: ${known})`);
@@ -55,8 +54,8 @@ export function registerResumeCommand(program: Command): void {
           { ...runtime.shardOf(workspace).pollDeps, pollQueue: runtime.shardOf(workspace).pollQueue },
           workspace,
         );
-        if (options.json === true) printJson(report);
-        else process.stdout.write(formatResume(report));
+        if (options.json === true) printJson(report, io.stdout);
+        else io.stdout.write(formatResume(report));
       } finally {
         await runtime.close();
       }

@@ -10,8 +10,10 @@ import { secretsIn } from '../config-kit/secret.ts';
 import { createLogger, type Logger } from '../ops/logger.ts';
 import { Shutdown } from '../ops/shutdown.ts';
 import { redact } from '../util/redact.ts';
+import { summaryOf } from './commands.ts';
 import { ConsoleTokenMissing, generatedTokenLine, serveConsole } from './console-token.ts';
 import { CliError } from './errors.ts';
+import { type CliIo, outputStream } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { describeRedisError, RedisConnectTimeout } from './redis-errors.ts';
 import { colourWanted, logLevelOption } from './terminal.ts';
@@ -57,12 +59,12 @@ async function checkRedisOrThrow(runtime: Runtime, logger: Logger): Promise<void
   }
 }
 
-export function registerRunCommand(program: Command): void {
+export function registerRunCommand(program: Command, io: CliIo): void {
   program
     .command('run')
-    .description('run the reconciler and the poll and delivery workers until SIGTERM/SIGINT')
+    .description(summaryOf('run'))
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
-    .addOption(logLevelOption('info'))
+    .addOption(logLevelOption('info', io.env))
     .addHelpText(
       'after',
       `
@@ -75,15 +77,18 @@ Run as many processes as you like on one Redis: they share the request budget an
 at a time reconciles the poll schedulers.`,
     )
     .action(async (options: { config?: string; logLevel: string }) => {
-      const config = loadConfigOrThrow({
-        env: process.env,
-        ...(options.config === undefined ? {} : { configPath: options.config }),
-      });
-      const tty = process.stdout.isTTY === true;
-      const colorize = colourWanted(process.env, tty);
+      const config = loadConfigOrThrow(io, options.config);
+      const tty = io.stdout.isTTY === true;
+      const colorize = colourWanted(io.env, tty);
       // FORCE_COLOR asks for the coloured, human form even through a pipe (`| less -R`).
-      const pretty = tty || (colorize && process.env.FORCE_COLOR !== undefined);
-      const logger = createLogger({ level: options.logLevel, pretty, colorize, secrets: secretsIn(config) });
+      const pretty = tty || (colorize && io.env.FORCE_COLOR !== undefined);
+      const logger = createLogger({
+        level: options.logLevel,
+        pretty,
+        colorize,
+        destination: outputStream(io.stdout),
+        secrets: secretsIn(config),
+      });
       for (const insecure of insecureSettings(config)) logger.warn({ path: insecure.path }, insecure.message);
       const runtime = new Runtime({ config, logger, version: VERSION });
       await connectRuntime(runtime);
@@ -128,7 +133,7 @@ at a time reconciles the poll schedulers.`,
         logger.info({ url: server.url }, 'health and metrics listening');
         shutdown.add('ops server', () => server.close());
       }
-      await serveConsoleIfEnabled(runtime, shutdown, logger);
+      await serveConsoleIfEnabled(runtime, shutdown, logger, io);
       shutdown.onSignals();
       const plans = await runtime.plans();
       logPlans(logger, plans);
@@ -158,14 +163,19 @@ at a time reconciles the poll schedulers.`,
  * one printed once on stdout, never logged, and only when stdout is a terminal). A console that cannot listen (the port taken by another
  * `run` on this host) is logged and the worker runs on, as with the health server.
  */
-async function serveConsoleIfEnabled(runtime: Runtime, shutdown: Shutdown, logger: Logger): Promise<void> {
+async function serveConsoleIfEnabled(
+  runtime: Runtime,
+  shutdown: Shutdown,
+  logger: Logger,
+  io: CliIo,
+): Promise<void> {
   const settings = runtime.config.console;
   if (!settings.enabled) return;
   const running = await serveConsole(runtime, shutdown, {
     host: settings.host,
     port: settings.port,
-    env: process.env,
-    mayGenerate: process.stdout.isTTY === true,
+    env: io.env,
+    mayGenerate: io.stdout.isTTY === true,
   }).catch((cause: unknown) => {
     if (cause instanceof CliError) throw cause;
     if (cause instanceof ConsoleTokenMissing) {
@@ -180,5 +190,5 @@ async function serveConsoleIfEnabled(runtime: Runtime, shutdown: Shutdown, logge
   });
   if (running === undefined) return;
   logger.info({ url: running.url }, 'console listening');
-  if (running.generatedToken !== undefined) process.stdout.write(generatedTokenLine(running.generatedToken));
+  if (running.generatedToken !== undefined) io.stdout.write(generatedTokenLine(running.generatedToken));
 }

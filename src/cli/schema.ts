@@ -1,12 +1,15 @@
 import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { configJsonSchema } from '../config/json-schema.ts';
+import { summaryOf } from './commands.ts';
 import { CliError } from './errors.ts';
+import type { CliIo } from './io.ts';
 
-export function registerSchemaCommand(program: Command): void {
+export function registerSchemaCommand(program: Command, io: CliIo): void {
   program
     .command('schema')
-    .description('print the JSON Schema of shelfwatch.yaml (for editor completion and checks)')
+    .description(summaryOf('schema'))
     .option('-o, --out <file>', 'write it to this file instead of standard output')
     .addHelpText(
       'after',
@@ -21,17 +24,17 @@ Then put this first line in shelfwatch.yaml (VS Code YAML extension, other yaml-
     .action((options: { out?: string }) => {
       const text = `${JSON.stringify(configJsonSchema(), null, 2)}\n`;
       if (options.out === undefined) {
-        process.stdout.write(text);
+        io.stdout.write(text);
         return;
       }
       try {
-        writeFileSync(options.out, text);
+        writeFileSync(resolve(io.cwd, options.out), text);
       } catch (error) {
         throw new CliError(`schema: cannot write ${options.out}: ${(error as Error).message}`, {
           exitCode: 1,
           cause: error,
         });
       }
-      process.stderr.write(`wrote the JSON Schema to ${options.out}\n`);
+      io.stderr.write(`wrote the JSON Schema to ${options.out}\n`);
     });
 }

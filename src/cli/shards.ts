@@ -3,7 +3,9 @@ import { Runtime } from '../app/runtime.ts';
 import { shardReachability } from '../app/shard-health.ts';
 import { MIGRATE_COMMAND, type MigrationReport, migrateShards, readLayout } from '../app/shard-layout.ts';
 import { silentLogger } from '../ops/logger.ts';
+import { summaryOf } from './commands.ts';
 import { printJson } from './format.ts';
+import type { CliIo } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { VERSION } from './version.ts';
@@ -20,10 +22,11 @@ Examples:
   $ ${MIGRATE_COMMAND}`;
 
 async function withRuntime<T>(
+  io: CliIo,
   configPath: string | undefined,
   use: (runtime: Runtime) => Promise<T>,
 ): Promise<T> {
-  const config = loadConfigOrThrow({ env: process.env, ...(configPath === undefined ? {} : { configPath }) });
+  const config = loadConfigOrThrow(io, configPath);
   const runtime = new Runtime({ config, logger: silentLogger(), version: VERSION, notifiers: new Map() });
   await connectRuntime(runtime);
   try {
@@ -42,28 +45,25 @@ export function formatMigration(report: MigrationReport, dryRun: boolean): strin
   return `${head}\n${lines.join('\n')}\n`;
 }
 
-export function registerShardsCommand(program: Command): void {
-  const shards = program
-    .command('shards')
-    .description('the shards workspaces are spread over (show, migrate)')
-    .addHelpText('after', EXAMPLES);
+export function registerShardsCommand(program: Command, io: CliIo): void {
+  const shards = program.command('shards').description(summaryOf('shards')).addHelpText('after', EXAMPLES);
   shards
     .command('show')
     .description('each shard: its prefix, its workspaces, whether its Redis node answers')
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
     .option('--json', 'print as JSON')
     .action(async (options: { config?: string; json?: boolean }) => {
-      await withRuntime(options.config, async (runtime) => {
+      await withRuntime(io, options.config, async (runtime) => {
         const [reach, stored] = await Promise.all([
           shardReachability(runtime),
           readLayout(runtime.redis, runtime.prefix),
         ]);
-        if (options.json === true) return printJson({ stored, shards: reach });
+        if (options.json === true) return printJson({ stored, shards: reach }, io.stdout);
         const rows = reach.map(
           (s) =>
             `shard ${s.index}  ${s.prefix}  ${s.reachable ? 'answers' : `UNREACHABLE (${s.error})`}  ${s.workspaces.length} workspace(s): ${s.workspaces.join(', ') || '-'}`,
         );
-        process.stdout.write(
+        io.stdout.write(
           `${rows.join('\n')}\nlayout in Redis: ${stored === null ? 'none (one shard, the configured prefix)' : `${stored.count} shard(s)`}\n`,
         );
       });
@@ -74,9 +74,9 @@ export function registerShardsCommand(program: Command): void {
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
     .option('--dry-run', 'say what would move, move nothing')
     .action(async (options: { config?: string; dryRun?: boolean }) => {
-      await withRuntime(options.config, async (runtime) => {
+      await withRuntime(io, options.config, async (runtime) => {
         const dryRun = options.dryRun === true;
-        process.stdout.write(formatMigration(await migrateShards(runtime, dryRun), dryRun));
+        io.stdout.write(formatMigration(await migrateShards(runtime, dryRun), dryRun));
       });
     });
 }

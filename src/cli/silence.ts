@@ -11,8 +11,10 @@ import { checkSilence, SilenceInputError, type SilenceMatchers } from '../silenc
 import { snoozeOf } from '../silence/snooze.ts';
 import type { SilenceStore } from '../silence/store.ts';
 import { parseDuration } from '../util/duration.ts';
+import { summaryOf } from './commands.ts';
 import { usageError } from './errors.ts';
 import { isoSecond, printJson } from './format.ts';
+import type { CliIo } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { silenceTable, silenceViews } from './silence-format.ts';
@@ -130,14 +132,12 @@ function matchersOf(flags: AddFlags, config: ShelfwatchConfig): SilenceMatchers 
  * exit 2 even with Redis down), connects, runs `act`, closes. A refused silence is bad input.
  */
 async function withRuntime<P, T>(
+  io: CliIo,
   flags: CommonFlags,
   prepare: (runtime: Runtime) => P,
   act: (runtime: Runtime, store: SilenceStore, prepared: P) => Promise<T>,
 ) {
-  const config = loadConfigOrThrow({
-    env: process.env,
-    ...(flags.config === undefined ? {} : { configPath: flags.config }),
-  });
+  const config = loadConfigOrThrow(io, flags.config);
   const runtime = new Runtime({ config, logger: silentLogger(), version: VERSION, notifiers: new Map() });
   try {
     const prepared = prepare(runtime);
@@ -165,12 +165,11 @@ function timeOptions(command: Command): Command {
     .option('--by <name>', 'who sets it (default: your user name)');
 }
 
-const write = (text: string) => process.stdout.write(text);
-
-export function registerSilenceCommands(program: Command): void {
+export function registerSilenceCommands(program: Command, io: CliIo): void {
+  const write = (text: string) => io.stdout.write(text);
   const silence = program
     .command('silence')
-    .description('add, list or expire silences: matching alerts are recorded, not sent')
+    .description(summaryOf('silence'))
     .addHelpText('after', EXAMPLES)
     .action(() => {
       throw usageError('silence: name what to do: add, list or expire');
@@ -192,6 +191,7 @@ export function registerSilenceCommands(program: Command): void {
       if (flags.reason === undefined) throw usageError('a silence needs --reason');
       const reason = flags.reason;
       const added = await withRuntime(
+        io,
         flags,
         (runtime) => {
           const times = timesOf(flags, runtime.clock.now(), true);
@@ -203,7 +203,7 @@ export function registerSilenceCommands(program: Command): void {
         },
         (runtime, store, input) => store.add(input, runtime.clock.now()),
       );
-      if (flags.json === true) printJson(added);
+      if (flags.json === true) printJson(added, io.stdout);
       else write(`silence ${added.id} added, until ${isoSecond(added.endsAt)}\n`);
     });
 
@@ -212,6 +212,7 @@ export function registerSilenceCommands(program: Command): void {
     .addHelpText('after', EXAMPLES)
     .action(async (flags: CommonFlags & { all?: boolean }) => {
       const { views, now } = await withRuntime(
+        io,
         flags,
         () => undefined,
         async (runtime, store) => {
@@ -220,13 +221,14 @@ export function registerSilenceCommands(program: Command): void {
           return { views: flags.all === true ? all : all.filter((v) => v.state !== 'expired'), now };
         },
       );
-      if (flags.json === true) printJson(views);
+      if (flags.json === true) printJson(views, io.stdout);
       else write(`${silenceTable(views, now)}\n`);
     });
 
   common(silence.command('expire').description('end silences now').argument('<id...>', 'silence ids')).action(
     async (ids: string[], flags: CommonFlags) => {
       const ended = await withRuntime(
+        io,
         flags,
         () => undefined,
         async (runtime, store) => {
@@ -240,7 +242,7 @@ export function registerSilenceCommands(program: Command): void {
           return out;
         },
       );
-      if (flags.json === true) printJson(ended);
+      if (flags.json === true) printJson(ended, io.stdout);
       else for (const s of ended) write(`silence ${s.id} ended at ${isoSecond(s.endsAt)}\n`);
     },
   );
@@ -249,7 +251,7 @@ export function registerSilenceCommands(program: Command): void {
     common(
       program
         .command('snooze')
-        .description('mute one firing condition until it resolves (or --for / --until)')
+        .description(summaryOf('snooze'))
         .argument(
           '<fingerprint>',
           "the alert's fingerprint (printed on every email and in dlq/status output)",
@@ -260,6 +262,7 @@ export function registerSilenceCommands(program: Command): void {
     .addHelpText('after', EXAMPLES)
     .action(async (fingerprint: string, flags: CommonFlags & TimeFlags) => {
       const added = await withRuntime(
+        io,
         flags,
         () => undefined,
         async (runtime, store) => {
@@ -274,7 +277,7 @@ export function registerSilenceCommands(program: Command): void {
           return store.add({ ...snooze, reason, createdBy: author(flags) }, now);
         },
       );
-      if (flags.json === true) printJson(added);
+      if (flags.json === true) printJson(added, io.stdout);
       else
         write(
           `snoozed as silence ${added.id}: until it resolves, at the latest ${isoSecond(added.endsAt)}\n`,

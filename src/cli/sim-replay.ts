@@ -7,6 +7,7 @@
 import { type ReplayAnswer, type RunningReplay, startReplay } from '../sim/replay.ts';
 import { RecordingError, readRecording } from '../tools/probe/index.ts';
 import { CliError, usageError } from './errors.ts';
+import type { CliOutput } from './io.ts';
 
 export interface RecordedReplay {
   replay: RunningReplay;
@@ -38,9 +39,10 @@ export async function runRecordedReplay(
   dir: string,
   options: { host: string; port: number },
   stopped: () => Promise<string>,
+  stdout: CliOutput,
 ): Promise<void> {
   const { replay, answers } = await startRecordedReplay(dir, options);
-  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const out = (line: string) => stdout.write(`${line}\n`);
   out(`shelfwatch replay listening on ${replay.url}: ${answers.length} recorded answers from ${dir}`);
   for (const a of answers) out(`  ${a.method} ${a.path} -> ${a.status}`);
   out('Any key is accepted. Ctrl+C stops it.');

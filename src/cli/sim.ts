@@ -13,6 +13,8 @@ import {
   startSimulator,
 } from '../sim/index.ts';
 import { createSimDialect } from '../tools/probe/index.ts';
+import { summaryOf } from './commands.ts';
+import type { CliIo } from './io.ts';
 
 type FixedBook = NonNullable<FixedCatalogue['books']>[number];
 
@@ -172,16 +174,13 @@ function waitForSignal(): Promise<string> {
   });
 }
 
-async function runSim(flags: SimFlags): Promise<void> {
+async function runSim(flags: SimFlags, io: CliIo): Promise<void> {
   if (flags.replay !== undefined) {
     const port = parseIntegerFlag('--port', flags.port, 0, 65_535);
-    return runRecordedReplay(flags.replay, { host: flags.host, port }, waitForSignal);
+    return runRecordedReplay(flags.replay, { host: flags.host, port }, waitForSignal, io.stdout);
   }
   const userKeys = (flags.key ?? []).map(parseKeyFlag);
-  const config =
-    flags.config === undefined
-      ? undefined
-      : loadConfigOrThrow({ env: process.env, configPath: flags.config });
+  const config = flags.config === undefined ? undefined : loadConfigOrThrow(io, flags.config);
   const served = config === undefined ? undefined : servedFromConfig(config);
   const ownKeys = [...(served?.keys ?? []), ...userKeys];
   // With --config, the simulator speaks the dialect the config's workspaces read (api.contract).
@@ -219,7 +218,7 @@ async function runSim(flags: SimFlags): Promise<void> {
       `the simulator could not start: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const out = (line: string) => io.stdout.write(`${line}\n`);
   out(`shelfwatch simulator listening on ${sim.url}`);
   out(`admin token: ${sim.adminToken}  (header X-Sim-Admin-Token on ${sim.url}/_sim/...)`);
   out(
@@ -246,10 +245,10 @@ async function runSim(flags: SimFlags): Promise<void> {
   out(`simulator stopped (${signal})`);
 }
 
-export function registerSimCommand(program: Command): void {
+export function registerSimCommand(program: Command, io: CliIo): void {
   program
     .command('sim')
-    .description('run the simulator of the assumed Publishing Analytics API (seeded world, limits, faults)')
+    .description(summaryOf('sim'))
     .option('--port <n>', 'port to listen on; 0 picks a free one', '4010')
     .option('--host <host>', 'interface to bind', '127.0.0.1')
     .option('--seed <n>', 'seed of the synthetic world; the same seed gives the same world', '1')
@@ -279,6 +278,6 @@ export function registerSimCommand(program: Command): void {
     )
     .addHelpText('after', EXAMPLES)
     .action(async (_options: unknown, command: Command) => {
-      await runSim(command.opts<SimFlags>());
+      await runSim(command.opts<SimFlags>(), io);
     });
 }

@@ -3,7 +3,9 @@ import { Runtime } from '../app/runtime.ts';
 import { gatherStatus, type StatusReport, type WorkspaceStatus } from '../app/status.ts';
 import { silentLogger } from '../ops/logger.ts';
 import { formatDuration } from '../util/duration.ts';
+import { summaryOf } from './commands.ts';
 import { cell, formatTable, groupDigits, isoSecond, printJson, whenText } from './format.ts';
+import type { CliIo } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { silenceTable } from './silence-format.ts';
@@ -154,25 +156,22 @@ export function formatStatus(report: StatusReport): string {
   return `${out.join('\n')}\n`;
 }
 
-export function registerStatusCommand(program: Command): void {
+export function registerStatusCommand(program: Command, io: CliIo): void {
   program
     .command('status')
-    .description('show budgets, poll schedules and outcomes, channel health, dead letters and queue depths')
+    .description(summaryOf('status'))
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
     .option('--json', 'print the same data as JSON (times in ms since the epoch)')
     .addHelpText('after', EXAMPLES)
     .action(async (options: { config?: string; json?: boolean }) => {
-      const config = loadConfigOrThrow({
-        env: process.env,
-        ...(options.config === undefined ? {} : { configPath: options.config }),
-      });
+      const config = loadConfigOrThrow(io, options.config);
       // Status sends nothing: no channel notifiers are built.
       const runtime = new Runtime({ config, logger: silentLogger(), version: VERSION, notifiers: new Map() });
       await connectRuntime(runtime);
       try {
         const report = await gatherStatus(runtime);
-        if (options.json === true) printJson(report);
-        else process.stdout.write(formatStatus(report));
+        if (options.json === true) printJson(report, io.stdout);
+        else io.stdout.write(formatStatus(report));
       } finally {
         await runtime.close();
       }

@@ -2,16 +2,16 @@
  * The terminal conventions every command follows: NO_COLOR / FORCE_COLOR for colour, LOG_LEVEL as
  * the default of --log-level, `-` for stdin.
  */
-import { readFileSync } from 'node:fs';
 import { Option } from 'commander';
 import { LOG_LEVELS, usageError } from './errors.ts';
+import type { CliIo } from './io.ts';
 
 /** Reads all of stdin for a `-` argument; a terminal there means nothing was piped in. */
-export function readStdin(flag: string): string {
-  if (process.stdin.isTTY === true) {
+export function readStdin(flag: string, io: Pick<CliIo, 'stdinIsTTY' | 'readStdin'>): string {
+  if (io.stdinIsTTY) {
     throw usageError(`${flag} -: stdin is a terminal; pipe the input in (e.g. ${flag} - < file)`);
   }
-  return readFileSync(0, 'utf8');
+  return io.readStdin();
 }
 
 const FORCE_COLOR_VALUES = ['', '0', '1', '2', '3', 'true', 'false'];
@@ -33,10 +33,21 @@ export function colourWanted(env: Readonly<Record<string, string | undefined>>, 
   return isTTY;
 }
 
-/** `--log-level`, defaulting to $LOG_LEVEL, then `fallback`; a bad value is a usage error (exit 2). */
-export function logLevelOption(fallback: (typeof LOG_LEVELS)[number]): Option {
-  return new Option('--log-level <level>', 'log level')
-    .choices(LOG_LEVELS)
-    .env('LOG_LEVEL')
-    .default(fallback);
+/**
+ * `--log-level`, defaulting to the command's LOG_LEVEL, then `fallback`; a bad value is a usage
+ * error (exit 2). The environment is the one the command was given, not the process's.
+ */
+export function logLevelOption(
+  fallback: (typeof LOG_LEVELS)[number],
+  env: Readonly<Record<string, string | undefined>>,
+): Option {
+  const fromEnv = env.LOG_LEVEL;
+  const option = new Option('--log-level <level>', 'log level (env: LOG_LEVEL)').choices(LOG_LEVELS);
+  if (fromEnv === undefined || fromEnv === '') return option.default(fallback);
+  if (!(LOG_LEVELS as readonly string[]).includes(fromEnv)) {
+    throw usageError(
+      `value '${fromEnv}' from env 'LOG_LEVEL' is invalid for --log-level; allowed: ${LOG_LEVELS.join(', ')}`,
+    );
+  }
+  return option.default(fromEnv);
 }

@@ -6,8 +6,10 @@ import { secretsIn } from '../config-kit/secret.ts';
 import { sendSampleAlert, type TestAlertResult } from '../deliver/sample-alert.ts';
 import { createLogger } from '../ops/logger.ts';
 import { systemClock } from '../util/clock.ts';
+import { summaryOf } from './commands.ts';
 import { CliError, usageError } from './errors.ts';
 import { printJson, terminalText } from './format.ts';
+import { type CliIo, outputStream } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 
 const EXAMPLES = `
@@ -27,9 +29,9 @@ Examples:
 const SEND_TIMEOUT_MS = 30_000;
 
 /** Builds the channels' notifiers as `run` does and sends the sample through each, one at a time. */
-async function testChannels(channels: readonly ChannelConfig[]): Promise<TestAlertResult[]> {
+async function testChannels(channels: readonly ChannelConfig[], io: CliIo): Promise<TestAlertResult[]> {
   // stderr: stdout carries the per-channel results.
-  const logger = createLogger({ destination: process.stderr, secrets: secretsIn(channels) });
+  const logger = createLogger({ destination: outputStream(io.stderr), secrets: secretsIn(channels) });
   const smtp = createSmtpPool();
   const notifiers = createNotifiers(channels, { logger, smtp, clock: systemClock });
   const results: TestAlertResult[] = [];
@@ -45,36 +47,33 @@ async function testChannels(channels: readonly ChannelConfig[]): Promise<TestAle
   return results;
 }
 
-export function registerTestAlertCommand(program: Command): void {
+export function registerTestAlertCommand(program: Command, io: CliIo): void {
   program
     .command('test-alert')
-    .description('send a sample alert through every channel (or one) and say which ones work')
+    .description(summaryOf('test-alert'))
     .argument('[channel]', 'the id of one channel (default: all)')
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
     .option('--json', 'print the results as JSON')
     .addHelpText('after', EXAMPLES)
     .action(async (channelId: string | undefined, flags: { config?: string; json?: boolean }) => {
-      const config = loadConfigOrThrow({
-        env: process.env,
-        ...(flags.config === undefined ? {} : { configPath: flags.config }),
-      });
+      const config = loadConfigOrThrow(io, flags.config);
       const channels = config.channels.filter((c) => channelId === undefined || c.id === channelId);
       if (channels.length === 0) {
         const known = config.channels.map((c) => c.id).join(', ');
         throw usageError(`no channel "${channelId}" in the config (known: ${known})`);
       }
       const typeOf = new Map(channels.map((c) => [c.id, c.type]));
-      const results = (await testChannels(channels)).map((result) => ({
+      const results = (await testChannels(channels, io)).map((result) => ({
         id: result.channelId,
         type: typeOf.get(result.channelId) ?? '?',
         ok: result.ok,
         ...(result.ok ? {} : { reason: terminalText(result.reason).replace(/\s+/g, ' ') }),
       }));
       const failed = results.filter((r) => !r.ok).map((r) => r.id);
-      if (flags.json === true) printJson({ ok: failed.length === 0, channels: results });
+      if (flags.json === true) printJson({ ok: failed.length === 0, channels: results }, io.stdout);
       for (const result of flags.json === true ? [] : results) {
         const label = `${result.id} (${result.type})`;
-        process.stdout.write(result.ok ? `ok      ${label}\n` : `failed  ${label}: ${result.reason}\n`);
+        io.stdout.write(result.ok ? `ok      ${label}\n` : `failed  ${label}: ${result.reason}\n`);
       }
       if (failed.length > 0) {
         throw new CliError(`${failed.length} of ${channels.length} channels failed: ${failed.join(', ')}`);

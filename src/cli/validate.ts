@@ -1,18 +1,26 @@
 import type { Command } from 'commander';
-import { Runtime } from '../app/runtime.ts';
 import { insecureSettings } from '../config/insecure-settings.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
-import { silentLogger } from '../ops/logger.ts';
+import { summaryOf } from './commands.ts';
 import { CliError, usageError } from './errors.ts';
 import { printJson } from './format.ts';
+import type { CliIo } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigFrom, loadConfigOrThrow } from './load-config.ts';
-import { connectRuntime } from './run.ts';
-import { checkOnline, onlineRequests } from './validate-online.ts';
-import { VERSION } from './version.ts';
 
-/** `--online`: every book and campaign asked of the API once; unknown ones are problems (exit 2). */
-async function validateOnline(config: ShelfwatchConfig): Promise<void> {
-  process.stdout.write(
+/**
+ * `--online`: every book and campaign asked of the API once; unknown ones are problems (exit 2).
+ * The runtime (Redis, BullMQ, the API client) is loaded only here: plain `validate` stays quick.
+ */
+async function validateOnline(config: ShelfwatchConfig, io: CliIo): Promise<void> {
+  const [{ Runtime }, { silentLogger }, { connectRuntime }, { checkOnline, onlineRequests }, { VERSION }] =
+    await Promise.all([
+      import('../app/runtime.ts'),
+      import('../ops/logger.ts'),
+      import('./run.ts'),
+      import('./validate-online.ts'),
+      import('./version.ts'),
+    ]);
+  io.stdout.write(
     `validate --online: ${plural(onlineRequests(config), 'request')} from the workspaces' budgets\n`,
   );
   const runtime = new Runtime({ config, logger: silentLogger(), version: VERSION, notifiers: new Map() });
@@ -26,10 +34,10 @@ async function validateOnline(config: ShelfwatchConfig): Promise<void> {
       },
     );
     if (problems.length > 0) {
-      for (const p of problems) process.stderr.write(`shelfwatch: ${p.path}: ${p.message}\n`);
+      for (const p of problems) io.stderr.write(`shelfwatch: ${p.path}: ${p.message}\n`);
       throw usageError(`${plural(problems.length, 'problem')} found online`);
     }
-    process.stdout.write('online: every book and campaign exists\n');
+    io.stdout.write('online: every book and campaign exists\n');
   } finally {
     await runtime.close();
   }
@@ -61,10 +69,10 @@ export function summarize(config: ShelfwatchConfig): string {
   ].join(', ');
 }
 
-export function registerValidateCommand(program: Command): void {
+export function registerValidateCommand(program: Command, io: CliIo): void {
   program
     .command('validate')
-    .description('check the config and print every problem (exit 2), or a summary (exit 0)')
+    .description(summaryOf('validate'))
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
     .option('--json', 'print {ok, source, summary | problems} as JSON')
     .option(
@@ -85,28 +93,24 @@ With --json: {"ok": true, "source", "summary": {workspaces, targets, channels}} 
 {"ok": false, "source", "problems": [{path, message, hint?}]} (exit 2).`,
     )
     .action(async (options: { config?: string; json?: boolean; online?: boolean }) => {
-      const flags = {
-        env: process.env,
-        ...(options.config === undefined ? {} : { configPath: options.config }),
-      };
       let config: ShelfwatchConfig;
       let source = '';
       if (options.json === true) {
-        const result = loadConfigFrom(flags);
+        const result = loadConfigFrom(io, options.config);
         if (!result.ok) {
-          printJson({ ok: false, source: result.where, problems: result.problems });
+          printJson({ ok: false, source: result.where, problems: result.problems }, io.stdout);
           throw usageError(`${result.where}: ${result.problems.length} problem(s), listed in the JSON`);
         }
         config = result.config;
         source = result.where;
-      } else config = loadConfigOrThrow(flags);
+      } else config = loadConfigOrThrow(io, options.config);
       // Valid, but only because a setting opted out of TLS: said on stderr, the exit stays 0.
       for (const insecure of insecureSettings(config)) {
-        process.stderr.write(`shelfwatch: warning: ${insecure.path}: ${insecure.message}\n`);
+        io.stderr.write(`shelfwatch: warning: ${insecure.path}: ${insecure.message}\n`);
       }
       if (options.json !== true) {
-        process.stdout.write(`config OK: ${summarize(config)}\n`);
-        if (options.online === true) await validateOnline(config);
+        io.stdout.write(`config OK: ${summarize(config)}\n`);
+        if (options.online === true) await validateOnline(config, io);
         return;
       }
       const summary = {
@@ -114,6 +118,6 @@ With --json: {"ok": true, "source", "summary": {workspaces, targets, channels}} 
         targets: countTargets(config),
         channels: config.channels.length,
       };
-      printJson({ ok: true, source, summary });
+      printJson({ ok: true, source, summary }, io.stdout);
     });
 }

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CLI_TEST_TIMEOUT_MS, runNode } from '../cli/helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, runNode } from '../helpers/cli.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // Outside the repository: Node looks for packages in every parent folder's node_modules.

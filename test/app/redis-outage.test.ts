@@ -10,8 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createRedisConnection } from '../../src/app/redis-connection.ts';
 import { startPrivateRedis } from '../../src/tools/private-redis.ts';
 import { RestartableRedis } from '../chaos/redis-aof.ts';
-import { writeConfig } from '../cli/helpers.ts';
 import { tempDir } from '../config/helpers.ts';
+import { writeConfig } from '../helpers/cli.ts';
 import { startOneBookSim } from '../helpers/one-book-sim.ts';
 import { waitFor } from '../helpers/wait.ts';
 

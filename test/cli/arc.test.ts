@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readInvites } from '../../src/arc/invite-counts.ts';
 import type { RowResult } from '../../src/arc/report.ts';
 import { tempDir, writeFile } from '../config/helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../helpers/cli.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { useSimulator } from '../helpers/sim.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 
 const KEY = 'sk_arc_cli_test_0123456789';
 const prefix = testPrefix('arc-cli');

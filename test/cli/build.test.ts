@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_TEST_TIMEOUT_MS, runNode, writeConfig } from './helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, runNode, writeConfig } from '../helpers/cli.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** tsc on a busy 2-core machine takes longer than a CLI start. */

@@ -10,11 +10,11 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../config/helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../helpers/cli.ts';
 import { processMarks } from '../helpers/leftover-processes.ts';
 import { type OneBookSim, startOneBookSim } from '../helpers/one-book-sim.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 
 const KEY = 'sk_console_token_0123456789';
 const ENV_TOKEN = 'console-env-token-0123456789abcdef';

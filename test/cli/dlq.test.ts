@@ -12,9 +12,9 @@ import { inflightKey, orphanedGroups } from '../../src/deliver/groups.ts';
 import { flushDueAt } from '../../src/deliver/processor.ts';
 import { tempDir } from '../config/helpers.ts';
 import { CapturingNotifier, makeAlert, pipelineForTest } from '../deliver/pipeline-harness.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../helpers/cli.ts';
 import { redisUrl, testPrefix } from '../helpers/redis.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 
 const dir = tempDir();
 

@@ -4,8 +4,8 @@ import { AlertLog } from '../../src/history/alert-log.ts';
 import { BSR_SERIES, RedisHistoryStore } from '../../src/history/store.ts';
 import { tempDir } from '../config/helpers.ts';
 import { makeAlert } from '../deliver/pipeline-harness.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../helpers/cli.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -13,8 +13,8 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { tempDir } from '../config/helpers.ts';
 import { allDialects, type Dialect } from '../contract/helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch } from '../helpers/cli.ts';
 import { startSimFixture } from '../helpers/sim.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch } from './helpers.ts';
 
 const KEY = 'sk_init_pages_0123456789';
 /** 12 books of 10 tracked keywords: 120 ranking series, two pages of 100. */

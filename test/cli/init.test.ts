@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { tempDir } from '../config/helpers.ts';
 import { allDialects } from '../contract/helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch } from '../helpers/cli.ts';
 import { simForTest, useSimulator } from '../helpers/sim.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch } from './helpers.ts';
 
 const KEY = 'sk_init_test_0123456789';
 const dir = tempDir();

@@ -2,9 +2,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { KeywordSearchResult } from '../../src/api/index.ts';
 import { parsePlan } from '../../src/sim/index.ts';
 import { tempDir } from '../config/helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../helpers/cli.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { useSimulator } from '../helpers/sim.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 
 const KEY = 'sk_keywords_cli_0123456789';
 const LIMITED_KEY = 'sk_keywords_limited_0123456789';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { EXIT_PLAN_DOES_NOT_FIT } from '../../src/cli/errors.ts';
 import { tempDir, validRaw } from '../config/helpers.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../helpers/cli.ts';
 
 const dir = tempDir();
 

@@ -3,8 +3,8 @@ import { PauseEpisodes } from '../../src/budget/pause-episode.ts';
 import { RedisRequestBudget } from '../../src/budget/request-budget.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import { tempDir } from '../config/helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../helpers/cli.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 
 const prefix = testPrefix('resume');
 const redis = testRedis(prefix);

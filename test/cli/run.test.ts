@@ -3,10 +3,10 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tempDir } from '../config/helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, writeConfig } from '../helpers/cli.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { useSimulator } from '../helpers/sim.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { CLI_TEST_TIMEOUT_MS, writeConfig } from './helpers.ts';
 
 const KEY = 'sk_run_report_0123456789';
 const prefix = testPrefix('run-report');

@@ -8,9 +8,9 @@ import type { SilenceView } from '../../src/silence/view.ts';
 import { tempDir } from '../config/helpers.ts';
 import { CapturingNotifier, makeAlert, settings, startPipeline } from '../deliver/pipeline-harness.ts';
 import { stopAfterEach } from '../helpers/cleanup.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../helpers/cli.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 
 const dir = tempDir();
 const defer = stopAfterEach();

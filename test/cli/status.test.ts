@@ -6,10 +6,10 @@ import { silentLogger } from '../../src/ops/logger.ts';
 import { startDeliverWorker } from '../../workers/deliver.ts';
 import { tempDir } from '../config/helpers.ts';
 import { CapturingNotifier, makeAlert, settings } from '../deliver/pipeline-harness.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../helpers/cli.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { useSimulator } from '../helpers/sim.ts';
 import { createHarness, parseOrThrow } from '../poll/engine-harness.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 
 const KEY = 'sk_status_test_0123456789';
 const WS = 'ws-status';

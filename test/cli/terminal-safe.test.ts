@@ -10,9 +10,9 @@ import { formatTable, printJson, terminalText } from '../../src/cli/format.ts';
 import { formatStatus } from '../../src/cli/status.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { tempDir } from '../config/helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../helpers/cli.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 
 /** Clear screen, cursor home, an OSC 8 hyperlink, an 8-bit CSI colour, a bidi override, CR LF, BEL. */
 const HOSTILE =
@@ -43,9 +43,14 @@ describe('terminalText and formatTable', () => {
 
   it('--json keeps the text exactly but escapes what JSON.stringify leaves raw (C1, bidi)', () => {
     let printed = '';
-    printJson({ error: HOSTILE }, (text) => {
-      printed += text;
-    });
+    printJson(
+      { error: HOSTILE },
+      {
+        write: (text: string) => {
+          printed += text;
+        },
+      },
+    );
     expect(printed).not.toMatch(ACTIVE);
     expect(JSON.parse(printed)).toEqual({ error: HOSTILE });
   });

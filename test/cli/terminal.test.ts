@@ -9,7 +9,7 @@ import { colourWanted } from '../../src/cli/terminal.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { createLogger, silentLogger } from '../../src/ops/logger.ts';
 import { tempDir, validRaw } from '../config/helpers.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../helpers/cli.ts';
 
 const ANSI = '\u001b[';
 

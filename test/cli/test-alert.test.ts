@@ -7,7 +7,7 @@ import {
   startHttpReceiver,
 } from '../../src/tools/receivers/http.ts';
 import { tempDir } from '../config/helpers.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../helpers/cli.ts';
 
 const dir = tempDir();
 let receiver: HttpReceiver;

@@ -1,9 +1,9 @@
 /** `validate --online`: one request per configured book and campaign; an unknown ASIN is named. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../config/helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../helpers/cli.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { useSimulator } from '../helpers/sim.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from './helpers.ts';
 
 const KEY = 'sk_validate_online_0123456789';
 const prefix = testPrefix('validate-online');

@@ -1,34 +1,14 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${VAR}" is the config's interpolation syntax, meant literally here.
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { type Outcome, ROOT, runCli } from '../helpers/cli.ts';
 import { tempDir, writeFile } from './helpers.ts';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const BIN = resolve(ROOT, 'bin/shelfwatch.mjs');
-const run = promisify(execFile);
-
-interface Outcome {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the real CLI with only the given environment (plus PATH), so the host's variables cannot leak in. */
+/** The CLI in process with only the given environment (plus PATH), run from `cwd`. */
 async function shelfwatch(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<Outcome> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? '', ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
+  const outcome = await runCli(args, { env, cwd });
+  return { code: outcome.code ?? -1, stdout: outcome.stdout, stderr: outcome.stderr };
 }
 
 describe('shelfwatch validate / schema', () => {

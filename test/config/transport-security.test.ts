@@ -11,7 +11,7 @@ import { insecureSettings } from '../../src/config/insecure-settings.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { Secret } from '../../src/config-kit/secret.ts';
 import { isLoopbackHost } from '../../src/config-kit/transport-security.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../cli/helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../helpers/cli.ts';
 import { problemAt, tempDir, validRaw } from './helpers.ts';
 
 type Raw = Record<string, unknown>;

@@ -16,7 +16,7 @@ import {
 } from '../../src/api/index.ts';
 import { createSimDialect, probeService } from '../../src/tools/probe/index.ts';
 import { checkKeyUrl, KeyUrlError } from '../../src/util/key-url.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch } from '../cli/helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch } from '../helpers/cli.ts';
 
 const KEY = 'sk_outbound_0123456789';
 

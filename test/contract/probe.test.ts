@@ -11,9 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { redactAnswer, writeRecording } from '../../src/tools/probe/probe-record.ts';
-
-import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../cli/helpers.ts';
 import { tempDir } from '../config/helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../helpers/cli.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { type SimFixture, startSimFixture } from '../helpers/sim.ts';
 import { allDialects } from './helpers.ts';

@@ -14,8 +14,8 @@ import {
 } from '../../src/api/index.ts';
 import { matchAnswer, type RunningReplay, startReplay } from '../../src/sim/replay.ts';
 import { readRecording } from '../../src/tools/probe/probe-record.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch } from '../cli/helpers.ts';
 import { tempDir } from '../config/helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch } from '../helpers/cli.ts';
 import { probedContractFile } from './helpers.ts';
 
 const FOLDER = join(import.meta.dirname, 'recorded/dialect-a');

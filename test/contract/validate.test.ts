@@ -15,8 +15,8 @@ import {
 import { linkNext } from '../../src/api/contract/paging.ts';
 import { parseContract } from '../../src/api/index.ts';
 import { loadConfig } from '../../src/config/load.ts';
-import { CLI_TEST_TIMEOUT_MS, shelfwatch } from '../cli/helpers.ts';
 import { tempDir, writeFile } from '../config/helpers.ts';
+import { CLI_TEST_TIMEOUT_MS, shelfwatch } from '../helpers/cli.ts';
 
 function problems(raw: unknown) {
   const load = parseContract(raw, 'my-contract.yaml');

@@ -6,6 +6,7 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerDigestCommand } from '../../src/cli/digest.ts';
 import { CliError } from '../../src/cli/errors.ts';
+import type { CliIo } from '../../src/cli/io.ts';
 import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 
@@ -59,13 +60,28 @@ beforeAll(async () => {
 });
 afterAll(() => sim?.close());
 
+/** The command's io: stdout into `write`, a clean environment, the repository as its folder. */
+function ioWith(write: (text: string) => void): CliIo {
+  return {
+    stdout: { write },
+    stderr: { write: () => true },
+    env: { PATH: process.env.PATH ?? '' },
+    cwd: process.cwd(),
+    stdinIsTTY: false,
+    readStdin: () => '',
+  };
+}
+
 async function digest(args: string[]): Promise<{ lines: string[]; out: string }> {
   const lines: string[] = [];
   let out = '';
   const program = new Command('shelfwatch')
     .exitOverride()
     .configureOutput({ writeOut: (text) => (out += text), writeErr: (text) => (out += text) });
-  registerDigestCommand(program, (line) => lines.push(line));
+  registerDigestCommand(
+    program,
+    ioWith((text) => lines.push(text.replace(/\n$/, ''))),
+  );
   await program.parseAsync(['digest', ...args], { from: 'user' });
   return { lines, out };
 }
@@ -134,7 +150,10 @@ describe('shelfwatch digest', () => {
     const program = new Command('shelfwatch')
       .exitOverride()
       .configureOutput({ writeOut: (t) => (text += t) });
-    registerDigestCommand(program);
+    registerDigestCommand(
+      program,
+      ioWith(() => {}),
+    );
     await program.parseAsync(['digest', '--help'], { from: 'user' }).catch(() => {});
     expect(text).toContain('--out <file.html>');
     expect(text).toContain('$ shelfwatch digest --now --out digest.html');

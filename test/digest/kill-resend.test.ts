@@ -11,8 +11,8 @@ import type { DigestJobData } from '../../src/digest/schedule.ts';
 import { DIGEST_QUEUE } from '../../src/jobs/queues.ts';
 import { type PrivateRedis, startPrivateRedis } from '../../src/tools/private-redis.ts';
 import { type SmtpReceiver, startSmtpReceiver } from '../../src/tools/receivers/smtp.ts';
-import { writeConfig } from '../cli/helpers.ts';
 import { tempDir } from '../config/helpers.ts';
+import { writeConfig } from '../helpers/cli.ts';
 import { startOneBookSim } from '../helpers/one-book-sim.ts';
 import { type RunProcess, startRun } from '../helpers/run-process.ts';
 

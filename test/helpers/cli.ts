@@ -1,11 +1,19 @@
 /**
- * The one way tests run the real CLI (`node bin/shelfwatch.mjs …`) or another node script: a child
- * process with a clean environment (PATH and the leftover-check marks only, so no REDIS_URL or
- * SHELFWATCH_CONFIG of the machine leaks in), stdin closed after `stdin`, and a deadline.
+ * The one way tests run the CLI. `runCli` (and `shelfwatch`, its short form) runs the program in
+ * this process (`runProgram` of src/cli/program.ts) with buffers for stdout and stderr, a clean
+ * environment (PATH and what the test gives, so no REDIS_URL or SHELFWATCH_CONFIG of the machine
+ * leaks in), `stdin` as its stdin, and the repository root as its folder: no node, no tsx, no
+ * compile per call. `runCliProcess` starts the real binary (`node bin/shelfwatch.mjs …`) or another
+ * node script as a child with the same clean environment and a deadline: for what only a process
+ * shows (exit codes of the binary, signals, bytes that are not UTF-8 in arguments, a config that
+ * blocks a read). Long-running commands (`run`, `sim`, `console`, `demo`) are always processes.
  */
 import { spawn } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { CliIo, CliOutput } from '../../src/cli/io.ts';
+import { runProgram } from '../../src/cli/program.ts';
+import { writeFile } from '../config/helpers.ts';
 import { processMarks } from './leftover-processes.ts';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -26,20 +34,66 @@ export interface CliOptions {
   /** The whole environment besides PATH: the host's variables must not leak in. */
   env?: Record<string, string>;
   cwd?: string;
-  /** The process is killed after this long (default 20 s). */
+  /** The outcome is `timedOut` after this long (default 20 s); a process is killed then. */
   timeoutMs?: number;
-  /** How it is killed at the deadline; default SIGKILL. */
-  killSignal?: NodeJS.Signals;
-  /** Written to stdin before it is closed (a command reading `-` gets it, then end of file). */
+  /** Given as stdin, then end of file (a command reading `-` gets it). */
   stdin?: string;
+}
+
+export interface ProcessOptions extends CliOptions {
   /** Run through `sh -c` instead (for arguments with bytes that are not UTF-8). */
   shell?: string;
   /** Run this script instead of the CLI. */
   script?: string;
 }
 
-/** Runs the real CLI (or `options.script`) and never waits past its deadline. */
-export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliOutcome> {
+/** Collects what a command writes; never a terminal. */
+function buffer(): CliOutput & { text(): string } {
+  let text = '';
+  return {
+    isTTY: false,
+    write(chunk: string) {
+      text += chunk;
+      return true;
+    },
+    text: () => text,
+  };
+}
+
+/** Runs `shelfwatch ARGS…` in this process and never waits past its deadline. */
+export async function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliOutcome> {
+  const started = Date.now();
+  const stdout = buffer();
+  const stderr = buffer();
+  const io: CliIo = {
+    stdout,
+    stderr,
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+    cwd: options.cwd ?? ROOT,
+    stdinIsTTY: false,
+    readStdin: () => options.stdin ?? '',
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<null>((resolvePromise) => {
+    timer = setTimeout(() => resolvePromise(null), options.timeoutMs ?? 20_000);
+  });
+  try {
+    const code = await Promise.race([runProgram(args, io), deadline]);
+    return {
+      code,
+      signal: null,
+      stdout: stdout.text(),
+      stderr: stderr.text(),
+      ms: Date.now() - started,
+      timedOut: code === null,
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs the real CLI (or `options.script`) as a child process, killed (SIGKILL) at its deadline. */
+export function runCliProcess(args: readonly string[], options: ProcessOptions = {}): Promise<CliOutcome> {
   const started = Date.now();
   const env = { PATH: process.env.PATH ?? '', ...processMarks(), ...options.env };
   const cwd = options.cwd ?? ROOT;
@@ -57,7 +111,7 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    child.kill(options.killSignal ?? 'SIGKILL');
+    child.kill('SIGKILL');
   }, options.timeoutMs ?? 20_000);
   return new Promise((resolvePromise, reject) => {
     child.on('error', (error) => {
@@ -79,11 +133,11 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
 }
 
 /**
- * Runs many CLI invocations, at most `concurrency` at a time: each start of the CLI compiles its
+ * Runs many CLI processes, at most `concurrency` at a time: each start of the binary compiles its
  * TypeScript and costs a second or two of CPU, and the test machine may have two cores.
  */
-export async function runCliMany(
-  runs: readonly { args: readonly string[]; options?: CliOptions }[],
+export async function runCliProcessMany(
+  runs: readonly { args: readonly string[]; options?: ProcessOptions }[],
   concurrency = 3,
 ): Promise<CliOutcome[]> {
   const outcomes: CliOutcome[] = new Array(runs.length);
@@ -93,9 +147,46 @@ export async function runCliMany(
       const at = next;
       next += 1;
       const run = runs[at];
-      if (run !== undefined) outcomes[at] = await runCli(run.args, run.options);
+      if (run !== undefined) outcomes[at] = await runCliProcess(run.args, run.options);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, runs.length) }, lane));
   return outcomes;
+}
+
+/** Time for a test that runs a few commands (in process) or a process or two on a busy machine. */
+export const CLI_TEST_TIMEOUT_MS = 90_000;
+
+export interface Outcome {
+  /** -1: the deadline passed ("hung"). */
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `runCli` in short: `env` besides PATH, a deadline, stdin. */
+export async function shelfwatch(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  timeoutMs = 30_000,
+  stdin = '',
+): Promise<Outcome> {
+  const outcome = await runCli(args, { env, timeoutMs, stdin });
+  return { code: outcome.code ?? -1, stdout: outcome.stdout, stderr: outcome.stderr };
+}
+
+/** Runs a node script as a process from the repository root, with the clean environment and a deadline. */
+export async function runNode(
+  script: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+  timeoutMs = 30_000,
+): Promise<Outcome> {
+  const outcome = await runCliProcess(args, { script, env, timeoutMs });
+  return { code: outcome.code ?? -1, stdout: outcome.stdout, stderr: outcome.stderr };
+}
+
+/** Writes a raw config as a file the CLI reads (JSON is YAML). */
+export function writeConfig(dir: string, name: string, raw: unknown): string {
+  return writeFile(dir, name, JSON.stringify(raw, null, 2));
 }

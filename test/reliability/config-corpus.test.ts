@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type ConfigProblem, formatProblems, loadConfig } from '../../src/config/load.ts';
-import { type CliOutcome, runCli, runCliMany } from '../helpers/cli.ts';
+import { type CliOutcome, runCli } from '../helpers/cli.ts';
 import { BAD_CONFIGS, type BadConfig, VALID_YAML, variant } from './fixtures/bad-configs.ts';
 import { crashMarkersIn, tempDir, writeIn } from './helpers.ts';
 
@@ -160,7 +160,7 @@ function expectRefusal(outcome: CliOutcome, shown: string): string[] {
   return lines.slice(1).map((line) => line.slice(2));
 }
 
-describe('shelfwatch validate (spawned)', () => {
+describe('shelfwatch validate (the CLI)', () => {
   const SPAWNED = [
     'a tab as indentation',
     'a misspelt top-level key',
@@ -178,9 +178,7 @@ describe('shelfwatch validate (spawned)', () => {
       if (testCase === undefined) throw new Error(`no case "${name}"`);
       return { testCase, file: fileOf(index, testCase) };
     });
-    const outcomes = await runCliMany(
-      cases.map(({ file }) => ({ args: ['validate', '--config', file], options: { timeoutMs: 20_000 } })),
-    );
+    const outcomes = await Promise.all(cases.map(({ file }) => runCli(['validate', '--config', file])));
     const failures: string[] = [];
     cases.forEach(({ testCase, file }, at) => {
       const outcome = outcomes[at] as CliOutcome;
