@@ -35,6 +35,7 @@ const BENCHMARKS = [
   'budget',
   'storm',
   'startup',
+  'cli-startup',
   'console',
   'export',
 ] as const;
