@@ -110,22 +110,24 @@ describe('config paths that never end', () => {
   it('--config /dev/zero or a FIFO nobody writes: refused within seconds, not read forever', async () => {
     const fifo = join(dir, 'config.fifo');
     execFileSync('mkfifo', [fifo]);
-    // Each is killed after 8 s: today both hang (readFileSync of /dev/zero grows without bound,
-    // about 2.5 GB in 20 s; a FIFO blocks in open()).
+    // Processes, not in process: a read that blocks would block the test's own thread. Each is
+    // killed after 20 s (a loader that read /dev/zero would grow without bound, about 2.5 GB in
+    // 20 s; a FIFO blocks in open()); the start of node and tsx alone takes several seconds on a
+    // loaded two-core machine, so 8 s failed there without any read at fault.
     const [zero, pipe] = await Promise.all([
-      runCliProcess(['validate', '--config', '/dev/zero'], { timeoutMs: 8_000 }),
-      runCliProcess(['validate', '--config', fifo], { timeoutMs: 8_000 }),
+      runCliProcess(['validate', '--config', '/dev/zero'], { timeoutMs: 20_000 }),
+      runCliProcess(['validate', '--config', fifo], { timeoutMs: 20_000 }),
     ]);
     for (const [outcome, shown] of [
       [zero, '/dev/zero'],
       [pipe, fifo],
     ] as const) {
-      expect(outcome.timedOut, `validate --config ${shown} was still running after 8 s`).toBe(false);
+      expect(outcome.timedOut, `validate --config ${shown} was still running after 20 s`).toBe(false);
       expect(crashMarkersIn(outcome.stderr)).toEqual([]);
       expect(outcome.code).toBe(2);
       expect(outcome.stderr).toContain(`shelfwatch: ${shown}: 1 problem`);
     }
-  }, 30_000);
+  }, 45_000);
 });
 
 describe('run and plan without a reachable Redis', () => {
