@@ -86,9 +86,17 @@ function probedDialect(): Dialect {
 }
 
 /**
- * The default contract, the two shipped dialects and dialect A read through what `probe` suggested,
+ * The default contract, the four shipped dialects (C and D are issue 26's: pages everywhere, per-endpoint
+ * parameters, signals in the body, Keepa shapes) and dialect A read through what `probe` suggested,
  * for tests parameterised over all of them.
  */
 export function allDialects(): Dialect[] {
-  return [DEFAULT_DIALECT, dialect('dialect-a'), dialect('dialect-b'), probedDialect()];
+  return [
+    DEFAULT_DIALECT,
+    dialect('dialect-a'),
+    dialect('dialect-b'),
+    dialect('dialect-c'),
+    dialect('dialect-d'),
+    probedDialect(),
+  ];
 }

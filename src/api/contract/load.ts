@@ -42,8 +42,26 @@ function knownKeysAt(path: readonly PropertyKey[]): string[] {
   return Object.keys(shapeOf(at) ?? {});
 }
 
+type Issue = z.ZodError['issues'][number];
+
+/**
+ * A value that fits neither form of a union (a parameter given as text or as an object) says only
+ * "Invalid input": the branch that got furthest (the object's own issue, e.g. its format) says more.
+ */
+function deepest(issue: Issue): Issue {
+  if (issue.code !== 'invalid_union') return issue;
+  let best: Issue = issue;
+  for (const branch of issue.errors) {
+    for (const inner of branch) {
+      const candidate = deepest({ ...inner, path: [...issue.path, ...inner.path] } as Issue);
+      if (candidate.path.length > best.path.length) best = candidate;
+    }
+  }
+  return best;
+}
+
 function zodProblems(error: z.ZodError): ContractProblem[] {
-  return error.issues.map((issue) => {
+  return error.issues.map(deepest).map((issue) => {
     if (issue.code === 'unrecognized_keys') {
       const known = knownKeysAt(issue.path);
       return {
