@@ -6,8 +6,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
 import { startPrivateRedis } from '../../src/tools/private-redis.ts';
-import { writeConfig } from '../helpers/cli.ts';
 import { tempDir } from '../config/helpers.ts';
+import { writeConfig } from '../helpers/cli.ts';
 import { type RunProcess, startRun } from '../helpers/run-process.ts';
 import { startSimFixture } from '../helpers/sim.ts';
 import { waitFor } from '../helpers/wait.ts';
