@@ -1,17 +1,12 @@
 /**
- * Server-rendered HTML with escaping by default: every value put into an `html` template is
- * escaped unless it is already `SafeHtml` (made by `html` itself). Untrusted text (review bodies,
+ * Server-rendered HTML with escaping by default, on the one builder (`util/html.ts`): every value
+ * put into an `html` template is escaped unless it is already `SafeHtml`. Untrusted text (review bodies,
  * titles, keywords) can only reach a page through here, so it is shown as text everywhere.
  */
 import { BIDI_OVERRIDES } from '../util/bidi.ts';
-import { escapeHtml } from '../util/html.ts';
+import { escapeHtml, type HtmlTemplate, htmlWith, SafeHtml } from '../util/html.ts';
 
-export class SafeHtml {
-  constructor(readonly value: string) {}
-  toString(): string {
-    return this.value;
-  }
-}
+export { SafeHtml, trustedHtml } from '../util/html.ts';
 
 /**
  * Bidirectional overrides and isolates would reorder the text around them on the page: shown as
@@ -24,27 +19,8 @@ function pageText(text: string): string {
   return escapeHtml(text).replace(BIDI, (c) => `[U+${c.codePointAt(0)?.toString(16).toUpperCase()}]`);
 }
 
-type Value = SafeHtml | string | number | boolean | null | undefined | readonly Value[];
-
-function render(value: Value): string {
-  if (value === null || value === undefined || value === false) return '';
-  if (value instanceof SafeHtml) return value.value;
-  if (Array.isArray(value)) return value.map(render).join('');
-  return pageText(String(value));
-}
-
-export function html(strings: TemplateStringsArray, ...values: Value[]): SafeHtml {
-  let out = strings[0] ?? '';
-  values.forEach((value, i) => {
-    out += render(value) + (strings[i + 1] ?? '');
-  });
-  return new SafeHtml(out);
-}
-
-/** Markup a module built and escaped itself (the rank chart's SVG): put into the page as it is. */
-export function trustedHtml(markup: string): SafeHtml {
-  return new SafeHtml(markup);
-}
+/** Page HTML: every interpolated value escaped, bidi controls shown as code points. */
+export const html: HtmlTemplate = htmlWith(pageText);
 
 /** JSON for a `<script type="application/json">` island: `<` escaped so no text can close the tag. */
 export function jsonIsland(value: unknown): SafeHtml {

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Alert, AlertKind } from '../../model/alert.ts';
 import { MAX, show, time, truncateText } from '../../rules/kind-parts.ts';
 import { partsOf } from '../../rules/kinds.ts';
-import { escapeHtml } from '../../util/html.ts';
+import { html, type SafeHtml } from '../../util/html.ts';
 import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
 import { snoozeCommand, whyLines } from './email-why.ts';
@@ -138,40 +138,36 @@ function textOf(v: AlertView): string {
 }
 
 const COLOR = { critical: '#b42318', warning: '#b54708', info: '#175cd3', resolved: '#067647' } as const;
-const isolate = (text: string) => `<bdi>${escapeHtml(text).replace(/\r?\n/g, '<br>')}</bdi>`;
+/** Untrusted text in its own direction (`<bdi>`), its line breaks kept. */
+const isolate = (text: string): SafeHtml =>
+  html`<bdi>${text.split(/\r?\n/).map((line, i) => (i === 0 ? line : html`<br>${line}`))}</bdi>`;
+const MUTED = 'color:#656d76;';
 
-function htmlOf(v: AlertView): string {
+function htmlOf(v: AlertView): SafeHtml {
   const { alert } = v;
   const color = alert.status === 'resolved' ? COLOR.resolved : COLOR[alert.severity];
   const label = isSampleAlert(alert)
     ? 'test'
     : `${alert.severity}${alert.status === 'resolved' ? ' · resolved' : ''}`;
-  const rows = v.rows
-    .map(
-      ([k, value]) =>
-        `<tr><td style="padding:2px 12px 2px 0;color:#656d76;vertical-align:top;white-space:nowrap;">${escapeHtml(k)}</td><td style="padding:2px 0;">${isolate(value)}</td></tr>`,
-    )
-    .join('');
-  let review = '';
+  const rows = v.rows.map(
+    ([k, value]) =>
+      html`<tr><td style="padding:2px 12px 2px 0;${MUTED}vertical-align:top;white-space:nowrap;">${k}</td><td style="padding:2px 0;">${isolate(value)}</td></tr>`,
+  );
+  let review: SafeHtml | undefined;
   if (v.review === 'hidden')
-    review = `<p style="margin:8px 0 0;color:#656d76;font-style:italic;">${HIDDEN_NOTE}</p>`;
+    review = html`<p style="margin:8px 0 0;${MUTED}font-style:italic;">${HIDDEN_NOTE}</p>`;
   else if (v.review !== undefined && (v.review.title !== '' || v.review.body !== '')) {
     const title =
       v.review.title === ''
         ? ''
-        : `<p style="margin:0 0 4px;font-weight:600;">${isolate(v.review.title)}</p>`;
-    review = `<blockquote style="margin:8px 0 0;padding:8px 12px;background:#f6f8fa;border-left:3px solid #d0d7de;">${title}<div dir="auto">${isolate(v.review.body)}</div></blockquote>`;
+        : html`<p style="margin:0 0 4px;font-weight:600;">${isolate(v.review.title)}</p>`;
+    review = html`<blockquote style="margin:8px 0 0;padding:8px 12px;background:#f6f8fa;border-left:3px solid #d0d7de;">${title}<div dir="auto">${isolate(v.review.body)}</div></blockquote>`;
   }
   const links =
     v.links.length === 0
       ? ''
-      : `<p style="margin:8px 0 0;">${v.links.map((l) => `<a href="${escapeHtml(l.href)}" style="color:#0969da;">${escapeHtml(l.label)}</a>`).join(' · ')}</p>`;
-  return (
-    `<div style="background:#ffffff;border:1px solid #d0d7de;border-left:4px solid ${color};border-radius:6px;padding:12px 16px;margin:0 0 12px;">` +
-    `<p style="margin:0 0 4px;font-size:12px;color:${color};text-transform:uppercase;letter-spacing:0.04em;">${escapeHtml(label)}</p>` +
-    `<p style="margin:0 0 8px;font-size:15px;font-weight:600;">${isolate(truncateText(oneLine(alert.title), MAX.title))}</p>` +
-    `<table role="presentation" style="border-collapse:collapse;font-size:14px;">${rows}</table>${review}${links}</div>`
-  );
+      : html`<p style="margin:8px 0 0;">${v.links.map((l, i) => html`${i === 0 ? '' : ' · '}<a href="${l.href}" style="color:#0969da;">${l.label}</a>`)}</p>`;
+  return html`<div style="background:#ffffff;border:1px solid #d0d7de;border-left:4px solid ${color};border-radius:6px;padding:12px 16px;margin:0 0 12px;"><p style="margin:0 0 4px;font-size:12px;color:${color};text-transform:uppercase;letter-spacing:0.04em;">${label}</p><p style="margin:0 0 8px;font-size:15px;font-weight:600;">${isolate(truncateText(oneLine(alert.title), MAX.title))}</p><table role="presentation" style="border-collapse:collapse;font-size:14px;">${rows}</table>${review}${links}</div>`;
 }
 
 /** Message headers: a stable Message-ID makes a re-sent message recognisable as the same one. */
@@ -200,23 +196,8 @@ export function renderAlertEmail(
   const why = whyLines(message.alerts, opts.channelId);
   const moreText = moreLine === '' ? '' : `\n${moreLine}\n`;
   const text = `${subject}\n\n${views.map(textOf).join('\n\n')}\n${moreText}\n-- \n${[...why, footer].join('\n')}\n`;
-  const html =
-    '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">' +
-    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-    `<title>${escapeHtml(subject)}</title></head>` +
-    '<body style="margin:0;padding:16px;background:#f6f7f9;color:#1f2328;font-family:-apple-system,BlinkMacSystemFont,\'Segoe UI\',Roboto,Helvetica,Arial,sans-serif;line-height:1.45;">' +
-    '<div style="max-width:640px;margin:0 auto;">' +
-    `<h1 style="font-size:18px;margin:0 0 12px;">${isolate(subject)}</h1>` +
-    views.map(htmlOf).join('') +
-    (moreLine ? `<p style="margin:0 0 12px;font-weight:600;">${escapeHtml(moreLine)}</p>` : '') +
-    [...why, footer]
-      .map(
-        (line, i) =>
-          `<p style="margin:${i === 0 ? 16 : 4}px 0 0;font-size:12px;color:#656d76;">${escapeHtml(line)}</p>`,
-      )
-      .join('') +
-    '</div></body></html>';
-  return { subject, text, html, headers: emailHeaders(message) };
+  const page = html`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${subject}</title></head><body style="margin:0;padding:16px;background:#f6f7f9;color:#1f2328;font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;line-height:1.45;"><div style="max-width:640px;margin:0 auto;"><h1 style="font-size:18px;margin:0 0 12px;">${isolate(subject)}</h1>${views.map(htmlOf)}${moreLine ? html`<p style="margin:0 0 12px;font-weight:600;">${moreLine}</p>` : ''}${[...why, footer].map((line, i) => html`<p style="margin:${i === 0 ? 16 : 4}px 0 0;font-size:12px;${MUTED}">${line}</p>`)}</div></body></html>`;
+  return { subject, text, html: page.value, headers: emailHeaders(message) };
 }
 
 /**
