@@ -44,7 +44,6 @@ export {
 } from './errors.ts';
 export { listPageReader } from './list-pages.ts';
 export { type Collected, type CollectOptions, collectAll } from './pagination.ts';
-export { parseRetryAfterMs } from './response.ts';
 export * from './schemas.ts';
 export type {
   ApiResponse,

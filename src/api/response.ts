@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
 import { CLIENT_ERROR_CODES } from '../util/contract-codes.ts';
+import { parseRetryAfterMs } from '../util/retry-after.ts';
 import type { BodyReader, CompiledContract } from './contract/compile.ts';
 import {
   ApiError,
@@ -72,18 +73,6 @@ export function signalBody(raw: RawResponse, ctx: ResponseContext): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** Retry-After as delta-seconds (`120`) or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfterMs(value: string | undefined, nowMs: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (/^\d+$/.test(value)) return Number(value) * 1000;
-  // Every HTTP-date form starts with a day name; anything else ("-5", "soon") is unreadable,
-  // even where Date.parse would guess a meaning.
-  if (!/^[A-Za-z]{3}/.test(value)) return undefined;
-  const at = Date.parse(value);
-  if (!Number.isFinite(at)) return undefined;
-  return Math.max(0, at - nowMs);
 }
 
 function nextUtcMonthStart(nowMs: number): number {

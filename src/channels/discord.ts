@@ -16,7 +16,6 @@ import {
   createWebhookNotifier,
   type HttpAnswer,
   jsonField,
-  parseRetryAfter,
   type Verdict,
   type WebhookNotifierOptions,
 } from './http-channel.ts';
@@ -92,13 +91,21 @@ export function renderDiscordMessage(message: OutgoingMessage) {
   };
 }
 
+/**
+ * Discord's waits are decimal seconds (`1.5`), in the body's `retry_after` and in
+ * X-RateLimit-Reset-After (not Retry-After, whose seconds are whole): in ms, rounded up.
+ */
+function discordWaitMs(value: unknown): number | undefined {
+  const seconds = typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value;
+  return typeof seconds === 'number' && seconds >= 0 ? Math.ceil(seconds * 1000) : undefined;
+}
+
 /** Discord's own signal: `retry_after` in the body (seconds), else the headers. */
 function classify(answer: HttpAnswer): Verdict {
   const verdict = classifyStatus(answer, 'Discord', REFUSING);
   if (answer.status !== 429 || verdict.outcome !== 'retry') return verdict;
-  const body = jsonField(answer.text, 'retry_after');
-  const fromBody = typeof body === 'number' && body >= 0 ? Math.ceil(body * 1000) : undefined;
-  const resetAfter = parseRetryAfter(answer.headers.get('x-ratelimit-reset-after') ?? undefined);
+  const fromBody = discordWaitMs(jsonField(answer.text, 'retry_after'));
+  const resetAfter = discordWaitMs(answer.headers.get('x-ratelimit-reset-after') ?? undefined);
   const retryAfterMs = fromBody ?? resetAfter ?? verdict.retryAfterMs;
   return { outcome: 'retry', note: 'rate limited', ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
 }

@@ -11,6 +11,7 @@
 import { Agent, type Dispatcher, fetch as undiciFetch } from 'undici';
 import type { Secret } from '../config-kit/secret.ts';
 import { redact } from '../util/redact.ts';
+import { parseRetryAfterMs } from '../util/retry-after.ts';
 import { type Fail, networkError, shortText } from './http-errors.ts';
 import { DeliveryError, type Notifier, type OutgoingMessage } from './notifier.ts';
 
@@ -176,7 +177,7 @@ async function postJson(
 export function classifyStatus(answer: HttpAnswer, service: string, refusing: ReadonlySet<number>): Verdict {
   const { status } = answer;
   if (status >= 200 && status <= 299) return { outcome: 'ok' };
-  const retryAfterMs = parseRetryAfter(answer.headers.get('retry-after') ?? undefined);
+  const retryAfterMs = parseRetryAfterMs(answer.headers.get('retry-after') ?? undefined);
   const after = retryAfterMs === undefined ? {} : { retryAfterMs };
   if (status === 429) return { outcome: 'retry', ...after, note: 'rate limited' };
   if (status >= 500 || status === 408) return { outcome: 'retry', ...after };
@@ -214,15 +215,6 @@ function verdictError(
     case 'ours':
       return fail(what, { retryable: false, status });
   }
-}
-
-/** Retry-After in seconds or as an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
-  const raw = (Array.isArray(value) ? value[0] : value)?.trim();
-  if (raw === undefined || raw === '') return undefined;
-  if (/^\d+(\.\d+)?$/.test(raw)) return Math.ceil(Number(raw) * 1000);
-  const at = Date.parse(raw);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 /** A JSON body's field, or undefined when the body is not JSON (a proxy's page). */

@@ -21,8 +21,6 @@ import {
 import { defineChannel, pacePerWebhook } from './plugin.ts';
 import { renderSlackMessage } from './render/slack-blocks.ts';
 
-export { parseRetryAfter } from './http-channel.ts';
-
 const SLACK_HOST = 'hooks.slack.com';
 /** Slack allows about one message a second per webhook: 1.1 s keeps send-time jitter under it. */
 const SLACK_MIN_INTERVAL_MS = 1_100;

@@ -10,7 +10,7 @@ import { DeferredError } from '../model/deferred.ts';
 import { createLogger } from '../ops/logger.ts';
 import { summaryOf } from './commands.ts';
 import { CliError, usageError } from './errors.ts';
-import { printJson } from './format.ts';
+import { printJson, workspaceFromFlag } from './format.ts';
 import { type CliIo, outputStream } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
@@ -49,10 +49,7 @@ function recipientsFor(config: ShelfwatchConfig, workspace: string | undefined):
 }
 
 function checkWorkspace(config: ShelfwatchConfig, workspace: string | undefined): void {
-  if (workspace === undefined || config.workspaces.some((w) => w.id === workspace)) return;
-  throw usageError(
-    `--workspace: no workspace "${workspace}" in the config (known: ${config.workspaces.map((w) => w.id).join(', ')})`,
-  );
+  if (workspace !== undefined) workspaceFromFlag(config, workspace);
 }
 
 /** The recipient whose time zone and last digest a file preview uses: the workspace's first, if any. */
@@ -63,8 +60,8 @@ function previewRecipient(config: ShelfwatchConfig, workspace: string | undefine
       `--out writes one workspace's digest: add --workspace (one of ${config.workspaces.map((w) => w.id).join(', ')})`,
     );
   }
-  const ws = config.workspaces.find((w) => w.id === id);
-  if (ws === undefined) throw usageError('the config has no workspace');
+  if (id === undefined) throw usageError('the config has no workspace');
+  const ws = workspaceFromFlag(config, id);
   return recipientsFor(config, ws.id)[0] ?? { workspace: ws.id, channel: 'preview', timeZone: ws.timeZone };
 }
 

@@ -3,7 +3,12 @@
  * tables, times and the choice of workspace. Locale-free, so output is the same on every machine
  * and can be compared in tests and bug reports.
  */
-import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
+import {
+  type ShelfwatchConfig,
+  UnknownWorkspaceError,
+  type WorkspaceConfig,
+  workspaceOf,
+} from '../config/schema.ts';
 import { BIDI_CONTROLS } from '../util/bidi.ts';
 import { formatDuration } from '../util/duration.ts';
 import { groupDigits } from '../util/format.ts';
@@ -99,14 +104,29 @@ export function printJson(value: unknown, out: { write(text: string): unknown })
  * and no flag, a usage error lists them, since guessing would spend the wrong workspace's budget.
  */
 export function pickWorkspace(config: ShelfwatchConfig, id: string | undefined): WorkspaceConfig {
-  const known = config.workspaces.map((ws) => ws.id).join(', ');
   if (id === undefined) {
     const [only, ...others] = config.workspaces;
     if (only !== undefined && others.length === 0) return only;
+    const known = config.workspaces.map((ws) => ws.id).join(', ');
     throw usageError(`the config has several workspaces: pass --workspace (one of ${known})`);
   }
-  const found = config.workspaces.find((ws) => ws.id === id);
-  if (found === undefined)
-    throw usageError(`--workspace: no workspace "${id}" in the config (known: ${known})`);
-  return found;
+  return workspaceFromFlag(config, id);
+}
+
+/**
+ * `workspaceOf` for a command line: an unknown id is a usage error (exit 2) that names the flag
+ * (or the command, for an argument) and the known workspaces.
+ */
+export function workspaceFromFlag(
+  config: ShelfwatchConfig,
+  id: string,
+  flag = '--workspace',
+): WorkspaceConfig {
+  try {
+    return workspaceOf(config, id);
+  } catch (error) {
+    if (!(error instanceof UnknownWorkspaceError)) throw error;
+    const known = config.workspaces.map((ws) => ws.id).join(', ');
+    throw usageError(`${flag}: no workspace "${id}" in the config (known: ${known})`);
+  }
 }

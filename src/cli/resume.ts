@@ -3,8 +3,7 @@ import { type ResumeReport, resumeWorkspace } from '../app/resume.ts';
 import { Runtime } from '../app/runtime.ts';
 import { silentLogger } from '../ops/logger.ts';
 import { summaryOf } from './commands.ts';
-import { usageError } from './errors.ts';
-import { isoSecond, printJson } from './format.ts';
+import { isoSecond, printJson, workspaceFromFlag } from './format.ts';
 import type { CliIo } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
@@ -43,10 +42,7 @@ export function registerResumeCommand(program: Command, io: CliIo): void {
     .addHelpText('after', EXAMPLES)
     .action(async (workspace: string, options: { config?: string; json?: boolean }) => {
       const config = loadConfigOrThrow(io, options.config);
-      if (!config.workspaces.some((ws) => ws.id === workspace)) {
-        const known = config.workspaces.map((ws) => ws.id).join(', ');
-        throw usageError(`resume: no workspace "${workspace}" in the config (known: ${known})`);
-      }
+      workspaceFromFlag(config, workspace, 'resume');
       const runtime = new Runtime({ config, logger: silentLogger(), version: VERSION, notifiers: new Map() });
       await connectRuntime(runtime);
       try {

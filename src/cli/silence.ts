@@ -13,7 +13,7 @@ import type { SilenceStore } from '../silence/store.ts';
 import { parseDuration } from '../util/duration.ts';
 import { summaryOf } from './commands.ts';
 import { usageError } from './errors.ts';
-import { isoSecond, printJson } from './format.ts';
+import { isoSecond, printJson, workspaceFromFlag } from './format.ts';
 import type { CliIo } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
@@ -101,10 +101,7 @@ function author(flags: TimeFlags): string {
 }
 
 function matchersOf(flags: AddFlags, config: ShelfwatchConfig): SilenceMatchers {
-  if (flags.workspace !== undefined && !config.workspaces.some((ws) => ws.id === flags.workspace)) {
-    const known = config.workspaces.map((ws) => ws.id).join(', ');
-    throw usageError(`--workspace: no workspace "${flags.workspace}" in the config (known: ${known})`);
-  }
+  if (flags.workspace !== undefined) workspaceFromFlag(config, flags.workspace);
   for (const asin of flags.asin ?? []) {
     if (!isAsin(asin)) throw usageError(`--asin expects ASINs (10 characters A-Z or 0-9), got "${asin}"`);
   }

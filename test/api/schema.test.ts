@@ -13,7 +13,6 @@ import {
   bookSchema,
   collectAll,
   createAnalyticsClient,
-  parseRetryAfterMs,
   RateLimitedError,
   SchemaMismatchError,
 } from '../../src/api/index.ts';
@@ -227,25 +226,5 @@ describe('against a bare HTTP server', () => {
     } finally {
       await c.close();
     }
-  });
-});
-
-describe('parseRetryAfterMs', () => {
-  const now = Date.parse('2026-11-21T14:00:00Z');
-
-  it('reads delta seconds', () => {
-    expect(parseRetryAfterMs('7', now)).toBe(7_000);
-    expect(parseRetryAfterMs('0', now)).toBe(0);
-  });
-
-  it('reads an HTTP date relative to now, never negative', () => {
-    expect(parseRetryAfterMs('Sat, 21 Nov 2026 14:01:30 GMT', now)).toBe(90_000);
-    expect(parseRetryAfterMs('Sat, 21 Nov 2026 13:00:00 GMT', now)).toBe(0);
-  });
-
-  it('gives undefined for absent or unreadable values', () => {
-    expect(parseRetryAfterMs(undefined, now)).toBeUndefined();
-    expect(parseRetryAfterMs('soon', now)).toBeUndefined();
-    expect(parseRetryAfterMs('-5', now)).toBeUndefined();
   });
 });

@@ -3,7 +3,7 @@ import { Agent } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DeliveryError, type Notifier, type OutgoingMessage } from '../../src/channels/notifier.ts';
 import { SLACK_LIMITS } from '../../src/channels/render/slack-blocks.ts';
-import { createSlackNotifier, parseRetryAfter, webhookHash } from '../../src/channels/slack.ts';
+import { createSlackNotifier, webhookHash } from '../../src/channels/slack.ts';
 import { Secret } from '../../src/config-kit/secret.ts';
 import type { Alert } from '../../src/model/alert.ts';
 import { type HttpReceiver, startHttpReceiver } from '../../src/tools/receivers/http.ts';
@@ -292,18 +292,5 @@ describe('slack notifier over HTTP', () => {
       // The notifier made its own Agent here; close() must release it.
       await own.close?.();
     }
-  });
-});
-
-describe('parseRetryAfter', () => {
-  it('reads seconds and HTTP dates, and ignores nonsense', () => {
-    expect(parseRetryAfter('30')).toBe(30_000);
-    expect(parseRetryAfter('1.5')).toBe(1_500);
-    expect(parseRetryAfter(['4', '9'])).toBe(4_000);
-    const now = Date.UTC(2026, 10, 21, 12, 0, 0);
-    expect(parseRetryAfter('Sat, 21 Nov 2026 12:00:10 GMT', now)).toBe(10_000);
-    expect(parseRetryAfter('Sat, 21 Nov 2026 11:00:00 GMT', now)).toBe(0);
-    expect(parseRetryAfter('soon')).toBeUndefined();
-    expect(parseRetryAfter(undefined)).toBeUndefined();
   });
 });
