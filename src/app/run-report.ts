@@ -5,7 +5,7 @@
  * interval. It only listens to the workers' events; it changes nothing.
  */
 import type { EventEmitter } from 'node:events';
-import type { Plan } from '../budget/planner.ts';
+import { type Plan, planVerdict } from '../budget/planner.ts';
 import type { Logger } from '../ops/logger.ts';
 import { formatDuration } from '../util/duration.ts';
 
@@ -43,8 +43,7 @@ export function logPlans(logger: Logger, plans: ReadonlyMap<string, Plan>): void
     if (!plan.fits) {
       logger.warn(
         { ...numbers, warnings: plan.warnings },
-        `workspace ${workspace}: the plan does NOT fit the month: ${grouped(plan.projectedUse)} requests needed, ` +
-          `${grouped(plan.plannableBudget)} plannable; polls will stop at the ceiling (see "shelfwatch plan")`,
+        `workspace ${workspace}: ${planVerdict(plan)}; ${plan.binding.includes('month') ? 'polls will stop at the ceiling' : 'the budget gate delays polls'} (see "shelfwatch plan")`,
       );
     }
   }

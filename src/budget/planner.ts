@@ -66,7 +66,29 @@ export interface Plan {
   perMinutePeak: number;
   /** The shared stretch factor (1: every stretchable target at its useful cadence). */
   stretch: number;
+  /** Requests a minute the plan averages, and what the per-minute limit leaves after the reserve. */
+  sustainedPerMinute: number;
+  minuteCap: number;
+  /** The limits the plan breaks when it does not fit: the month's quota, the per-minute rate, or both. */
+  binding: ('month' | 'minute')[];
   warnings: string[];
+}
+
+/**
+ * Names the limit that does not fit, with its figures: a plan can fit the month and still break the
+ * per-minute rate (the start-up line said "does NOT fit the month" for both). Empty when it fits.
+ */
+export function planVerdict(plan: Plan): string {
+  const parts: string[] = [];
+  if (plan.binding.includes('minute'))
+    parts.push(
+      `the per-minute limit: ${plan.sustainedPerMinute.toFixed(1)} requests a minute needed on average, ${plan.minuteCap.toFixed(1)} allowed after the reserve`,
+    );
+  if (plan.binding.includes('month'))
+    parts.push(
+      `the month: ${plan.projectedUse.toLocaleString('en-US')} requests needed, ${plan.plannableBudget.toLocaleString('en-US')} plannable`,
+    );
+  return parts.length === 0 ? '' : `the plan does NOT fit ${parts.join('; nor ')}`;
 }
 
 const MAX_RESERVE_SHARE = 0.9;
@@ -170,8 +192,10 @@ export function planCadences(input: PlanInput): Plan {
   const sustainedPerMinute = sum(rows, (r) => (r.costPerPoll * MINUTE_MS) / r.cadenceMs);
   const perMinutePeak = sum(rows, (r) => Math.ceil(r.costPerPoll) * Math.ceil(MINUTE_MS / r.cadenceMs));
 
+  const binding: Plan['binding'] = [];
   if (!fits) {
     if (projectedUse > plannableBudget) {
+      binding.push('month');
       const rate = projectedUse / leftMs;
       const stopsAt = new Date(input.nowMs + Math.floor(plannableBudget / rate)).toISOString();
       warnings.push(
@@ -181,6 +205,7 @@ export function planCadences(input: PlanInput): Plan {
       );
     }
     if (sustainedPerMinute > minuteCap) {
+      binding.push('minute');
       warnings.push(
         `the plan averages ${sustainedPerMinute.toFixed(1)} requests a minute, over the ${minuteCap.toFixed(1)} the per-minute limit leaves after the reserve`,
       );
@@ -199,6 +224,9 @@ export function planCadences(input: PlanInput): Plan {
     fits,
     perMinutePeak,
     stretch,
+    sustainedPerMinute,
+    minuteCap,
+    binding,
     warnings,
   };
 }

@@ -2,7 +2,7 @@
  * Plain-text rendering of a plan for the `plan` command. Locale-free number formatting, so the
  * output is the same on every machine (and diffable in tests and bug reports).
  */
-import type { Plan } from '../budget/planner.ts';
+import { type Plan, planVerdict } from '../budget/planner.ts';
 import { formatDuration } from '../util/duration.ts';
 import { type Align, formatTable } from '../util/table.ts';
 
@@ -38,7 +38,7 @@ export function formatPlanTable(plan: Plan): string {
     ['projected use', `${grouped(plan.projectedUse)} requests to the end of the month`],
     ['headroom', `${grouped(plan.headroom)} requests`],
     ['per-minute peak', `${grouped(plan.perMinutePeak)} requests if every poll falls in one minute`],
-    ['fits', plan.fits ? 'yes' : 'NO'],
+    ['fits', plan.fits ? 'yes' : `NO: ${planVerdict(plan)}`],
   ];
   const labelWidth = Math.max(...footer.map(([label]) => label.length));
   lines.push('', ...footer.map(([label, value]) => `${label.padEnd(labelWidth)}  ${value}`));

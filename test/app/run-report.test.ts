@@ -14,7 +14,7 @@ function capture() {
   return { logger: createLogger({ destination: out }), lines };
 }
 
-const plan = (fits: boolean): Plan => ({
+const plan = (fits: boolean, binding: Plan['binding'] = fits ? [] : ['month']): Plan => ({
   rows: [
     {
       id: 'a',
@@ -50,6 +50,9 @@ const plan = (fits: boolean): Plan => ({
   fits,
   perMinutePeak: 3,
   stretch: 1,
+  sustainedPerMinute: binding.includes('minute') ? 72.25 : 0.1,
+  minuteCap: 54,
+  binding,
   warnings: fits ? [] : ['the plan needs 300 more requests'],
 });
 
@@ -75,6 +78,15 @@ describe('run report', () => {
       ],
     ]);
     expect(lines[2]).toMatchObject({ workspace: 'tight', projectedUse: 1_200, plannableBudget: 900 });
+  });
+
+  it('names the per-minute limit, with its figures, when that is what does not fit', async () => {
+    const { logger, lines } = capture();
+    logPlans(logger, new Map([['fast', { ...plan(false, ['minute']), plannableBudget: 90_000 }]]));
+    await tick();
+    expect(lines[1]?.msg).toBe(
+      'workspace fast: the plan does NOT fit the per-minute limit: 72.3 requests a minute needed on average, 54.0 allowed after the reserve; the budget gate delays polls (see "shelfwatch plan")',
+    );
   });
 
   it('says "baselines stored" once every target has one, the first alerts, then one line per interval', async () => {

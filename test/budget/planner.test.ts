@@ -137,7 +137,7 @@ describe('planCadences', () => {
     expect(plan.warnings.some((w) => w.includes('2026-11-04'))).toBe(true);
     const table = formatPlanTable(plan);
     expect(table).toContain('\nheadroom          -630,000 requests\n');
-    expect(table).toContain('\nfits              NO\n');
+    expect(table).toContain('\nfits              NO: the plan does NOT fit the month: ');
     expect(table).toContain('\nwarnings:\n  - the plan needs 630000 more requests');
   });
 
