@@ -1,6 +1,9 @@
 /** Where /metrics reads its gauges: the budget, the queues and the channels, each behind a `Source`. */
 import type { BudgetLimits, BudgetUsage } from '../budget/request-budget.ts';
+import type { HistoryBook, RedisHistoryStore } from '../history/store.ts';
+import type { BookObservation } from '../model/observation.ts';
 import {
+  type BookSample,
   type BudgetSample,
   type ChannelSample,
   QUEUE_STATES,
@@ -8,6 +11,7 @@ import {
   type QueueState,
   type Source,
 } from '../ops/metrics.ts';
+import { formatMinor } from '../util/money.ts';
 
 /** Budget source: `usage()` of each workspace, with the limits its background polls use. */
 export function budgetSource(
@@ -61,5 +65,46 @@ export function whenReady<T>(isReady: () => boolean, source: Source<T>): Source<
   return () => {
     if (!isReady()) throw new Error('not connected');
     return source();
+  };
+}
+
+/**
+ * Per-book source: each configured book's last book snapshot (BSR, reviews, rating) and its sales
+ * day of yesterday (UTC) from the history store, royalties summed per currency. Books are read in
+ * config order up to `maxBooks` (the series cap divided by the gauges a book has at least).
+ */
+export function bookSource(
+  books: readonly HistoryBook[],
+  snapshot: (book: HistoryBook) => Promise<BookObservation | undefined>,
+  history: () => RedisHistoryStore | undefined,
+  now: () => number,
+  maxBooks: number,
+): Source<BookSample[]> {
+  return () => {
+    const yesterday = new Date(now() - 86_400_000).toISOString().slice(0, 10);
+    return Promise.all(
+      books.slice(0, maxBooks).map(async (book) => {
+        const [observed, days] = await Promise.all([
+          snapshot(book),
+          history()?.readSales(book, yesterday, yesterday) ?? Promise.resolve([]),
+        ]);
+        const byCurrency = new Map<string, number>();
+        for (const day of days)
+          byCurrency.set(
+            day.royalties.currency,
+            (byCurrency.get(day.royalties.currency) ?? 0) + day.royalties.minor,
+          );
+        return {
+          ...book,
+          bsr: observed?.bsr ?? null,
+          reviewCount: observed?.reviewCount ?? null,
+          rating: observed?.averageRating ?? null,
+          royalties: [...byCurrency].map(([currency, minor]) => ({
+            currency,
+            amount: Number(formatMinor(minor, currency)),
+          })),
+        };
+      }),
+    );
   };
 }

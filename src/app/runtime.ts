@@ -23,13 +23,14 @@ import type { PollDeps, PollJobData } from '../poll/processor.ts';
 import { ConfigTargetRegistry } from '../poll/registry.ts';
 import { planWorkspace, schedulesFromPlan } from '../poll/schedule.ts';
 import { lastStateLoss, PollMemory, StateLoss } from '../poll/state-loss.ts';
+import { bookTargetId } from '../poll/targets.ts';
 import { SilenceStore } from '../silence/store.ts';
 import { RedisSnapshotStore } from '../snapshot/store.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
 import type { KeyPrefix } from '../util/redis-keys.ts';
 import { ApiClients, type ClientTuning } from './api-clients.ts';
 import { deliveryDepsOf, digestDepsOf, type JobParts, pollDepsOf } from './job-deps.ts';
-import { budgetSource, channelSource, queueSource, whenReady } from './metric-sources.ts';
+import { bookSource, budgetSource, channelSource, queueSource, whenReady } from './metric-sources.ts';
 import { createNotifiers } from './notifiers.ts';
 import { createRedisConnection, type RedisConnection } from './redis-connection.ts';
 import { mergeReports, type ShardParts } from './shard-parts.ts';
@@ -211,9 +212,36 @@ export class Runtime {
     const { config } = this;
     // Scrapes during a Redis outage must not pile up commands behind the reconnect.
     const up = () => this.redis.status === 'ready';
+    const { bookMetrics } = config.server;
+    const books = config.workspaces.flatMap((ws) =>
+      ws.books.flatMap((b) =>
+        b.marketplaces.map((m) => ({ workspace: ws.id, asin: b.asin, marketplace: m as string })),
+      ),
+    );
     return new Metrics({
       version,
+      maxBookSeries: bookMetrics.maxSeries,
       sources: {
+        // Off by default: per-book series multiply with the account (server.bookMetrics).
+        ...(bookMetrics.enabled
+          ? {
+              books: whenReady(
+                up,
+                bookSource(
+                  books,
+                  async (book) => {
+                    const id = bookTargetId(book.asin, book.marketplace);
+                    const found = await this.store.get({ workspace: book.workspace, kind: 'book', id });
+                    return found?.observation.kind === 'book' ? found.observation : undefined;
+                  },
+                  () => this.pollDeps?.history,
+                  () => this.clock.now(),
+                  // A book has at least BSR, reviews and rating: no more books than the cap allows.
+                  Math.ceil(bookMetrics.maxSeries / 3),
+                ),
+              ),
+            }
+          : {}),
         budget: whenReady(
           up,
           budgetSource(

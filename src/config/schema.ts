@@ -56,6 +56,16 @@ const serverSchema = z.strictObject({
       description:
         'Host names a scraper may use for /metrics (IP addresses and localhost always pass; others get 421).',
     }),
+  bookMetrics: z
+    .strictObject({
+      enabled: boolField().prefault(false),
+      maxSeries: intField(1, 100_000).prefault(2_000),
+    })
+    .prefault({})
+    .meta({
+      description:
+        "Per-book gauges on /metrics (BSR, reviews, rating, yesterday's royalties per currency), off by default; at most maxSeries series.",
+    }),
 });
 
 const workersSchema = z.strictObject({

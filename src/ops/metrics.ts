@@ -33,6 +33,18 @@ export interface ChannelSample {
   disabled: boolean;
 }
 
+/** One book's figures for the per-book gauges (optional, `server.bookMetrics`). */
+export interface BookSample {
+  workspace: string;
+  asin: string;
+  marketplace: string;
+  bsr: number | null;
+  reviewCount: number | null;
+  rating: number | null;
+  /** Yesterday's (UTC) royalties, in the currency's unit, per currency. */
+  royalties: { currency: string; amount: number }[];
+}
+
 export type Source<T> = () => T | Promise<T>;
 
 /** Read at every scrape; each one is optional and may fail on its own. */
@@ -41,6 +53,7 @@ export interface MetricsSources {
   queues?: Source<readonly QueueSample[]>;
   channels?: Source<readonly ChannelSample[]>;
   workersRunning?: Source<number>;
+  books?: Source<readonly BookSample[]>;
 }
 
 export interface MetricsOptions {
@@ -51,6 +64,8 @@ export interface MetricsOptions {
   defaultMetrics?: boolean;
   /** Exported as `shelfwatch_build_info{version}` so mixed versions show during an upgrade. */
   version?: string;
+  /** The most per-book series exported; books past it are counted in `book_series_dropped`. */
+  maxBookSeries?: number;
 }
 
 const PREFIX = 'shelfwatch_';
@@ -113,6 +128,31 @@ function families(registry: Registry) {
     redisOom: counter('redis_oom_errors_total', 'Redis commands refused for want of memory (OOM).', []),
     redisWritable: gauge('redis_writable', '1 while a probe write succeeds, 0 while Redis refuses it.', []),
     clockSkew: gauge('clock_skew_seconds', "This process's clock minus Redis TIME.", []),
+    bookBsr: gauge('book_bsr', 'Best-seller rank of the book as last polled.', [
+      'workspace',
+      'asin',
+      'marketplace',
+    ]),
+    bookReviews: gauge('book_reviews', 'Review count of the book as last polled.', [
+      'workspace',
+      'asin',
+      'marketplace',
+    ]),
+    bookRating: gauge('book_rating', 'Average rating of the book as last polled.', [
+      'workspace',
+      'asin',
+      'marketplace',
+    ]),
+    bookRoyalties: gauge(
+      'book_royalties_yesterday',
+      "Yesterday's (UTC) royalties of the book, in the currency's unit.",
+      ['workspace', 'asin', 'marketplace', 'currency'],
+    ),
+    bookSeriesDropped: gauge(
+      'book_series_dropped',
+      'Per-book series left out at the last scrape (server.bookMetrics.maxSeries).',
+      [],
+    ),
     buildInfo: gauge('build_info', 'Always 1; the label tells which release runs.', ['version']),
   };
 }
@@ -127,14 +167,17 @@ export class Metrics {
   private readonly m = families(this.registry);
   private readonly sources: MetricsSources;
   private readonly collectTimeoutMs: number;
+  private readonly maxBookSeries: number;
 
   constructor(options: MetricsOptions = {}) {
     this.sources = options.sources ?? {};
+    this.maxBookSeries = options.maxBookSeries ?? 2_000;
     this.collectTimeoutMs = options.collectTimeoutMs ?? 2_000;
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
     if (options.version !== undefined) this.m.buildInfo.set({ version: options.version }, 1);
     // A gauge without labels starts at 0; until its source answers it must show nothing, not 0.
     this.m.workersRunning.remove();
+    this.m.bookSeriesDropped.remove();
   }
 
   get contentType(): string {
@@ -200,11 +243,12 @@ export class Metrics {
 
   /** The exposition text; reads every source first. */
   async text(): Promise<string> {
-    const [budget, queues, channels, workers] = await Promise.all([
+    const [budget, queues, channels, workers, books] = await Promise.all([
       this.read(this.sources.budget),
       this.read(this.sources.queues),
       this.read(this.sources.channels),
       this.read(this.sources.workersRunning),
+      this.read(this.sources.books),
     ]);
     const m = this.m;
     // From here to metrics() nothing awaits, so a concurrent scrape cannot interleave its values.
@@ -230,7 +274,33 @@ export class Metrics {
       for (const row of rows) m.channelDisabled.set({ channel: row.channel }, row.disabled ? 1 : 0);
     });
     this.fill([m.workersRunning], workers, (count) => m.workersRunning.set(count));
+    if (this.sources.books !== undefined) this.fillBooks(books);
     return this.registry.metrics();
+  }
+
+  /** Per-book gauges up to the cap: a book's series are all in or all out, never half. */
+  private fillBooks(read: { value: readonly BookSample[] } | undefined): void {
+    const m = this.m;
+    const gauges = [m.bookBsr, m.bookReviews, m.bookRating, m.bookRoyalties];
+    this.fill(gauges, read, (rows) => {
+      let series = 0;
+      let dropped = 0;
+      for (const row of rows) {
+        const labels = { workspace: row.workspace, asin: row.asin, marketplace: row.marketplace };
+        const values = [row.bsr, row.reviewCount, row.rating].filter((v) => v !== null).length;
+        const count = values + row.royalties.length;
+        if (series + count > this.maxBookSeries) {
+          dropped += count;
+          continue;
+        }
+        series += count;
+        if (row.bsr !== null) m.bookBsr.set(labels, row.bsr);
+        if (row.reviewCount !== null) m.bookReviews.set(labels, row.reviewCount);
+        if (row.rating !== null) m.bookRating.set(labels, row.rating);
+        for (const r of row.royalties) m.bookRoyalties.set({ ...labels, currency: r.currency }, r.amount);
+      }
+      m.bookSeriesDropped.set(dropped);
+    });
   }
 
   private async read<T>(source: Source<T> | undefined): Promise<{ value: T } | undefined> {

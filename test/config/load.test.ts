@@ -64,7 +64,12 @@ describe('loadConfig from a file', () => {
       { workspace: 'acme', channel: 'team-mail', timeZone: 'Europe/Berlin' },
       { workspace: 'small-press', channel: 'outbox', timeZone: 'America/New_York' },
     ]);
-    expect(config.server).toEqual({ host: '127.0.0.1', port: 9500, allowedHosts: [] });
+    expect(config.server).toEqual({
+      host: '127.0.0.1',
+      port: 9500,
+      allowedHosts: [],
+      bookMetrics: { enabled: false, maxSeries: 2_000 },
+    });
     expect(config.workers).toEqual({ pollConcurrency: 4, deliverConcurrency: 4 });
   });
 
@@ -85,7 +90,12 @@ describe('loadConfig from a file', () => {
       { match: {}, channels: ['log', 'team-slack', 'team-mail'], digestOnly: false, hideLowStarText: false },
     ]);
     expect(config.digest).toEqual({ enabled: false, time: '08:00', recipients: [] });
-    expect(config.server).toEqual({ host: '127.0.0.1', port: 9464, allowedHosts: [] });
+    expect(config.server).toEqual({
+      host: '127.0.0.1',
+      port: 9464,
+      allowedHosts: [],
+      bookMetrics: { enabled: false, maxSeries: 2_000 },
+    });
   });
 
   it('never puts a secret into JSON or inspect output of the loaded config', () => {
