@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { z } from 'zod';
 import { deliveryFields } from '../config-kit/channel-fields.ts';
+import { stripBidi } from '../util/bidi.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
 import { DeliveryError, type Notifier, type OutgoingMessage } from './notifier.ts';
 import { defineChannel, unpaced } from './plugin.ts';
@@ -86,7 +87,7 @@ export function createOutboxNotifier(options: OutboxNotifierOptions): Notifier {
     const now = clock.now();
     const stem = existing?.stem ?? `${stamp(now)}-${token}`;
     const email = renderAlertEmail(message, { from, to, channelId: id });
-    if (existing?.html !== true) await writeAtomically(dir, `${stem}.html`, email.html);
+    if (existing?.html !== true) await writeAtomically(dir, `${stem}.html`, stripBidi(email.html));
     const eml = await new MailComposer({ ...mailFields(email, from, to), date: new Date(now) })
       .compile()
       .build();

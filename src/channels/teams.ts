@@ -10,10 +10,11 @@
  * a message under 28 KB, and more than 4 requests a second are throttled (429).
  */
 import { webhookUrlChannelSchema } from '../config-kit/channel-fields.ts';
+import { stripBidi } from '../util/bidi.ts';
 import { classifyStatus, createWebhookNotifier, type WebhookNotifierOptions } from './http-channel.ts';
 import type { OutgoingMessage } from './notifier.ts';
 import { defineChannel, pacePerWebhook } from './plugin.ts';
-import { fitPlainAlerts, type Markup, messageHeading, stripBidi } from './render/plain.ts';
+import { fitPlainAlerts, type Markup, messageHeading } from './render/plain.ts';
 
 /** 28 KB is Teams' limit on the whole request; the card is kept under 24 KB. */
 export const TEAMS_LIMITS = { payloadBytes: 28 * 1024, cardBytes: 24 * 1024, alerts: 30 } as const;

@@ -9,7 +9,7 @@ import {
   type WorkspaceConfig,
   workspaceOf,
 } from '../config/schema.ts';
-import { BIDI_CONTROLS } from '../util/bidi.ts';
+import { BIDI_CONTROLS, stripBidi } from '../util/bidi.ts';
 import { formatDuration } from '../util/duration.ts';
 import { groupDigits } from '../util/format.ts';
 import { type Align, formatTable as layOutTable } from '../util/table.ts';
@@ -27,10 +27,11 @@ const ESCAPE_SEQUENCE =
   /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]|(?:\u001b\]|\u009d)[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[@-Z\\-_]?/g;
 /**
  * What is left that a terminal would act on rather than print: C0 controls but tab and line feed,
- * DEL, C1 controls, and the bidirectional overrides that can make text read differently than
- * it is ("Trojan Source").
+ * DEL and C1 controls. (Bidirectional controls, which make text read differently than it is,
+ * "Trojan Source", go through `stripBidi` like everywhere text leaves.)
  */
-const CONTROL_CHARACTER = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}]`, 'g');
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 /**
  * Untrusted text (API error messages, titles, reasons read back from Redis) made safe to print:
@@ -38,7 +39,7 @@ const CONTROL_CHARACTER = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u
  * move the cursor, retitle the window or plant a hyperlink. Tabs and line feeds stay.
  */
 export function terminalText(text: string): string {
-  return text.replace(/\r\n?/g, '\n').replace(ESCAPE_SEQUENCE, '').replace(CONTROL_CHARACTER, '');
+  return stripBidi(text.replace(/\r\n?/g, '\n').replace(ESCAPE_SEQUENCE, '').replace(CONTROL_CHARACTER, ''));
 }
 
 /** One table cell: terminal-safe, on one line (line breaks and tabs in untrusted text become spaces). */

@@ -1,5 +1,6 @@
 /** The rendered digest: subject, plain text and HTML from one set of figures and charts. */
 
+import { stripBidi } from '../util/bidi.ts';
 import { escapeHtml } from '../util/html.ts';
 import { oneLine } from '../util/one-line.ts';
 import type { DigestCharts } from './charts.ts';
@@ -50,5 +51,7 @@ function oneLineNames(f: DigestFigures): DigestFigures {
 export function renderDigest(figures: DigestFigures, charts: DigestCharts): RenderedDigest {
   const shown = oneLineNames(figures);
   const subject = subjectOf(shown);
-  return { subject, text: renderText(shown, charts), html: renderHtml(shown, charts, subject) };
+  const [text, html] = [renderText(shown, charts), renderHtml(shown, charts, subject)];
+  // Every way the digest leaves (SMTP, the outbox, --out) starts here: no bidi control in any part.
+  return { subject: stripBidi(subject), text: stripBidi(text), html: stripBidi(html) };
 }

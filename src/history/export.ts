@@ -3,7 +3,7 @@
  * as rows streamed a book and a month at a time, so a year of a large workspace never sits in
  * memory whole; `encodeExport` turns the rows into CSV (spreadsheet-safe, `util/csv.ts`) or JSON.
  */
-import { BIDI_CONTROLS } from '../util/bidi.ts';
+import { stripBidi } from '../util/bidi.ts';
 import { type Cell, csvLine } from '../util/csv.ts';
 import { formatMinor } from '../util/money.ts';
 import { type AlertLog, alertLogEntries } from './alert-log.ts';
@@ -70,8 +70,7 @@ const CHUNK_DAYS = 31;
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoDate = (ms: number) => iso(ms).slice(0, 10);
 /** Untrusted text (titles, keywords) leaves without bidi controls that could disguise a cell. */
-const bidiFree = new RegExp(`[${BIDI_CONTROLS}]`, 'g');
-const text = (value: string | undefined) => (value === undefined ? null : value.replace(bidiFree, ''));
+const text = (value: string | undefined) => (value === undefined ? null : stripBidi(value));
 
 function seriesKind(name: string): [string, string] {
   if (name === BSR_SERIES) return ['bsr', ''];

@@ -14,3 +14,14 @@ export const BIDI_MARKS = '\u200e\u200f';
 
 /** Every bidi control: the marks and the overrides and isolates. */
 export const BIDI_CONTROLS = BIDI_MARKS + BIDI_OVERRIDES;
+
+const BIDI = new RegExp(`[${BIDI_CONTROLS}]`, 'g');
+
+/**
+ * The one way text is rid of bidi controls where it leaves the process: messages on every channel,
+ * email subjects, text and HTML parts, the digest, exports. Right-to-left scripts still read right:
+ * the Unicode bidi algorithm orders them without these characters.
+ */
+export function stripBidi(text: string): string {
+  return text.replace(BIDI, '');
+}

@@ -113,15 +113,27 @@ describe('email channel over SMTP', () => {
     hostile.facts = { ...hostile.facts, body, reviewTitle: `"><img src=x onerror=alert(1)>` };
     await channel.send(message([hostile]), signal);
     const got = capture.messages.at(-1)?.mail;
-    expect(got?.text).toContain(`${body.slice(0, 1_900)}`);
+    expect(got?.text).toContain(`${body.replace('\u202E', '').slice(0, 1_890)}`);
     expect(got?.text).toContain(`${'z'.repeat(100)}…`);
     expect(got?.text).not.toContain('z'.repeat(2_000));
     expect(got?.text).toContain(`"><img src=x onerror=alert(1)>`);
     const html = got?.html || '';
     expect(html).toContain(
-      '&lt;script&gt;alert(1)&lt;/script&gt; &lt;!channel&gt; &quot;onerror=x مرحبا \u202Eabc 👩‍👩‍👧',
+      '&lt;script&gt;alert(1)&lt;/script&gt; &lt;!channel&gt; &quot;onerror=x مرحبا abc 👩‍👩‍👧',
     );
     expect(html).not.toMatch(/<script|<img|<!channel>|"onerror/);
+  });
+
+  it('no bidi control leaves: subject, text part and html part as received (issue 27)', async () => {
+    const hostile = reviewAlert(++seq);
+    hostile.title = `Launch \u202Egnp.exe\u2066 review \u200F`;
+    hostile.facts = { ...hostile.facts, body: `great \u202Ebook\u2069 \u200E`, reviewTitle: 'rtl \u2067x' };
+    await channel.send(message([hostile]), signal);
+    const got = capture.messages.at(-1)?.mail;
+    const bidi = /[\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+    expect(got?.subject).toContain('gnp.exe');
+    for (const [part, value] of Object.entries({ subject: got?.subject, text: got?.text, html: got?.html }))
+      expect(value ?? '', part).not.toMatch(bidi);
   });
 
   it('a name or title cannot print a line of its own; the body keeps its quoted lines', async () => {

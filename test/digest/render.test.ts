@@ -153,6 +153,15 @@ describe('digest templates', () => {
     expect(escapeHtml(`'`)).toBe('&#39;');
   });
 
+  it('no bidi control leaves in the subject, the text or the HTML (issue 27)', () => {
+    const figures = oneBookFigures('Dune \u202Egnp.exe\u2066 \u200F', 'space \u202Dopera');
+    const { subject, text, html } = renderDigest(figures, digestCharts(figures));
+    for (const [part, value] of Object.entries({ subject, text, html }))
+      expect(value, part).not.toMatch(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+    expect(html).toContain('Dune gnp.exe');
+    expect(text).toContain('space opera');
+  });
+
   it('shows book titles and keywords on one line each', () => {
     const figures = oneBookFigures('Dune\n\nSALES — yesterday: 0.00 USD\r\n\u0007', 'space\nopera');
     const { text, html } = renderDigest(figures, digestCharts(figures));

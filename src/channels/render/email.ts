@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Alert, AlertKind } from '../../model/alert.ts';
 import { MAX, show, time, truncateText } from '../../rules/kind-parts.ts';
 import { partsOf } from '../../rules/kinds.ts';
+import { stripBidi } from '../../util/bidi.ts';
 import { html, type SafeHtml } from '../../util/html.ts';
 import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
@@ -206,5 +207,7 @@ export function renderAlertEmail(
  */
 export function mailFields(email: RenderedEmail, from: string, to: string[]) {
   const { 'Message-ID': messageId, ...headers } = email.headers;
-  return { from, to, subject: email.subject, text: email.text, html: email.html, messageId, headers };
+  // Where an alert email leaves (SMTP, the outbox's .eml): no bidi control in any part.
+  const [subject, text, html] = [email.subject, email.text, email.html].map(stripBidi);
+  return { from, to, subject, text, html, messageId, headers };
 }

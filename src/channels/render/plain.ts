@@ -10,7 +10,7 @@
 
 import type { Alert } from '../../model/alert.ts';
 import { partsOf } from '../../rules/kinds.ts';
-import { BIDI_CONTROLS } from '../../util/bidi.ts';
+import { stripBidi } from '../../util/bidi.ts';
 import { groupDigits } from '../../util/format.ts';
 import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
@@ -27,12 +27,6 @@ import {
   truncate,
   truncateMapped,
 } from './text.ts';
-
-const BIDI = new RegExp(`[${BIDI_CONTROLS}]`, 'g');
-
-export function stripBidi(text: string): string {
-  return text.replace(BIDI, '');
-}
 
 /** A channel's way to show untrusted text. */
 export interface Markup {

@@ -8,10 +8,11 @@
 import type { ContextBlock, HeaderBlock, MrkdwnElement, PlainTextElement, SectionBlock } from '@slack/types';
 import type { Alert } from '../../model/alert.ts';
 import { partsOf } from '../../rules/kinds.ts';
+import { stripBidi } from '../../util/bidi.ts';
 import { groupDigits } from '../../util/format.ts';
 import { oneLine } from '../../util/one-line.ts';
 import type { OutgoingMessage } from '../notifier.ts';
-import { alertCount, httpUrl, messageHeading, stripBidi } from './plain.ts';
+import { alertCount, httpUrl, messageHeading } from './plain.ts';
 import { reviewMeta, reviewOf } from './review-view.ts';
 import { sparklineFor } from './sparkline.ts';
 import {
