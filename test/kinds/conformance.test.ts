@@ -9,7 +9,6 @@ import { renderDiscordMessage } from '../../src/channels/discord.ts';
 import type { OutgoingMessage } from '../../src/channels/notifier.ts';
 import { renderNtfyMessage } from '../../src/channels/ntfy.ts';
 import { renderAlertEmail } from '../../src/channels/render/email.ts';
-import { stripBidi } from '../../src/channels/render/plain.ts';
 import { renderSlackMessage } from '../../src/channels/render/slack-blocks.ts';
 import { factRows } from '../../src/channels/render/text.ts';
 import { renderTeamsCard } from '../../src/channels/teams.ts';
@@ -19,6 +18,7 @@ import { alertRows } from '../../src/console/pages/alerts.ts';
 import { alertLogEntry } from '../../src/history/alert-log.ts';
 import { ALERT_KINDS, type Alert, type AlertKind } from '../../src/model/alert.ts';
 import { type FactRow, KINDS, partsOf } from '../../src/rules/kinds.ts';
+import { stripBidi } from '../../src/util/bidi.ts';
 import { alertOfKind, FACTS, HOSTILE } from './fixtures.ts';
 
 /** Every string of a JSON payload, as the service shows them. */
