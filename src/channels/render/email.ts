@@ -208,6 +208,6 @@ export function renderAlertEmail(
 export function mailFields(email: RenderedEmail, from: string, to: string[]) {
   const { 'Message-ID': messageId, ...headers } = email.headers;
   // Where an alert email leaves (SMTP, the outbox's .eml): no bidi control in any part.
-  const [subject, text, html] = [email.subject, email.text, email.html].map(stripBidi);
-  return { from, to, subject, text, html, messageId, headers };
+  const [subject, text, htmlPart] = [email.subject, email.text, email.html].map(stripBidi);
+  return { from, to, subject, text, html: htmlPart, messageId, headers };
 }
