@@ -18,6 +18,7 @@ import type { SilenceStore } from '../silence/store.ts';
 import { type SilenceView, silenceViews } from '../silence/view.ts';
 import type { SnapshotStore, TargetHealth } from '../snapshot/store.ts';
 import { type Clock, clockTimeOfReal } from '../util/clock.ts';
+import { DAY_MS } from '../util/time-units.ts';
 
 /**
  * What the status reads, all of it in Redis: the process's runtime (src/app/runtime.ts) has these
@@ -100,7 +101,6 @@ export interface StatusReport {
   };
 }
 
-const DAY_MS = 86_400_000;
 /** Titles of recently silenced alerts the status shows (the rest are counted). */
 const RECENT_SHOWN = 5;
 

@@ -8,6 +8,7 @@
  * weight 1. The smallest `s` whose projection fits is found by bisection (use falls as s grows).
  */
 import { formatDuration } from '../util/duration.ts';
+import { MINUTE_MS } from '../util/time-units.ts';
 
 export interface PlanTarget {
   id: string;
@@ -93,7 +94,6 @@ export function planVerdict(plan: Plan): string {
 
 const MAX_RESERVE_SHARE = 0.9;
 const BISECTION_STEPS = 200;
-const MINUTE_MS = 60_000;
 
 interface Prepared {
   target: PlanTarget;

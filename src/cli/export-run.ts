@@ -15,13 +15,12 @@ import {
 } from '../history/export.ts';
 import type { HistoryBook } from '../history/store.ts';
 import { silentLogger } from '../ops/logger.ts';
+import { DAY_MS } from '../util/time-units.ts';
 import { usageError } from './errors.ts';
 import { type CliIo, outputStream } from './io.ts';
 import { loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { VERSION } from './version.ts';
-
-const DAY_MS = 86_400_000;
 
 export interface ExportFlags {
   workspace?: string;

@@ -14,6 +14,7 @@ import {
 } from '../history/export.ts';
 import type { RuleConfig } from '../rules/config.ts';
 import { appliesTo } from '../rules/scope.ts';
+import { DAY_MS } from '../util/time-units.ts';
 import {
   bookReviews,
   bookSnapshot,
@@ -26,8 +27,6 @@ import { bookPage } from './pages/book.ts';
 import { rangeOf } from './pages/book-ranges.ts';
 import { DEFAULT_COMP_MARGIN } from './pages/book-sections.ts';
 import { reviewTextHider } from './review-text.ts';
-
-const DAY_MS = 86_400_000;
 
 /** The first language of Accept-Language that Intl knows; en-US otherwise. */
 export function viewerLocale(header: unknown): string {

@@ -5,9 +5,8 @@
  * `YYYY-MM-DD` labels themselves (calendar days, which are zone-free).
  */
 
+import { DAY_MS } from '../util/time-units.ts';
 import { formatterPerZone, localDate, zonedParts } from '../util/zoned-time.ts';
-
-const DAY_MS = 86_400_000;
 
 /** The local wall-clock time (`HH:MM`) at an instant. */
 export function localTime(ms: number, timeZone: string): string {

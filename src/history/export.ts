@@ -6,6 +6,7 @@
 import { stripBidi } from '../util/bidi.ts';
 import { type Cell, csvLine } from '../util/csv.ts';
 import { formatMinor } from '../util/money.ts';
+import { DAY_MS } from '../util/time-units.ts';
 import { type AlertLog, alertLogEntries } from './alert-log.ts';
 import { BSR_SERIES, compOfSeries, type HistoryBook, type RedisHistoryStore } from './store.ts';
 
@@ -64,7 +65,6 @@ export interface ExportSources {
   alertRetentionMs: number;
 }
 
-const DAY_MS = 86_400_000;
 /** Days of one book read at once. */
 const CHUNK_DAYS = 31;
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -5,9 +5,10 @@
  * before it: the sign of a sale on a best-seller rank). Drops are counted between hourly points
  * inside the hourly window and between daily medians before it, so older counts are lower bounds.
  */
+
+import { DAY_MS } from '../util/time-units.ts';
 import type { SeriesHistory } from './store.ts';
 
-const DAY_MS = 86_400_000;
 export const STAT_WINDOWS_DAYS = [30, 90, 180, 365] as const;
 /** A drop: the rank improves by at least this share of the point before. */
 const DROP_SHARE = 0.1;

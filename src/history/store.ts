@@ -21,14 +21,13 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { RankPoint, SalesDay } from '../model/observation.ts';
 import type { KeyPrefix } from '../util/redis-keys.ts';
+import { DAY_MS, HOUR_MS } from '../util/time-units.ts';
 import { historyBookKey, historyDayKey, historySeriesKey } from './keys.ts';
 import { readSalesDays, recordSalesDays } from './sales.ts';
 import {
   compactBook,
   DAY_BYTES,
-  DAY_MS,
   type DaySummary,
-  HOUR_MS,
   NOT_SEEN,
   POINT_BYTES,
   readSummaries,

@@ -13,10 +13,9 @@
  */
 
 import type { Cluster, Redis } from 'ioredis';
+import { DAY_MS, HOUR_MS } from '../util/time-units.ts';
 import { historyCompactedKey, historyDayKey, historyMonthKey } from './keys.ts';
 
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 24 * HOUR_MS;
 export const POINT_BYTES = 4;
 export const DAY_BYTES = 24 * POINT_BYTES;
 export const SUMMARY_BYTES = 3 * POINT_BYTES;

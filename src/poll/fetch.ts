@@ -9,9 +9,9 @@ import type {
   SalesObservation,
 } from '../model/observation.ts';
 import { salesDayOf } from '../model/sales-day.ts';
+import { DAY_MS } from '../util/time-units.ts';
 import type { WatchTarget } from './targets.ts';
 
-const DAY_MS = 86_400_000;
 /** BSR points kept in a snapshot: enough for a 24 h rolling median with room for a wider window. */
 export const BSR_HISTORY_KEPT = 72;
 /** Sales are provisional for 14 days; one more day shows a day turning final. */

@@ -1,3 +1,4 @@
+import { HOUR_MS } from '../util/time-units.ts';
 /**
  * Which source judges a book's keyword ranks: the hourly `/v1/rankings` series or per-book
  * snapshots of `/v1/books/{asin}/keywords`. Compared in requests a month *to judge every hour*,
@@ -6,7 +7,6 @@
  * so it costs one request per poll at whatever cadence the budget allows, plus one snapshot a day to
  * discover a `{top: N}` selection (a keyword entering or leaving the top N).
  */
-const HOUR_MS = 3_600_000;
 /** An average month: 365.25 × 24 / 12 hours. */
 export const HOURS_PER_MONTH = 730.5;
 /** How often a `{top: N}` book re-reads its top N from `/v1/books/{asin}/keywords` under the series source. */

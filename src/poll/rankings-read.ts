@@ -15,8 +15,8 @@
  */
 import type { RankingSeries } from '../api/index.ts';
 import type { KeywordsObservation } from '../model/observation.ts';
+import { HOUR_MS } from '../util/time-units.ts';
 
-export const HOUR_MS = 3_600_000;
 /** A null point this recent may still be revised to a rank: its hour waits for a later poll. */
 export const SETTLE_MS = 2 * HOUR_MS;
 

@@ -12,9 +12,10 @@ import type { KeywordsObservation, Observation } from '../model/observation.ts';
 import type { RuleConfig } from '../rules/config.ts';
 import { evaluate, type RuleContext, type RuleState } from '../rules/engine.ts';
 import { inStoredOrder } from '../rules/keyword-order.ts';
+import { HOUR_MS } from '../util/time-units.ts';
 import { type FetchContext, PartialListError } from './fetch.ts';
 import { TOP_N_DISCOVERY_MS } from './keyword-source.ts';
-import { HOUR_MS, readRankingSeries } from './rankings-read.ts';
+import { readRankingSeries } from './rankings-read.ts';
 import type { WatchTarget } from './targets.ts';
 
 /**

@@ -25,6 +25,12 @@ export class RuleStateEncodeError extends Error {
 }
 
 /**
+ * Kept until no record of the JSON form can be left: the byte form replaced it on 2026-11-22
+ * (45f4876), a record is rewritten at its target's next poll, and one never rewritten expires with
+ * its snapshot (DEFAULT_TTL_MS, 45 days after its last write), so not before 2027-01-06 and later
+ * for a deployment upgraded after that day. When it goes, the two error classes above move to
+ * codec.ts.
+ *
  * The state the previous version stored as JSON (record flag 1): `{conditions}` keyed
  * `ruleId|subject`, keyword conditions keyed `ruleId|asin|marketplace|keyword`. Keyword conditions
  * move into columns aligned with the observation stored with them, the rest stay keyed; every

@@ -6,6 +6,7 @@ import type { ConditionState } from '../rule-state/condition.ts';
 import { spokenDuration } from '../util/duration.ts';
 import { quote, rank as showRank, where } from '../util/format.ts';
 import { median } from '../util/stats.ts';
+import { HOUR_MS } from '../util/time-units.ts';
 import { breachJudgement, initialCondition, type Judgement, transitionObservation } from './condition.ts';
 import {
   change,
@@ -50,7 +51,6 @@ export const bsrDefaults: (z.input<typeof bsrWorsenedSchema> | z.input<typeof bs
   { id: 'bsr-removed', kind: 'bsr_removed' },
 ];
 
-const HOUR_MS = 3_600_000;
 /** Slack for float rounding in the log comparison (log10(100) - log10(50) vs log10(2)). */
 const EPSILON = 1e-9;
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { MoneyMinor, SalesDay, SalesObservation } from '../model/observation.ts';
 import { amount, groupDigits, money, percent, signedMoney } from '../util/format.ts';
+import { DAY_MS } from '../util/time-units.ts';
 import {
   cash,
   change,
@@ -56,7 +57,6 @@ export const salesDefaults: (z.input<typeof royaltyChangeSchema> | z.input<typeo
  * day already seen is a `sales_revision`, which never re-judges the day as a royalty change.
  */
 
-const DAY_MS = 86_400_000;
 /** Figures stay provisional for 14 days after the day (api-contract.md). */
 const PROVISIONAL_DAYS = 14;
 

@@ -9,6 +9,7 @@
  */
 import { escapeHtml } from './html.ts';
 import { linearTicks, logTicks, timeTicks } from './ticks.ts';
+import { DAY_MS } from './time-units.ts';
 
 export interface ChartSeries {
   /** Untrusted (a comp's title, a keyword). */
@@ -55,7 +56,6 @@ export interface RankChart {
 }
 
 export const SERIES_COLORS = ['#2957d6', '#c2410c', '#15803d', '#7c3aed', '#b45309', '#0e7490', '#be185d'];
-const DAY_MS = 86_400_000;
 const POINTS_WITH_TITLES = 400;
 
 /** Text inside SVG markup: the five XML specials escaped (the one HTML escaper), control characters dropped. */

@@ -1,9 +1,8 @@
+import { DAY_MS, HOUR_MS } from './time-units.ts';
 /**
  * Axis ticks people read: round numbers (1, 2 or 5 × 10^k apart) on a linear scale, and 1-2-5
  * steps per decade on a log scale; time ticks on whole hours, days, weeks or months.
  */
-
-const DAY_MS = 86_400_000;
 
 /** About `count` round ticks covering [lo, hi]; the domain is widened to the outer ticks. */
 export function linearTicks(lo: number, hi: number, count = 5): { ticks: number[]; lo: number; hi: number } {
@@ -30,7 +29,6 @@ export function logTicks(lo: number, hi: number): { ticks: number[]; lo: number;
   return { ticks: all.filter((v) => v >= below && v <= above), lo: below, hi: above };
 }
 
-const HOUR_MS = 3_600_000;
 const TIME_STEPS = [
   HOUR_MS,
   3 * HOUR_MS,

@@ -1,9 +1,8 @@
 /** The book page's ranges (links that work without script) and its Keepa-style figures. */
 import type { RankStats } from '../../history/stats.ts';
 import { chartFormats } from '../../util/rank-chart.ts';
+import { DAY_MS } from '../../util/time-units.ts';
 import { html, type SafeHtml } from '../html.ts';
-
-const DAY_MS = 86_400_000;
 
 export const RANGES = [
   { id: '7d', label: '7 d', days: 7 },

@@ -9,6 +9,7 @@ import type { Observation } from '../../model/observation.ts';
 import type { SimEventInput, SimWorld } from '../../sim/control-schemas.ts';
 import type { SimControlClient } from '../../sim/index.ts';
 import type { SnapshotStore } from '../../snapshot/store.ts';
+import { DAY_MS } from '../../util/time-units.ts';
 import { DEMO_WORKSPACE } from './config.ts';
 import { DemoError } from './errors.ts';
 
@@ -33,8 +34,6 @@ export const HOSTILE_REVIEW = {
   body: '<!channel> <script>alert(1)</script> & 1★ "worst book ever" — ספר נורא 📕 كتاب سيئ جدا 🤮',
   reviewer: 'قارئ غاضب 🙃',
 } as const;
-
-const DAY_MS = 86_400_000;
 
 async function observationOf<K extends Observation['kind']>(
   store: SnapshotStore,
