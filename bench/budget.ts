@@ -9,12 +9,12 @@
  * runs Studio and Publisher × 10, 100 and 1,000 books (about 1.2 M requests: hours on 2 cores);
  * `--quick` runs Studio 10 books for 3 sim days.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { seededRandom } from '../src/sim/prng.ts';
 import type { BenchContext, BenchResult, SummaryRow } from './lib/context.ts';
 import { duration, fmt, percent, table } from './lib/format.ts';
 import { type MonthScenario, type MonthSummary, simulateMonth } from './lib/month-scenario.ts';
+import { latestResultFile } from './lib/report.ts';
 
 const UTILISATION_GOAL = 0.95;
 /** Of the requests sent, at most this share may be thrown away (a walk restarted, a poll abandoned). */
@@ -42,8 +42,8 @@ function select(ctx: BenchContext): MonthScenario[] {
 
 /** Scenarios of the last stored full-month run that this run does not repeat: each keeps its date. */
 function earlier(ctx: BenchContext, ran: readonly MonthSummary[]): MonthSummary[] {
-  const file = join(ctx.root, 'bench', 'results', 'budget.json');
-  if (ctx.quick || !existsSync(file)) return [];
+  const file = latestResultFile(ctx.root, 'budget');
+  if (ctx.quick || file === undefined) return [];
   try {
     const stored = JSON.parse(readFileSync(file, 'utf8')) as { result?: { data?: MonthSummary[] } };
     return (stored.result?.data ?? []).filter(

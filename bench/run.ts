@@ -3,8 +3,9 @@
  *
  * Every benchmark is `bench/<name>.ts` exporting `run(ctx)`; each measures its contenders side by
  * side in alternating rounds of one run and reports ratios, never lone timings (the machine is
- * small and shared). Results go to `bench/results/<name>.json` (`.quick.json` for smoke runs); a
- * full (non-quick) run also rewrites the generated section of `docs/performance.md`.
+ * small and shared). A run writes no tracked file: results go to `.artifacts/bench/<name>.json`
+ * (`.quick.json` for smoke runs); `npm run docs:bench` (`--docs-only`) copies the full runs' files
+ * to `bench/results/` and rebuilds the generated section of `docs/performance.md` from them.
  *
  * Redis: `REDIS_URL` if set, else a private `redis-server` for the run. Benchmarks only use keys
  * under their own random prefix and delete them when they end.
@@ -19,6 +20,7 @@ import { type PrivateRedis, startPrivateRedis } from '../src/tools/private-redis
 import { type BenchmarkModule, createContext } from './lib/context.ts';
 import {
   machineFacts,
+  publishResults,
   renderDetails,
   type StoredResult,
   saveResult,
@@ -48,7 +50,6 @@ async function main(): Promise<number> {
       only: { type: 'string' },
       quick: { type: 'boolean', default: false },
       full: { type: 'boolean', default: false },
-      'no-docs': { type: 'boolean', default: false },
       'docs-only': { type: 'boolean', default: false },
       scenarios: { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -56,16 +57,21 @@ async function main(): Promise<number> {
   });
   if (values.help) {
     console.log(
-      `npm run bench [-- --only ${BENCHMARKS.join(',')}] [--quick] [--full] [--no-docs]\n` +
-        '  --quick      short smoke run (results in bench/results/*.quick.json, docs untouched)\n' +
+      `npm run bench [-- --only ${BENCHMARKS.join(',')}] [--quick] [--full]\n` +
+        '  results go to .artifacts/bench/*.json (ignored); docs and bench/results/ are untouched\n' +
+        '  --quick      short smoke run (.artifacts/bench/*.quick.json, never published)\n' +
         '  --full       the long variants too (the whole budget matrix, 10,000 × 1,000 keywords)\n' +
         '  --scenarios  budget scenarios to run, e.g. studio-1000,publisher-10 (others keep their last result)\n' +
-        '  --no-docs    leave docs/performance.md as it is\n' +
-        '  --docs-only  rebuild docs/performance.md from bench/results/*.json, run nothing',
+        '  --docs-only  (npm run docs:bench) copy the full runs of .artifacts/bench/ to bench/results/\n' +
+        '               and rebuild docs/performance.md from them; run nothing',
     );
     return 0;
   }
   if (values['docs-only'] === true) {
+    const published = publishResults(root);
+    console.error(
+      `bench/results: ${published.length === 0 ? 'nothing new in .artifacts/bench/' : published.join(', ')}`,
+    );
     console.error(`docs: ${updateDocs(root, BENCHMARKS)}`);
     return 0;
   }
@@ -146,9 +152,8 @@ async function main(): Promise<number> {
   console.log(summaryTable(stored));
   console.log('');
   for (const entry of stored) console.log(renderDetails(entry));
-  if (!quick && values['no-docs'] !== true) {
-    console.error(`docs: ${updateDocs(root, BENCHMARKS)}`);
-  }
+  if (!quick)
+    console.error('results in .artifacts/bench/; `npm run docs:bench` publishes them to docs/performance.md');
   return stored.some((entry) => entry.result === undefined) ? 1 : 0;
 }
 

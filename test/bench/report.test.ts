@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type StoredResult, saveResult, updateDocs } from '../../bench/lib/report.ts';
+import { publishResults, type StoredResult, saveResult, updateDocs } from '../../bench/lib/report.ts';
 
 const roots: string[] = [];
 afterEach(() => {
@@ -74,9 +74,13 @@ function stored(name: string, value: string): StoredResult {
 }
 
 describe('updateDocs', () => {
-  it('refreshes the benchmark that has a result and keeps the rows and details of one that has none', () => {
+  it('a run leaves the docs as they are; publishing refreshes the benchmark that has a result and keeps the rows and details of one that has none', () => {
     const root = rootWith(SECTION);
     saveResult(root, stored('engine', '1.2 ms'));
+    // The run's result is in .artifacts/bench/ only: the docs build from published results.
+    updateDocs(root, ['engine', 'storm']);
+    expect(readFileSync(join(root, 'docs', 'performance.md'), 'utf8')).toContain('9.9 ms');
+    expect(publishResults(root)).toEqual(['engine.json']);
     updateDocs(root, ['engine', 'storm']);
     const doc = readFileSync(join(root, 'docs', 'performance.md'), 'utf8');
 
