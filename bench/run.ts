@@ -36,6 +36,8 @@ const BENCHMARKS = [
   'memory',
   'budget',
   'storm',
+  'redis-cost',
+  'cluster',
   'startup',
   'cli-startup',
   'console',

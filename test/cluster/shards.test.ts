@@ -120,4 +120,14 @@ it('three shards on a 3-master Cluster: each workspace polls and alerts from its
   expect(tagSets.map((tags) => tags.length)).toEqual([1, 1, 1]);
   expect(tagSets.flat().sort()).toEqual([...runtime.shardMap.prefixes].sort());
   expect((await shardReachability(runtime)).every((s) => s.reachable)).toBe(true);
+
+  // A master down: its shard's workspaces wait and `shards show` names them; the others answer.
+  const [port, tags] =
+    Object.entries(perMaster).find(([, t]) => t.has(runtime.shardMap.prefixes[2] as string)) ?? [];
+  const down = (await clusterStarting)?.nodes.find((node) => String(node.port) === port);
+  expect(tags?.size).toBe(1);
+  await down?.stop();
+  const reach = await shardReachability(runtime, 1_000);
+  expect(reach.map((s) => s.reachable)).toEqual([true, true, false]);
+  expect(reach[2]?.workspaces).toEqual(['ws-c']);
 }, 90_000);
