@@ -1,14 +1,13 @@
 import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Runtime } from '../../src/app/runtime.ts';
+import type { Runtime } from '../../src/app/runtime.ts';
 import { shardReachability } from '../../src/app/shard-health.ts';
-import { startWorkers } from '../../src/app/start.ts';
-import { silentLogger } from '../../src/ops/logger.ts';
-import { Shutdown } from '../../src/ops/shutdown.ts';
-import { CapturingNotifier, settings } from '../deliver/pipeline-harness.ts';
+import type { Shutdown } from '../../src/ops/shutdown.ts';
+import { CapturingNotifier } from '../deliver/pipeline-harness.ts';
 import { type PrivateCluster, startPrivateCluster } from '../helpers/redis-cluster.ts';
 import { useSimulator } from '../helpers/sim.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
+import { startCapturing, stopAll } from './harness.ts';
 
 const WORKSPACES = ['ws-a', 'ws-b', 'ws-c'];
 const keyOf = (ws: string) => `sk_shards_${ws}_0123456789`;
@@ -55,30 +54,10 @@ beforeAll(async () => {
     rules: [{ id: 'new-review', kind: 'review_new' }],
     channels: [{ id: 'capture', type: 'log' }],
   });
-  runtime = new Runtime({
-    config,
-    logger: silentLogger(),
-    version: 'test',
-    notifiers: new Map([['capture', capture]]),
-    channelSettings: new Map([['capture', settings({ paceKey: 'capture' })]]),
-  });
-  await runtime.connect(10_000);
-  shutdown = new Shutdown(silentLogger());
-  shutdown.add('runtime', () => runtime.close());
-  await startWorkers(runtime, shutdown);
+  ({ runtime, shutdown } = await startCapturing(config, capture));
 }, 60_000);
 
-afterAll(async () => {
-  const failures: unknown[] = [];
-  for (const step of [
-    () => shutdown?.run(5_000),
-    async () => (await clusterStarting?.catch(() => undefined))?.stop(),
-  ])
-    await Promise.resolve()
-      .then(step)
-      .catch((error: unknown) => failures.push(error));
-  if (failures.length > 0) throw new AggregateError(failures, 'cluster test cleanup failed');
-});
+afterAll(() => stopAll(shutdown, clusterStarting));
 
 it('three shards on a 3-master Cluster: each workspace polls and alerts from its own master', async () => {
   const refs = WORKSPACES.map((ws) => ({
