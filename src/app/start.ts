@@ -7,7 +7,9 @@ import { startDigestWorker } from '../jobs/digest-job.ts';
 import { startPollWorker } from '../jobs/poll-job.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Shutdown } from '../ops/shutdown.ts';
+import { readyProbeKey } from '../poll/keys.ts';
 import { isConnectionError, type RedisConnectionWatch, watchRedisConnection } from './redis-connection.ts';
+import { isOutOfMemory, probeWrite, RedisFullWatch } from './redis-full.ts';
 import type { Runtime } from './runtime.ts';
 import { ScheduleWatch } from './schedule-watch.ts';
 import { ensureShardLayout } from './shard-layout.ts';
@@ -20,6 +22,8 @@ export interface StartedWorkers {
   schedules: ScheduleWatch;
   /** Reconciles the poll and the digest schedulers with the config (what the re-plan timer runs). */
   reconcile(): Promise<void>;
+  /** A full Redis, said once per stretch; `/readyz` probes writes through it. */
+  redisFull: RedisFullWatch;
 }
 
 export interface StartOptions {
@@ -43,11 +47,15 @@ export function logWorkerErrors(
   queue: string,
   worker: Worker,
   watch: RedisConnectionWatch,
+  full?: RedisFullWatch,
 ): void {
-  worker.on('failed', (job, error) =>
-    logger.warn({ queue, jobId: job?.id, attempts: job?.attemptsMade, err: error }, 'job failed'),
-  );
+  worker.on('failed', (job, error) => {
+    if (full?.report(error) === true) return;
+    logger.warn({ queue, jobId: job?.id, attempts: job?.attemptsMade, err: error }, 'job failed');
+  });
   worker.on('error', (error) => {
+    // A full Redis refuses every write: said once per stretch (redis-full.ts), not once per refusal.
+    if (full?.report(error) === true) return;
     if (watch.explains(error)) logger.debug({ queue, err: error }, 'worker connection error');
     else logger.error({ queue, err: error }, 'worker error');
   });
@@ -109,14 +117,15 @@ export async function startWorkers(
     shutdownSignal: shutdown.signal,
   });
   const watch = watchRedisConnection(runtime.redis, runtime.logger);
-  logWorkerErrors(runtime.logger, 'digest', digest, watch);
+  const redisFull = new RedisFullWatch(runtime.logger, runtime.metrics);
+  logWorkerErrors(runtime.logger, 'digest', digest, watch, redisFull);
   shutdown.add('redis connection watch', () => watch.stop());
   runtime.metricQueues.digest = runtime.digestQueue;
   shutdown.add('digest worker', () => digest.close());
   for (const { shard, poll, deliver } of shardWorkers) {
     const suffix = shard.index === 0 ? '' : `~${shard.index}`;
-    logWorkerErrors(runtime.logger, `deliver${suffix}`, deliver, watch);
-    logWorkerErrors(runtime.logger, `poll${suffix}`, poll, watch);
+    logWorkerErrors(runtime.logger, `deliver${suffix}`, deliver, watch, redisFull);
+    logWorkerErrors(runtime.logger, `poll${suffix}`, poll, watch, redisFull);
     runtime.workers.push(poll, deliver);
     shutdown.add(`deliver worker${suffix}`, () => deliver.close());
   }
@@ -173,9 +182,12 @@ export async function startWorkers(
     every(options.stateCheckEveryMs ?? 5_000, 'state check', async () => {
       if (runtime.redis.status !== 'ready') return;
       try {
+        // A full Redis: writes are probed until one goes through (the stretch's end is said then).
+        if (redisFull.full) await probeWrite(runtime.redis, readyProbeKey(runtime.prefix), redisFull);
         // The schedulers went with the state: recreated now, not at the next schedule check.
         if ((await runtime.stateLoss.check()) !== undefined) await schedules.check();
       } catch (error) {
+        if (isOutOfMemory(error)) return;
         runtime.logger[isConnectionError(error) ? 'debug' : 'warn']({ err: error }, 'state check failed');
       }
     });
@@ -192,5 +204,5 @@ export async function startWorkers(
         );
     });
   }
-  return { poll, deliver, digest, schedules, reconcile };
+  return { poll, deliver, digest, schedules, reconcile, redisFull };
 }

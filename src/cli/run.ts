@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { readinessChecks, startOpsServer } from '../app/http-server.ts';
+import { probeWrite } from '../app/redis-full.ts';
 import { logPlans, RunReporter } from '../app/run-report.ts';
 import { Runtime } from '../app/runtime.ts';
 import { type StartedWorkers, startWorkers } from '../app/start.ts';
@@ -9,6 +10,7 @@ import { insecureSettings } from '../config/insecure-settings.ts';
 import { secretsIn } from '../config-kit/secret.ts';
 import { createLogger, type Logger } from '../ops/logger.ts';
 import { Shutdown } from '../ops/shutdown.ts';
+import { readyProbeKey } from '../poll/keys.ts';
 import { redact } from '../util/redact.ts';
 import { summaryOf } from './commands.ts';
 import { ConsoleTokenMissing, generatedTokenLine, serveConsole } from './console-token.ts';
@@ -104,7 +106,9 @@ at a time reconciles the poll schedulers.`,
         readiness: readinessChecks({
           redis: async () => {
             if (runtime.redis.status !== 'ready') throw new Error(`connection ${runtime.redis.status}`);
-            await runtime.redis.ping();
+            // A write, not PING: a full Redis (maxmemory, noeviction) answers PING and refuses writes.
+            if (started === undefined) await runtime.redis.ping();
+            else await probeWrite(runtime.redis, readyProbeKey(runtime.prefix), started.redisFull);
           },
           workers: () => {
             const running = runtime.workers.filter((w) => w.isRunning() && !w.isPaused()).length;

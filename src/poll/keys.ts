@@ -29,3 +29,8 @@ export function stateLostKey(prefix: string): string {
 export function recoveredCutoffsKey(prefix: string, workspace: string): string {
   return `${prefix}:state:recovered:${keyPart(workspace)}`;
 }
+
+/** Written (10 s TTL) by `/readyz` and while Redis is full: a write that goes through means writable. */
+export function readyProbeKey(prefix: string): string {
+  return `${prefix}:state:probe`;
+}
