@@ -29,7 +29,8 @@ import {
   valueAt,
   words,
 } from './probe-analyse.ts';
-import { headersOf, suggestPagination } from './suggest-wire.ts';
+import { keepUsersSections } from './suggest-merge.ts';
+import { headersOf, paginationOf, suggestPagination } from './suggest-wire.ts';
 
 export interface Suggestion {
   /** What differs from the probed contract, as a contract file (merged over the probed one). */
@@ -296,6 +297,11 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
   const pagination = suggestPagination(contract, lists, ctx.undecided);
   for (const [name, own] of pagination.own)
     endpoints[name] = { ...(endpoints[name] as object | undefined), pagination: own };
+  // Book keywords are one object, but their list may come in pages: the answer shows it or not.
+  const keywords = ok.find((a) => a.endpoint === 'bookKeywords');
+  const keywordPages = keywords === undefined ? undefined : paginationOf(contract, keywords, ctx.undecided);
+  if (keywordPages !== undefined && Object.keys(keywordPages).length > 0)
+    endpoints.bookKeywords = { ...(endpoints.bookKeywords as object | undefined), pagination: keywordPages };
   const error = answers.find((a) => a.status >= 400 && typeof a.body === 'object' && a.body !== null);
   if (error !== undefined) {
     const spec = suggestEndpoint(contract, { ...error, endpoint: 'error' }, ctx);
@@ -331,7 +337,10 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
   ctx.undecided.push(
     'params: query parameter names cannot be seen in answers: check them in the API document (kept as the contract says)',
   );
+  keepUsersSections(contract.source, suggestion, endpoints);
   if (Object.keys(endpoints).length > 0) suggestion.endpoints = endpoints as ContractFile['endpoints'];
-  Object.assign(suggestion, headersOf(contract, answers, ctx.undecided));
+  const wire = headersOf(contract, answers, ctx.undecided);
+  if (wire.rateLimit !== undefined) suggestion.rateLimit = { ...suggestion.rateLimit, ...wire.rateLimit };
+  if (wire.requestIdHeader !== undefined) suggestion.requestIdHeader = wire.requestIdHeader;
   return { contract: suggestion, undecided: ctx.undecided };
 }

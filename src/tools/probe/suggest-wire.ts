@@ -31,7 +31,7 @@ export function paginationOf(
   };
   visit(answer.body, '', 3);
   const next = found[0];
-  if (next === undefined) return undefined;
+  if (next === undefined) return pagesInBody(answer.body, undecided);
   if (/^(https?:\/\/|\/)/.test(next.value)) return { nextUrl: { next: next.path } };
   if (next.path === contract.source.pagination?.cursor?.next) return {};
   undecided.push(
@@ -40,12 +40,56 @@ export function paginationOf(
   return { cursor: { param: 'cursor', next: next.path } };
 }
 
+/** Numbers in the body that only page numbers or offsets have: a page count, a total beside an offset or page. */
+function pagesInBody(body: unknown, undecided: string[]): ContractFile['pagination'] | undefined {
+  const numbers = new Map<string, string>();
+  const visit = (value: unknown, prefix: string, depth: number) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || depth === 0) return;
+    for (const [key, child] of Object.entries(value)) {
+      const path = prefix === '' ? key : `${prefix}.${key}`;
+      if (typeof child === 'number' && Number.isSafeInteger(child) && child >= 0)
+        numbers.set(key.toLowerCase(), path);
+      visit(child, path, depth - 1);
+    }
+  };
+  visit(body, '', 3);
+  const find = (...names: string[]) => names.map((n) => numbers.get(n)).find((p) => p !== undefined);
+  const totalPages = find('totalpages', 'pages', 'pagecount', 'total_pages', 'page_count');
+  const totalItems = find('total', 'totalitems', 'totalcount', 'total_items', 'total_count', 'count');
+  const page = find('page', 'currentpage', 'current_page', 'pagenumber', 'page_number');
+  const offset = find('offset', 'skip', 'start');
+  const say = (style: string, param: string) =>
+    undecided.push(
+      `pagination: ${style} seen in the body; the query parameter that asks for one cannot be seen in an answer (kept "${param}"): check it in the API document`,
+    );
+  if (offset !== undefined) {
+    say('offsets', 'offset');
+    return { offset: { param: 'offset', ...(totalItems === undefined ? {} : { total: totalItems }) } };
+  }
+  if (totalPages !== undefined || page !== undefined) {
+    say('page numbers', 'page');
+    const spec: NonNullable<PaginationSpec['page']> = { param: 'page', firstPage: 1 };
+    if (totalPages !== undefined) spec.totalPages = totalPages;
+    else if (totalItems !== undefined) spec.totalItems = totalItems;
+    return { page: spec };
+  }
+  if (totalItems !== undefined) {
+    say('a total without a page number (offsets assumed)', 'offset');
+    return { offset: { param: 'offset', total: totalItems } };
+  }
+  return undefined;
+}
+
 /** Two specs name the same style: both a Link header, or a next URL or cursor at the same place. */
 function sameStyle(a: PaginationSpec | undefined, b: PaginationSpec | undefined): boolean {
   return (
     (a?.linkHeader !== undefined && b?.linkHeader !== undefined) ||
     (a?.nextUrl !== undefined && a.nextUrl.next === b?.nextUrl?.next) ||
-    (a?.cursor !== undefined && a.cursor.next === b?.cursor?.next)
+    (a?.cursor !== undefined && a.cursor.next === b?.cursor?.next) ||
+    (a?.page !== undefined &&
+      a.page.totalPages === b?.page?.totalPages &&
+      a.page.totalItems === b?.page?.totalItems) ||
+    (a?.offset !== undefined && a.offset.total === b?.offset?.total)
   );
 }
 
