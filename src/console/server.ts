@@ -28,9 +28,13 @@ const CSS = CONSOLE_CSS;
 /** No inline script anywhere; styles from our own file; forms post only here; no framing. */
 const PAGE_CSP =
   "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-/** Bull Board's own UI: its scripts are files of its own, its styles partly inline. */
+/**
+ * Bull Board's own UI: its scripts are files of its own, its styles partly inline, and its page sets
+ * `<base href="/queues/">` to find them (with `base-uri 'none'` every asset 404ed and the page stayed
+ * on "Loading"): `base-uri 'self'` here only, every other page keeps 'none'.
+ */
 const QUEUES_CSP =
-  "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'self'";
 
 const PUBLIC = new Set(['/login', '/static/console.css']);
 

@@ -182,6 +182,10 @@ describe('pages and bad input', () => {
     const board = await get('/queues');
     expect(board.statusCode).toBe(200);
     expect(board.body).toContain('shelfwatch queues');
+    // Its <base href> must be allowed there (and only there), or every asset 404s.
+    expect(board.body).toMatch(/<base href=/);
+    expect(String(board.headers['content-security-policy'])).toContain("base-uri 'self'");
+    expect(String((await get('/')).headers['content-security-policy'])).toContain("base-uri 'none'");
     const api = await get('/queues/api/queues');
     expect(api.statusCode).toBe(200);
     const names = (JSON.parse(api.body) as { queues: { name: string; readOnlyMode: boolean }[] }).queues;
