@@ -1,11 +1,12 @@
 /**
- * The HTML part: inline CSS only (mail clients drop <style> blocks), every string escaped — titles,
- * keywords and campaign ids come from the API and the public — and images by `cid:` with alt text.
+ * The HTML part: inline CSS only (mail clients drop <style> blocks), built with the `html` builder so
+ * every interpolated value is escaped (titles, keywords and campaign ids come from the API and the
+ * public), and images by `cid:` with alt text.
  */
 import { bookUrl } from '../channels/render/amazon.ts';
 import { safeUrl } from '../channels/render/plain.ts';
 import { stars } from '../util/format.ts';
-import { escapeHtml } from '../util/html.ts';
+import { html, type SafeHtml } from '../util/html.ts';
 import type { DigestChart, DigestCharts } from './charts.ts';
 import { compSection, sentimentSection } from './comps-sentiment.ts';
 import {
@@ -26,7 +27,7 @@ import {
 } from './format.ts';
 import { type SalesTable, salesTable, titlesTable, weekOf } from './sales-table.ts';
 import { LIST_LIMIT } from './template-text.ts';
-import type { DigestFigures } from './types.ts';
+import type { DigestFigures, KeywordMove } from './types.ts';
 
 const S = {
   body: 'margin:0;padding:16px;background:#f5f5f4;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;color:#1c1917;font-size:14px;line-height:1.45',
@@ -43,21 +44,21 @@ const S = {
   li: 'margin:2px 0',
 };
 
-const esc = escapeHtml;
+const UL = 'margin:4px 0;padding-left:20px';
 
-function img(chart: DigestChart | undefined): string {
-  if (chart === undefined) return '';
-  return `<img src="cid:${esc(chart.cid)}" alt="${esc(chart.alt)}" width="${chart.width}" height="${chart.height}" style="display:block;border:0">`;
+function img(chart: DigestChart | undefined): SafeHtml {
+  if (chart === undefined) return html``;
+  return html`<img src="cid:${chart.cid}" alt="${chart.alt}" width="${chart.width}" height="${chart.height}" style="display:block;border:0">`;
 }
 
-function list<T>(items: readonly T[], text: (item: T) => string, limit = LIST_LIMIT): string {
-  const rows = items.slice(0, limit).map((item) => `<li style="${S.li}">${esc(text(item))}</li>`);
-  if (items.length > limit) rows.push(`<li style="${S.li}">… and ${items.length - limit} more</li>`);
-  return `<ul style="margin:4px 0;padding-left:20px">${rows.join('')}</ul>`;
+function list<T>(items: readonly T[], text: (item: T) => string, limit = LIST_LIMIT): SafeHtml {
+  const rows = items.slice(0, limit).map((item) => html`<li style="${S.li}">${text(item)}</li>`);
+  if (items.length > limit) rows.push(html`<li style="${S.li}">… and ${items.length - limit} more</li>`);
+  return html`<ul style="${UL}">${rows}</ul>`;
 }
 
-function cells(values: readonly string[], style = S.td): string {
-  return values.map((v) => `<td style="${style}">${esc(v)}</td>`).join('');
+function cells(values: readonly string[], style = S.td): SafeHtml[] {
+  return values.map((v) => html`<td style="${style}">${v}</td>`);
 }
 
 /** The book's store page on its marketplace, checked as an http(s) URL; none for an unknown store. */
@@ -66,140 +67,164 @@ function storeUrl(pair: { asin: string; marketplace: string }): string | undefin
 }
 
 /** A book's name linked to its store page (both escaped), or just the name. */
-function bookCell(name: string, url: string | undefined, style = S.td): string {
-  if (url === undefined) return cells([name], style);
-  return `<td style="${style}"><a href="${esc(url)}" style="color:#0969da;text-decoration:none">${esc(name)}</a></td>`;
+function bookCell(name: string, url: string | undefined, style = S.td): SafeHtml {
+  if (url === undefined) return html`${cells([name], style)}`;
+  return html`<td style="${style}"><a href="${url}" style="color:#0969da;text-decoration:none">${name}</a></td>`;
 }
 
 /** Labels left, figures right-aligned in their columns; labels found in `links` link to that page. */
-function tableHtml(table: SalesTable, links: ReadonlyMap<string, string | undefined> = new Map()): string {
-  const head = table.head
-    .map((h, i) => `<th style="${S.th}${i === 0 ? '' : ';text-align:right'}">${esc(h)}</th>`)
-    .join('');
+function tableHtml(table: SalesTable, links: ReadonlyMap<string, string | undefined> = new Map()): SafeHtml {
+  const head = table.head.map(
+    (h, i) => html`<th style="${S.th}${i === 0 ? '' : ';text-align:right'}">${h}</th>`,
+  );
   const rows = table.rows.map(
     ([label, ...figures]) =>
-      `<tr>${bookCell(label ?? '', links.get(label ?? ''))}${cells(figures, S.num)}</tr>`,
+      html`<tr>${bookCell(label ?? '', links.get(label ?? ''))}${cells(figures, S.num)}</tr>`,
   );
-  return `<table style="${S.table};margin-top:8px"><tr>${head}</tr>${rows.join('')}</table>`;
+  return html`<table style="${S.table};margin-top:8px"><tr>${head}</tr>${rows}</table>`;
 }
 
-function salesHtml(f: DigestFigures, charts: DigestCharts): string {
+function salesHtml(f: DigestFigures, charts: DigestCharts): SafeHtml {
   const s = f.sales;
-  if (s.status === 'off') return '';
-  let out = `<h2 style="${S.h2}">Sales — ${esc(f.dayLabel)}</h2>`;
+  if (s.status === 'off') return html``;
+  const out: SafeHtml[] = [html`<h2 style="${S.h2}">Sales — ${f.dayLabel}</h2>`];
   if (s.status === 'unavailable') {
-    return `${out}<p style="${S.warn}">Sales data unavailable (${esc(s.reason)}). No figures are shown rather than zeros.</p>`;
+    return html`${out}<p style="${S.warn}">Sales data unavailable (${s.reason}). No figures are shown rather than zeros.</p>`;
   }
   if (s.totals.length === 0)
-    out += `<p style="${S.warn}">No data: the API returned no sales figures for ${esc(s.dates[0] ?? '')} to ${esc(f.day)}.</p>`;
+    out.push(
+      html`<p style="${S.warn}">No data: the API returned no sales figures for ${s.dates[0] ?? ''} to ${f.day}.</p>`,
+    );
   // The headline totals first, one table per currency.
   for (const t of s.totals) {
-    out += tableHtml(salesTable(f.dayLabel, t.currency, t.yesterday, weekOf(t)));
-    out += img(charts.royalties.get(t.currency));
+    out.push(tableHtml(salesTable(f.dayLabel, t.currency, t.yesterday, weekOf(t))));
+    out.push(img(charts.royalties.get(t.currency)));
   }
   if (s.missingYesterday.length > 0) {
-    out += `<p style="${S.warn}">No data for ${esc(f.dayLabel)} (not 0 — the API returned no figures): ${esc(s.missingYesterday.map((p) => `${p.asin} ${p.marketplace}`).join(', '))}</p>`;
+    const missing = s.missingYesterday.map((p) => `${p.asin} ${p.marketplace}`).join(', ');
+    out.push(
+      html`<p style="${S.warn}">No data for ${f.dayLabel} (not 0 — the API returned no figures): ${missing}</p>`,
+    );
   }
   if (s.pairs.length > 0) {
     const pairs = s.pairs.map((p) => ({ ...p, name: pairName(p, p.title) }));
     const links = new Map(pairs.map((p) => [p.name, storeUrl(p)]));
-    out += `<p style="margin:12px 0 0 0"><b>By title</b></p>${tableHtml(titlesTable(f.dayLabel, pairs), links)}`;
+    out.push(
+      html`<p style="margin:12px 0 0 0"><b>By title</b></p>${tableHtml(titlesTable(f.dayLabel, pairs), links)}`,
+    );
   }
   if (s.movers.length > 0)
-    out += `<p style="margin:10px 0 0 0"><b>Sales movers</b> (vs the daily average of the 7 days before)</p>${list(s.movers, salesMoverText)}`;
+    out.push(
+      html`<p style="margin:10px 0 0 0"><b>Sales movers</b> (vs the daily average of the 7 days before)</p>${list(s.movers, salesMoverText)}`,
+    );
   if (s.revisions.length > 0) {
-    out += `<p style="margin:10px 0 0 0"><b>Revisions since the last digest</b><br>${esc(revisionSummary(s.revisionTotals))}</p>`;
-    out += list(s.revisions, revisionText, 30);
+    out.push(
+      html`<p style="margin:10px 0 0 0"><b>Revisions since the last digest</b><br>${revisionSummary(s.revisionTotals)}</p>`,
+    );
+    out.push(list(s.revisions, revisionText, 30));
   }
-  return out;
+  return html`${out}`;
 }
 
-function ranksHtml(f: DigestFigures, charts: DigestCharts): string {
-  let out = '';
+function ranksHtml(f: DigestFigures, charts: DigestCharts): SafeHtml {
+  const out: SafeHtml[] = [];
   if (f.bsr.books.length > 0) {
-    out += `<h2 style="${S.h2}">Best-seller rank</h2><p style="${S.muted}">Median of the local day vs the day before; charts: two days hourly, up is better.</p>`;
-    if (f.bsr.movers.length === 0) out += '<p>No BSR moves of ×1.25 or more.</p>';
+    out.push(
+      html`<h2 style="${S.h2}">Best-seller rank</h2><p style="${S.muted}">Median of the local day vs the day before; charts: two days hourly, up is better.</p>`,
+    );
+    if (f.bsr.movers.length === 0) out.push(html`<p>No BSR moves of ×1.25 or more.</p>`);
     else
-      out += list(
-        f.bsr.movers,
-        (l) =>
-          `${pairName(l, l.title)}: ${rank(l.dayBeforeMedian)} → ${rank(l.yesterdayMedian)} (${factor(l.change ?? 0)})`,
+      out.push(
+        list(
+          f.bsr.movers,
+          (l) =>
+            `${pairName(l, l.title)}: ${rank(l.dayBeforeMedian)} → ${rank(l.yesterdayMedian)} (${factor(l.change ?? 0)})`,
+        ),
       );
     const rows = f.bsr.books
       .filter((l) => charts.bsr.has(`${l.asin}|${l.marketplace}`))
       .map(
         (l) =>
-          `<tr>${bookCell(pairName(l, l.title), storeUrl(l))}${cells([rank(l.yesterdayMedian)])}<td style="${S.td}">${img(charts.bsr.get(`${l.asin}|${l.marketplace}`))}</td></tr>`,
+          html`<tr>${bookCell(pairName(l, l.title), storeUrl(l))}${cells([rank(l.yesterdayMedian)])}<td style="${S.td}">${img(charts.bsr.get(`${l.asin}|${l.marketplace}`))}</td></tr>`,
       );
-    if (rows.length > 0) out += `<table style="${S.table}">${rows.join('')}</table>`;
+    if (rows.length > 0) out.push(html`<table style="${S.table}">${rows}</table>`);
   }
   const k = f.keywords;
   if (k.tracked > 0) {
-    out += `<h2 style="${S.h2}">Keyword ranks</h2><p style="${S.muted}">${esc(plural(k.tracked, 'tracked keyword'))}, compared with the last digest.</p>`;
-    if (k.baseline) out += '<p>First digest: ranks recorded; moves are reported from the next digest on.</p>';
+    out.push(
+      html`<h2 style="${S.h2}">Keyword ranks</h2><p style="${S.muted}">${plural(k.tracked, 'tracked keyword')}, compared with the last digest.</p>`,
+    );
+    if (k.baseline)
+      out.push(html`<p>First digest: ranks recorded; moves are reported from the next digest on.</p>`);
     else if (k.movers.length + k.entered.length + k.left.length === 0)
-      out += '<p>No keyword moves worth reporting.</p>';
-    if (k.movers.length > 0)
-      out += `<p style="margin:6px 0 0 0"><b>Moved</b></p>${list(k.movers, keywordMoveText)}`;
-    if (k.entered.length > 0)
-      out += `<p style="margin:6px 0 0 0"><b>Now ranked</b></p>${list(k.entered, keywordMoveText, 5)}`;
-    if (k.left.length > 0)
-      out += `<p style="margin:6px 0 0 0"><b>No longer ranked</b></p>${list(k.left, keywordMoveText, 5)}`;
+      out.push(html`<p>No keyword moves worth reporting.</p>`);
+    const moves: [string, readonly KeywordMove[], number][] = [
+      ['Moved', k.movers, LIST_LIMIT],
+      ['Now ranked', k.entered, 5],
+      ['No longer ranked', k.left, 5],
+    ];
+    for (const [label, items, limit] of moves)
+      if (items.length > 0)
+        out.push(html`<p style="margin:6px 0 0 0"><b>${label}</b></p>${list(items, keywordMoveText, limit)}`);
   }
-  return out;
+  return html`${out}`;
 }
 
-function reviewsHtml(f: DigestFigures): string {
-  if (f.arc.length === 0) return '';
+function reviewsHtml(f: DigestFigures): SafeHtml {
+  if (f.arc.length === 0) return html``;
   const r = f.reviews;
   const since = r.since === 'last_digest' ? 'since the last digest' : `published ${f.dayLabel}`;
-  let out = `<h2 style="${S.h2}">New reviews ${esc(since)}: ${r.items.length}${r.items.length > 0 ? `, average ${esc(rating(r.averageRating))}` : ''}</h2>`;
+  const average = r.items.length > 0 ? `, average ${rating(r.averageRating)}` : '';
+  const out: SafeHtml[] = [html`<h2 style="${S.h2}">New reviews ${since}: ${r.items.length}${average}</h2>`];
   if (r.items.length > 0) {
-    out += list(r.items, (item) => {
-      const book = item.title === null ? item.asin : `“${item.title}” (${item.asin})`;
-      return `${stars(item.rating)} ${item.rating}/5 on ${item.platform} — ${book}, ${item.campaignId}, ${reviewWhen(item.publishedAt, f.timeZone)}`;
-    });
+    out.push(
+      list(r.items, (item) => {
+        const book = item.title === null ? item.asin : `“${item.title}” (${item.asin})`;
+        return `${stars(item.rating)} ${item.rating}/5 on ${item.platform} — ${book}, ${item.campaignId}, ${reviewWhen(item.publishedAt, f.timeZone)}`;
+      }),
+    );
   }
-  if (r.unpolled.length > 0) out += `<p style="${S.muted}">Not polled yet: ${esc(r.unpolled.join(', '))}</p>`;
-  const head = ['Campaign', 'Invited', 'Reviews', 'Rate', 'Average']
-    .map((h) => `<th style="${S.th}">${h}</th>`)
-    .join('');
+  if (r.unpolled.length > 0)
+    out.push(html`<p style="${S.muted}">Not polled yet: ${r.unpolled.join(', ')}</p>`);
+  const head = ['Campaign', 'Invited', 'Reviews', 'Rate', 'Average'].map(
+    (h) => html`<th style="${S.th}">${h}</th>`,
+  );
   const rows = f.arc.map((c) => {
     const name = c.asin === null ? c.campaignId : `${c.campaignId} (${c.asin})`;
-    return `<tr>${cells([name])}${cells(
-      [
-        c.invites === null ? 'not recorded' : String(c.invites),
-        c.reviews === null ? 'no data yet' : String(c.reviews),
-        c.invitesShort ? 'n/a¹' : c.ratePct === null ? '—' : `${Math.round(c.ratePct)}%`,
-        rating(c.averageRating),
-      ],
-      S.num,
-    )}</tr>`;
+    const figures = [
+      c.invites === null ? 'not recorded' : String(c.invites),
+      c.reviews === null ? 'no data yet' : String(c.reviews),
+      c.invitesShort ? 'n/a¹' : c.ratePct === null ? '—' : `${Math.round(c.ratePct)}%`,
+      rating(c.averageRating),
+    ];
+    return html`<tr>${cells([name])}${cells(figures, S.num)}</tr>`;
   });
   const short = f.arc.some((c) => c.invitesShort)
-    ? `<p style="${S.muted}">¹ More reviews than invites on record: some readers were invited outside shelfwatch, so no rate is given.</p>`
+    ? html`<p style="${S.muted}">¹ More reviews than invites on record: some readers were invited outside shelfwatch, so no rate is given.</p>`
     : '';
-  return `${out}<h2 style="${S.h2}">ARC campaigns: invites vs reviews</h2><table style="${S.table}"><tr>${head}</tr>${rows.join('')}</table>${short}`;
+  return html`${out}<h2 style="${S.h2}">ARC campaigns: invites vs reviews</h2><table style="${S.table}"><tr>${head}</tr>${rows}</table>${short}`;
 }
 
 /** The comps and sentiment sections: each book a list item, its details a nested list. */
-function bookSectionsHtml(f: DigestFigures): string {
-  let out = '';
+function bookSectionsHtml(f: DigestFigures): SafeHtml {
+  const out: SafeHtml[] = [];
   for (const section of [compSection(f.comps), sentimentSection(f.sentiment)]) {
     if (section === null) continue;
     const items = section.items.map(([line = '', ...details]) => {
       const nested = details.length === 0 ? '' : list(details, (d) => d, details.length);
-      return `<li style="${S.li}">${esc(line)}${nested}</li>`;
+      return html`<li style="${S.li}">${line}${nested}</li>`;
     });
-    out += `<h2 style="${S.h2}">${esc(section.heading)}</h2><ul style="margin:4px 0;padding-left:20px">${items.join('')}</ul>`;
+    out.push(html`<h2 style="${S.h2}">${section.heading}</h2><ul style="${UL}">${items}</ul>`);
   }
-  return out;
+  return html`${out}`;
 }
 
 export function renderHtml(f: DigestFigures, charts: DigestCharts, subject: string): string {
-  const quiet = f.quiet ? `<p style="${S.quiet}">${esc(QUIET_LINE)}</p>` : '';
+  const quiet = f.quiet ? html`<p style="${S.quiet}">${QUIET_LINE}</p>` : '';
   const silencedText = silencedLine(f);
-  const silenced = silencedText === null ? '' : `<p style="${S.muted}">${esc(silencedText)}</p>`;
-  const notes = FOOTNOTES.map((n) => `<p style="${S.muted};margin:4px 0">${esc(n)}</p>`).join('');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${esc(subject)}</title></head><body style="${S.body}"><div style="${S.card}"><h1 style="${S.h1}">Daily digest for ${esc(f.workspace)}</h1><p style="${S.muted};margin:0">${esc(`${f.dayLabel} ${f.day.slice(0, 4)} · ${f.timeZone}${dayNote(f)}`)}</p>${quiet}${salesHtml(f, charts)}${ranksHtml(f, charts)}${bookSectionsHtml(f)}${reviewsHtml(f)}${silenced}<hr style="border:0;border-top:1px solid #e7e5e4;margin:20px 0 8px 0">${notes}</div></body></html>`;
+  const silenced = silencedText === null ? '' : html`<p style="${S.muted}">${silencedText}</p>`;
+  const notes = FOOTNOTES.map((n) => html`<p style="${S.muted};margin:4px 0">${n}</p>`);
+  const when = `${f.dayLabel} ${f.day.slice(0, 4)} · ${f.timeZone}${dayNote(f)}`;
+  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${subject}</title></head><body style="${S.body}"><div style="${S.card}"><h1 style="${S.h1}">Daily digest for ${f.workspace}</h1><p style="${S.muted};margin:0">${when}</p>${quiet}${salesHtml(f, charts)}${ranksHtml(f, charts)}${bookSectionsHtml(f)}${reviewsHtml(f)}${silenced}<hr style="border:0;border-top:1px solid #e7e5e4;margin:20px 0 8px 0">${notes}</div></body></html>`
+    .value;
 }
