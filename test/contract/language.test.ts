@@ -60,6 +60,10 @@ describe('query parameters per endpoint', () => {
     ]);
     // The simulator reads them back.
     expect(contract.queries.rankings.incoming.get('from')?.read('1440')).toBe('2011-01-02T00:00:00Z');
+    // A value that is not a count goes on as sent (the simulator answers 400 to it, as the API would).
+    expect(contract.queries.rankings.incoming.get('from')?.read('2026-11-20T00:00:00Z')).toBe(
+      '2026-11-20T00:00:00Z',
+    );
   });
 });
 

@@ -58,7 +58,8 @@ function writer(r: Resolved): (value: string) => string {
 /** The simulator's side: the API's value back to ours (times as RFC 3339; `sales` wants dates). */
 function reader(r: Resolved): (value: string) => string {
   const unit = r.format === undefined ? undefined : UNIT_MS[r.format];
-  if (unit !== undefined) return (v) => isoFromMs(Number(v) * unit + r.epochMs);
+  // Not a count: passed on as sent, for the simulator to refuse as the API would (a 400, not a crash).
+  if (unit !== undefined) return (v) => (/^-?\d+$/.test(v) ? isoFromMs(Number(v) * unit + r.epochMs) : v);
   return (v) => v;
 }
 
