@@ -2,8 +2,8 @@
  * `shelfwatch init` reads the account's lists whole: a world with more books than one page of
  * `/v1/rankings` holds (100 series at most, 10 tracked keywords a book) and more ARC reviews than
  * one page of `/v1/arc/reviews`, in the default dialect (cursors), in dialect A (Link headers, read
- * loosely until the contract's edits are made) and in dialect B through its contract file given with
- * `--contract` (page numbers, which probe cannot tell from one answer). Every ASIN and campaign is in the written
+ * loosely until the contract's edits are made) and in dialect B, both through its contract file given with
+ * `--contract` and through probe's suggestion (page numbers, which probe reads from the body). Every ASIN and campaign is in the written
  * config, `validate` accepts it and init's offline plan covers it, and the requests init says it spent are those the
  * simulator answered.
  */
@@ -55,7 +55,7 @@ describe('shelfwatch init on an account longer than a page', { timeout: CLI_TEST
   it.each([
     ['default', undefined, []],
     ['dialect-a', allDialects().find((d) => d.name === 'dialect-a'), []],
-    // Page numbers, which one answer cannot reveal: read through the contract file the user wrote.
+    // Page numbers, read through the contract file the user wrote.
     ['dialect-b with --contract', dialectB, ['--contract', dialectB?.file ?? '']],
   ] as const)('%s: every book and campaign, every request counted', async (_name, dialect, extraArgs) => {
     const { file, outcome, requests, world } = await initAgainst(dialect, extraArgs);
@@ -90,15 +90,14 @@ describe('shelfwatch init on an account longer than a page', { timeout: CLI_TEST
     for (const book of world.books.slice(-2)) expect(outcome.stdout).toContain(`book/${book.asin}/`);
   });
 
-  it('dialect-b without its contract: a full page with no next page in sight is said, not passed over', async () => {
+  it('dialect-b without its contract: the page numbers its answers carry are followed to the last page', async () => {
+    // probe reads page numbers and totals from the body (meta.page, meta.total_pages), so the
+    // suggested contract walks the list: every book, where one page used to name 10 of 12.
     const { outcome, world } = await initAgainst(dialectB, []);
     expect(outcome.code).toBe(0);
-    expect(outcome.stdout).toContain(
-      "books: 1 page of GET /v1/rankings (the probe's answer, no more request)\n" +
-        '  the contract cannot read its items yet: the ASINs are the ASIN-shaped values of each item\n' +
-        '  a full page (100 items) and no next page the contract sees: if the list goes on by page numbers or offsets, set its pagination in the contract and run init --force --contract FILE\n',
-    );
-    expect(outcome.stdout).toMatch(new RegExp(`: ${BOOKS - 2} books,`));
+    expect(outcome.stdout).toContain('pagination: page numbers seen in the body');
+    expect(outcome.stdout).toMatch(/^books: 2 pages of GET \/v1\/rankings \(2 more requests\)$/m);
+    expect(outcome.stdout).toMatch(new RegExp(`: ${BOOKS} books,`));
     expect(world.books).toHaveLength(BOOKS);
   });
 });
