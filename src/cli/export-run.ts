@@ -12,6 +12,7 @@ import {
   encodeExport,
   exportNotice,
   exportRows,
+  keptMsOf,
 } from '../history/export.ts';
 import type { HistoryBook } from '../history/store.ts';
 import { silentLogger } from '../ops/logger.ts';
@@ -83,7 +84,7 @@ export async function runExport(tableText: string, flags: ExportFlags, io: CliIo
     alertLog: runtime.alertLog,
     alertRetentionMs: config.alertLog.retentionDays * DAY_MS,
   };
-  const kept = table === 'alerts' ? sources.alertRetentionMs : history.retentionMs;
+  const kept = keptMsOf(table, sources);
   const range = {
     fromMs: flags.from === undefined ? now - kept : parseDay('--from', flags.from, false),
     toMs: flags.to === undefined ? now : parseDay('--to', flags.to, true),

@@ -11,6 +11,7 @@ import {
   encodeExport,
   exportNotice,
   exportRows,
+  keptMsOf,
 } from '../history/export.ts';
 import type { RuleConfig } from '../rules/config.ts';
 import { appliesTo } from '../rules/scope.ts';
@@ -131,11 +132,7 @@ export function registerBookRoutes(
     if (table === undefined || format === undefined || sources === undefined)
       return notFound(reply, context(request), 'No such export.');
     const toMs = now();
-    const { fromMs } = rangeOf(
-      request.query.range,
-      toMs,
-      table === 'alerts' ? alertRetentionMs : historyRetentionMs,
-    );
+    const { fromMs } = rangeOf(request.query.range, toMs, keptMsOf(table, sources));
     const range = { fromMs, toMs };
     const notice = exportNotice(table, sources, range, toMs);
     const book =

@@ -167,9 +167,14 @@ export interface ExportRequest {
   range: ExportRange;
 }
 
+/** How far back a table's source keeps what it exports: the alert log's retention or the history's. */
+export function keptMsOf(table: ExportTable, sources: ExportSources): number {
+  return table === 'alerts' ? sources.alertRetentionMs : sources.history.retentionMs;
+}
+
 /** What the range asks for beyond what is kept, said in a sentence; undefined when it is all kept. */
 export function exportNotice(table: ExportTable, sources: ExportSources, range: ExportRange, nowMs: number) {
-  const kept = table === 'alerts' ? sources.alertRetentionMs : sources.history.retentionMs;
+  const kept = keptMsOf(table, sources);
   const keptFrom = nowMs - kept;
   if (range.fromMs >= keptFrom) return undefined;
   const what = table === 'alerts' ? 'the alert log keeps' : 'history is kept for';
