@@ -27,7 +27,7 @@ export const LAYERS = [
   ['config-kit'], // the config's field kit: fields, secrets, problems, interpolation
   ['channels'], // the Notifier contract, rendering, one file per channel and their registry
   ['config'], // the assembly: the whole config's schema (channels, routes, workspaces) and its loading
-  ['budget', 'silence'], // the request budget and planner; silences and mute windows
+  ['budget', 'silence', 'revisions'], // the request budget and planner; silences and mute windows; the config's revisions
   ['poll', 'deliver', 'arc'], // one poll; routing, grouping and sending; ARC invites
   ['digest'], // the daily digest
   ['jobs'], // queues, schedulers and the job wrappers

@@ -70,7 +70,7 @@ function nonEmpty(text: string | undefined): string | undefined {
 /** A config is a few kilobytes; far more is a wrong path (a log, a disk image), not a config. */
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
-function readText(file: string, shown: string): { text: string } | { problem: ConfigProblem } {
+export function readConfigText(file: string, shown: string): { text: string } | { problem: ConfigProblem } {
   const refuse = (message: string) => ({
     problem: { path: shown, message, hint: 'check the path given with --config or SHELFWATCH_CONFIG' },
   });
@@ -97,16 +97,16 @@ function readText(file: string, shown: string): { text: string } | { problem: Co
   }
 }
 
-/** `shown` is the path as the user wrote it, for messages; `file` is resolved. */
-function loadFile(file: string, shown: string, env: Env, given?: string): LoadConfigResult {
-  const source: ConfigSource = { kind: 'file', path: file };
-  const read = given === undefined ? readText(file, shown) : { text: given };
-  if ('problem' in read) return { ok: false, problems: [read.problem], source };
-  if (read.text.length > MAX_CONFIG_BYTES) {
-    return { ok: false, problems: [{ path: shown, message: 'expected a config of at most 1 MiB' }], source };
-  }
+/**
+ * A config's YAML text as plain values, before `${VAR}` and the schema: duplicate keys, syntax
+ * errors (with line and column) and alias bombs are problems. `shown` names the text in messages.
+ */
+export function parseYamlText(
+  text: string,
+  shown: string,
+): { ok: true; value: unknown } | { ok: false; problems: ConfigProblem[] } {
   const lines = new LineCounter();
-  const doc = parseDocument(read.text, {
+  const doc = parseDocument(text, {
     lineCounter: lines,
     prettyErrors: false,
     uniqueKeys: true,
@@ -121,7 +121,7 @@ function loadFile(file: string, shown: string, env: Env, given?: string): LoadCo
         hint: 'check indentation, quotes and the ":" after each key around that line',
       };
     });
-    return { ok: false, problems, source };
+    return { ok: false, problems };
   }
   let parsed: unknown;
   try {
@@ -137,16 +137,28 @@ function loadFile(file: string, shown: string, env: Env, given?: string): LoadCo
           hint: 'use fewer YAML aliases (*name); a config rarely needs any',
         },
       ],
-      source,
     };
   }
   if (parsed === null || parsed === undefined) {
     return {
       ok: false,
       problems: [{ path: shown, message: 'expected settings (at least "workspaces"), got an empty file' }],
-      source,
     };
   }
+  return { ok: true, value: parsed };
+}
+
+/** `shown` is the path as the user wrote it, for messages; `file` is resolved. */
+function loadFile(file: string, shown: string, env: Env, given?: string): LoadConfigResult {
+  const source: ConfigSource = { kind: 'file', path: file };
+  const read = given === undefined ? readConfigText(file, shown) : { text: given };
+  if ('problem' in read) return { ok: false, problems: [read.problem], source };
+  if (read.text.length > MAX_CONFIG_BYTES) {
+    return { ok: false, problems: [{ path: shown, message: 'expected a config of at most 1 MiB' }], source };
+  }
+  const yaml = parseYamlText(read.text, shown);
+  if (!yaml.ok) return { ok: false, problems: yaml.problems, source };
+  const parsed = yaml.value;
   const interpolated = interpolate(parsed, env);
   const checked = parseConfig(interpolated.value);
   if (checked.ok && interpolated.problems.length === 0) {
@@ -160,6 +172,38 @@ function loadFile(file: string, shown: string, env: Env, given?: string): LoadCo
     ? []
     : checked.problems.filter((p) => !interpolated.problemPaths.has(p.path));
   return { ok: false, problems: [...interpolated.problems, ...schemaProblems], source };
+}
+
+/**
+ * The paths in a raw document (an outbox's `dir`, a workspace's `api.contract`) made absolute from
+ * the file's folder, as `relativeToFile` does for a checked config: a stored revision is read by
+ * processes started anywhere. Everything else is returned as it was.
+ */
+export function anchorDocument(raw: unknown, file: string): unknown {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  const doc = raw as Record<string, unknown>;
+  const from = (value: unknown) =>
+    typeof value === 'string' && value !== '' && !value.includes('${')
+      ? resolve(dirname(file), value)
+      : value;
+  const items = (list: unknown, map: (item: Record<string, unknown>) => Record<string, unknown>) =>
+    Array.isArray(list)
+      ? list.map((item) =>
+          typeof item === 'object' && item !== null ? map(item as Record<string, unknown>) : item,
+        )
+      : list;
+  const out: Record<string, unknown> = { ...doc };
+  if ('channels' in doc)
+    out.channels = items(doc.channels, (c) =>
+      c.type === 'outbox' && 'dir' in c ? { ...c, dir: from(c.dir) } : c,
+    );
+  if ('workspaces' in doc)
+    out.workspaces = items(doc.workspaces, (ws) => {
+      const api = ws.api;
+      if (typeof api !== 'object' || api === null || !('contract' in api)) return ws;
+      return { ...ws, api: { ...api, contract: from((api as Record<string, unknown>).contract) } };
+    });
+  return out;
 }
 
 /** An outbox `dir: ./outbox` means next to the config file, wherever the process was started. */
