@@ -12,6 +12,8 @@ export interface OutgoingMessage {
   messageId: string;
   /** IANA zone the message shows times in (the channel's, else the workspaces'); UTC when absent. */
   timeZone?: string;
+  /** Locale of the dates shown (a person's, the channel's `locale`); en-GB when absent. */
+  locale?: string;
 }
 
 /**

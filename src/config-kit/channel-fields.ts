@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ALERT_KINDS, type AlertKind } from '../model/alert.ts';
 import { duration } from '../rules/config.ts';
-import { boolField, clockTimeField, idField, secretUrlField, timeZoneField } from './fields.ts';
+import { boolField, clockTimeField, idField, localeField, secretUrlField, timeZoneField } from './fields.ts';
 import { Secret } from './secret.ts';
 import { isLoopbackHost } from './transport-security.ts';
 
@@ -65,6 +65,9 @@ export const deliveryFields = {
   timeZone: timeZoneField.optional().meta({
     description:
       "Zone of the times in this channel's messages. Default: the workspaces' zone (UTC if they differ).",
+  }),
+  locale: localeField.optional().meta({
+    description: "Locale of the dates in this channel's messages, such as de-DE (Intl). Default: en-GB.",
   }),
 };
 

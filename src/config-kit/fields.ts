@@ -70,6 +70,22 @@ export const timeZoneField = z.string().refine(isTimeZone, {
   message: 'expected an IANA time zone such as "Europe/Berlin", "America/New_York" or "UTC"',
 });
 
+function isLocale(tag: string): boolean {
+  try {
+    // A well-formed tag Intl has data for: "de-DE" yes, "xx-QQ" (well-formed, no data) no.
+    return (
+      Intl.getCanonicalLocales(tag).length === 1 && Intl.NumberFormat.supportedLocalesOf(tag).length === 1
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** A BCP 47 locale for numbers and dates (`Intl`), such as "de-DE" or "en-US". */
+export const localeField = z.string().trim().refine(isLocale, {
+  message: 'expected a locale such as "en-US", "en-GB" or "de-DE"',
+});
+
 export const emailField = z.email({ error: 'expected an email address such as alerts@example.com' });
 
 function parseUrl(text: string): URL | undefined {

@@ -85,6 +85,7 @@ export function channelSettings(
       ...(channel.quietHours === undefined ? {} : { quietHours: channel.quietHours }),
       ...channelPace(channel),
       timeZone: channel.timeZone ?? defaultTimeZone,
+      ...(channel.locale === undefined ? {} : { locale: channel.locale }),
     });
   }
   return settings;

@@ -23,6 +23,8 @@ export interface ChannelSettings {
   paceKey: string;
   /** Zone of the times in this channel's messages (UTC when absent). */
   timeZone?: string;
+  /** Locale of the dates in this channel's messages (en-GB when absent). */
+  locale?: string;
 }
 
 export interface DeliveryDeps {
@@ -170,7 +172,16 @@ export async function processFlush(
         deps.logger.warn({ err: error, channel: data.channelId }, 'could not release the pacing slot'),
       );
   };
-  const flush = { data, jobId, now, signal, channel, paceKey: settings.paceKey, timeZone: settings.timeZone };
+  const flush = {
+    data,
+    jobId,
+    now,
+    signal,
+    channel,
+    paceKey: settings.paceKey,
+    timeZone: settings.timeZone,
+    locale: settings.locale,
+  };
   try {
     return await takeAndSend(deps, flush, {
       release,
@@ -195,6 +206,7 @@ async function takeAndSend(
     channel: Notifier;
     paceKey: string;
     timeZone: string | undefined;
+    locale: string | undefined;
   },
   pacing: { release: () => Promise<void>; sending: () => void },
 ): Promise<FlushResult> {
@@ -228,6 +240,7 @@ async function takeAndSend(
         hideLowStarText: data.hideLowStarText,
         messageId,
         ...(flush.timeZone === undefined ? {} : { timeZone: flush.timeZone }),
+        ...(flush.locale === undefined ? {} : { locale: flush.locale }),
       },
       signal,
     );

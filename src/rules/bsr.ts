@@ -270,11 +270,11 @@ const bookRows = ({ facts: f }: BsrAlert, add: (label: string, value: string | u
   add('Category', text(f.category));
   add('Rank', `${rankOf(f.before)} → ${rankOf(f.after)}`);
 };
-const rankRows = (alert: { facts: BsrRankFacts }, timeZone: string): FactRow[] =>
+const rankRows = (alert: { facts: BsrRankFacts }, timeZone: string, locale?: string): FactRow[] =>
   rows((add) => {
     bookRows(alert, add);
     add('Low point', lowPointText(alert.facts));
-    add('Down', downSpanText(alert.facts.downForMs, alert.facts.firedAt, timeZone));
+    add('Down', downSpanText(alert.facts.downForMs, alert.facts.firedAt, timeZone, locale));
   });
 const emailBsr = ({ facts: f }: BsrAlert): FactRow[] =>
   emailRows(
@@ -294,11 +294,11 @@ export const bsrKinds = {
     label: 'Best-seller rank recovered',
     noun: ['best-seller rank recovery', 'best-seller rank recoveries'],
     rows: rankRows,
-    emailRows: (alert, zone) => [
+    emailRows: (alert, zone, locale) => [
       ...emailBsr(alert),
       ...emailRows(
         ['Low point', lowPointText(alert.facts) ?? '—'],
-        ['Down', downSpanText(alert.facts.downForMs, alert.facts.firedAt, zone) ?? '—'],
+        ['Down', downSpanText(alert.facts.downForMs, alert.facts.firedAt, zone, locale) ?? '—'],
       ),
     ],
   },
@@ -311,14 +311,17 @@ export const bsrKinds = {
   bsr_restored: {
     label: 'Best-seller rank restored',
     noun: ['best-seller rank restored', 'best-seller ranks restored'],
-    rows: (alert, zone) =>
+    rows: (alert, zone, locale) =>
       rows((add) => {
         bookRows(alert, add);
-        add('Removed', downSpanText(alert.facts.downForMs, alert.facts.removedAt, zone));
+        add('Removed', downSpanText(alert.facts.downForMs, alert.facts.removedAt, zone, locale));
       }),
-    emailRows: (alert, zone) => [
+    emailRows: (alert, zone, locale) => [
       ...emailBsr(alert),
-      ...emailRows(['Removed', downSpanText(alert.facts.downForMs, alert.facts.removedAt, zone) ?? '—']),
+      ...emailRows([
+        'Removed',
+        downSpanText(alert.facts.downForMs, alert.facts.removedAt, zone, locale) ?? '—',
+      ]),
     ],
   },
 } satisfies FamilyParts<'bsr_worsened' | 'bsr_recovered' | 'bsr_removed' | 'bsr_restored'>;

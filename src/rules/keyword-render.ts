@@ -48,7 +48,11 @@ export function triggerText(facts: KeywordRankFacts): string | undefined {
   return known.length === 0 ? undefined : known.join(', ');
 }
 
-export function keywordRows({ status, facts: f }: KeywordAlert, timeZone: string): FactRow[] {
+export function keywordRows(
+  { status, facts: f }: KeywordAlert,
+  timeZone: string,
+  locale?: string,
+): FactRow[] {
   return rows((add) => {
     add('Keyword', text(f.keyword));
     // "#4 → #4" would read as no change: a recovery names the rank it came back to and the one before the drop.
@@ -56,7 +60,7 @@ export function keywordRows({ status, facts: f }: KeywordAlert, timeZone: string
     else add('Rank', `${rankOf(f.before)} → ${rankOf(f.after)}`);
     add('Why', triggerText(f));
     add('Low point', lowPointText(f));
-    add('Down', downSpanText(f.downForMs, f.firedAt, timeZone));
+    add('Down', downSpanText(f.downForMs, f.firedAt, timeZone, locale));
   });
 }
 
@@ -69,12 +73,16 @@ export function keywordDropEmailRows({ facts: f }: KeywordAlert): FactRow[] {
   );
 }
 
-export function keywordRecoveredEmailRows({ facts: f }: KeywordAlert, timeZone: string): FactRow[] {
+export function keywordRecoveredEmailRows(
+  { facts: f }: KeywordAlert,
+  timeZone: string,
+  locale?: string,
+): FactRow[] {
   return emailRows(
     ['Keyword', show(f.keyword)],
     // "#2 → #3" would read as a fall: a recovery names the rank it is back at and the one before the drop.
     ['Rank', `${emailRank(f.after)} (before the drop: ${emailRank(f.before)})`],
     ['Low point', lowPointText(f) ?? '—'],
-    ['Down', downSpanText(f.downForMs, f.firedAt, timeZone) ?? '—'],
+    ['Down', downSpanText(f.downForMs, f.firedAt, timeZone, locale) ?? '—'],
   );
 }

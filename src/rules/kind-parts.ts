@@ -24,9 +24,9 @@ export interface KindParts<K extends AlertKind> {
   /** One and many, for a subject that counts kinds: `new review`, `new reviews`. */
   noun: readonly [one: string, many: string];
   /** Details beyond the title for chat channels (Slack, Discord, Teams, Telegram, ntfy, plain text). */
-  rows(alert: AlertOf<K>, timeZone: string): FactRow[];
+  rows(alert: AlertOf<K>, timeZone: string, locale?: string): FactRow[];
   /** The rows an email shows (every one, a dash for a missing fact). */
-  emailRows(alert: AlertOf<K>, timeZone: string): FactRow[];
+  emailRows(alert: AlertOf<K>, timeZone: string, locale?: string): FactRow[];
   /** Kinds about one review: its facts, whose text each renderer shows (and may hide as low-star). */
   review?: (alert: AlertOf<K>) => ReviewFacts;
   /** What the alert's `series` is, when the kind has one (default: ranks, taller = better). */
@@ -79,10 +79,11 @@ export function downSpanText(
   downForMs: number | undefined,
   startMs: number | null | undefined,
   timeZone: string,
+  locale?: string,
 ): string | undefined {
   const lasted = num(downForMs);
   if (lasted === undefined) return undefined;
-  const since = localTime(startMs, timeZone);
+  const since = localTime(startMs, timeZone, locale);
   return `${since === undefined ? '' : `from ${since} `}for ${spokenDuration(lasted)}`;
 }
 
@@ -114,7 +115,8 @@ export const emailMoney = (v: unknown, currency: unknown): string =>
   typeof v === 'number' && typeof currency === 'string' ? `${formatMinor(v, currency)} ${currency}` : '—';
 export const change = (before: string, after: string): string => `${before} → ${after}`;
 /** In the message's zone, with the zone shown (a bare epoch read "1,795,603,415,000"). */
-export const time = (ms: unknown, timeZone: string): string => localTime(ms, timeZone) ?? '—';
+export const time = (ms: unknown, timeZone: string, locale?: string): string =>
+  localTime(ms, timeZone, locale) ?? '—';
 export const showStars = (rating: unknown): string =>
   typeof rating === 'number' ? `${stars(rating)} (${show(rating)}/5)` : show(rating);
 /** Provisional figures in words: "yes" under "Provisional" read like a setting. */

@@ -209,15 +209,19 @@ export function evaluateReviewCountDown(
   });
 }
 
-const reviewRows = ({ facts: f }: { facts: ReviewFacts }, timeZone: string): FactRow[] =>
-  rows((add) => add('Published', localTime(f.publishedAt, timeZone)));
-const reviewEmailRows = ({ facts: f }: { facts: ReviewFacts }, timeZone: string): FactRow[] =>
+const reviewRows = ({ facts: f }: { facts: ReviewFacts }, timeZone: string, locale?: string): FactRow[] =>
+  rows((add) => add('Published', localTime(f.publishedAt, timeZone, locale)));
+const reviewEmailRows = (
+  { facts: f }: { facts: ReviewFacts },
+  timeZone: string,
+  locale?: string,
+): FactRow[] =>
   emailRows(
     ['Rating', showStars(f.rating)],
     ['Platform', show(f.platform)],
     ['Reviewer', show(f.reviewer)],
     ['Campaign', show(f.campaignId)],
-    ['Published', time(f.publishedAt, timeZone)],
+    ['Published', time(f.publishedAt, timeZone, locale)],
   );
 const theReview = ({ facts }: { facts: ReviewFacts }): ReviewFacts => facts;
 
@@ -241,9 +245,9 @@ export const reviewKinds = {
     label: 'Review restored',
     noun: ['restored review', 'restored reviews'],
     rows: reviewRows,
-    emailRows: (alert, zone) => [
-      ...reviewEmailRows(alert, zone),
-      ...emailRows(['Removed', time(alert.facts.removedAt, zone)]),
+    emailRows: (alert, zone, locale) => [
+      ...reviewEmailRows(alert, zone, locale),
+      ...emailRows(['Removed', time(alert.facts.removedAt, zone, locale)]),
     ],
     review: theReview,
   },

@@ -275,27 +275,27 @@ export const sourceHealthKinds = {
   source_health: {
     label: 'Polling is failing',
     noun: ['polling failure', 'polling failures'],
-    rows: ({ facts: f }, zone) =>
+    rows: ({ facts: f }, zone, locale) =>
       rows((add) => {
         add('Target', text(f.targetId));
         add('Failed polls', count(f.failures));
         add('Last error', text(f.lastError));
         add('Paused because', text(f.pauseReason));
-        add('Paused until', localTime(f.pausedUntil, zone));
+        add('Paused until', localTime(f.pausedUntil, zone, locale));
       }),
     // A pause of the whole workspace has no target or streak to show.
-    emailRows: (alert, zone) => {
+    emailRows: (alert, zone, locale) => {
       const f = alert.facts;
       return workspaceWide(alert)
         ? emailRows(
             ['Paused because', show(f.pauseReason)],
-            ['Since', time(f.since, zone)],
-            ['Paused until', time(f.pausedUntil, zone)],
+            ['Since', time(f.since, zone, locale)],
+            ['Paused until', time(f.pausedUntil, zone, locale)],
           )
         : emailRows(
             ['Target', show(f.targetId)],
             ['Failures in a row', show(f.failures)],
-            ['Since', time(f.since, zone)],
+            ['Since', time(f.since, zone, locale)],
             ['Last error', show(f.lastError)],
           );
     },
@@ -303,12 +303,12 @@ export const sourceHealthKinds = {
   source_recovered: {
     label: 'Polling works again',
     noun: ['polling recovery', 'polling recoveries'],
-    rows: (alert, zone) => {
+    rows: (alert, zone, locale) => {
       const f = alert.facts;
       if (isSample(alert))
         return rows((add) => {
           add('Channel', text(f.channel));
-          add('Sent', localTime(alert.observedAt, zone));
+          add('Sent', localTime(alert.observedAt, zone, locale));
         });
       return rows((add) => {
         add('Target', text(f.targetId));
@@ -317,15 +317,15 @@ export const sourceHealthKinds = {
         add('Down for', num(f.downForMs) === undefined ? undefined : formatDuration(num(f.downForMs) ?? 0));
       });
     },
-    emailRows: (alert, zone) => {
+    emailRows: (alert, zone, locale) => {
       const f = alert.facts;
       if (isSample(alert)) return emailRows(['Channel', show(f.channel)]);
       if (workspaceWide(alert))
-        return emailRows(['Paused because', show(f.pauseReason)], ['Since', time(f.since, zone)]);
+        return emailRows(['Paused because', show(f.pauseReason)], ['Since', time(f.since, zone, locale)]);
       return emailRows(
         ['Target', show(f.targetId)],
         ['Failed polls', show(f.failedPolls)],
-        ['Down since', time(f.since, zone)],
+        ['Down since', time(f.since, zone, locale)],
       );
     },
   },

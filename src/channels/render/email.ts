@@ -79,7 +79,7 @@ interface AlertView {
   links: Link[];
 }
 
-function view(alert: Alert, hideLowStarText: boolean, timeZone: string): AlertView {
+function view(alert: Alert, hideLowStarText: boolean, timeZone: string, locale?: string): AlertView {
   const f = alert.facts;
   const parts = partsOf(alert.kind);
   const rows: Row[] = [];
@@ -92,8 +92,8 @@ function view(alert: Alert, hideLowStarText: boolean, timeZone: string): AlertVi
   const marketplace = ('marketplace' in f ? f.marketplace : undefined) ?? alert.subject.marketplace;
   if (typeof asin === 'string')
     add('ASIN', typeof marketplace === 'string' ? `${asin} (${marketplace})` : asin);
-  for (const row of parts.emailRows(alert, timeZone)) add(row.label, row.value);
-  add('Observed', time(alert.observedAt, timeZone));
+  for (const row of parts.emailRows(alert, timeZone, locale)) add(row.label, row.value);
+  add('Observed', time(alert.observedAt, timeZone, locale));
   const snooze = snoozeCommand(alert);
   if (snooze !== undefined) add('Snooze', snooze);
   const links: Link[] = [];
@@ -191,7 +191,9 @@ export function renderAlertEmail(
   const listed = message.alerts.slice(0, MAX_LISTED_ALERTS);
   const more =
     message.alerts.length - listed.length + Math.max(0, message.totalCount - message.alerts.length);
-  const views = listed.map((alert) => view(alert, message.hideLowStarText, message.timeZone ?? 'UTC'));
+  const views = listed.map((alert) =>
+    view(alert, message.hideLowStarText, message.timeZone ?? 'UTC', message.locale),
+  );
   const moreLine = more > 0 ? `…and ${more} more ${more === 1 ? 'alert' : 'alerts'}.` : '';
   const footer = `Sent by shelfwatch from ${opts.from} to ${opts.to.join(', ')}.`;
   const why = whyLines(message.alerts, opts.channelId);

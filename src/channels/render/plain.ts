@@ -68,6 +68,8 @@ export interface PlainOptions {
   bodyChars: number;
   /** Zone of the times shown (the message's `timeZone`; UTC when absent). */
   timeZone?: string | undefined;
+  /** Locale of the dates shown (the message's `locale`; en-GB when absent). */
+  locale?: string | undefined;
 }
 
 const FACT_CHARS = 300;
@@ -115,7 +117,7 @@ export function renderPlainAlert(alert: Alert, markup: Markup, options: PlainOpt
         push(markup.bold(cut(review.title, Math.min(room, REVIEW_TITLE_CHARS))));
     }
   }
-  for (const row of factRows(alert, options.timeZone)) {
+  for (const row of factRows(alert, options.timeZone, options.locale)) {
     push(
       `${markup.bold(cut(row.label, 60))}: ${cut(row.value, Math.min(room - row.label.length - 8, FACT_CHARS))}`,
     );
@@ -204,6 +206,7 @@ export function fitPlainAlerts<T>(
     detailChars: fit.detailChars[room],
     bodyChars: fit.bodyChars[room],
     timeZone: message.timeZone,
+    locale: message.locale,
   };
   const shown: T[] = [];
   let used = 0;

@@ -128,6 +128,8 @@ export interface AlertTextOptions {
   bodyChars: number;
   /** Zone of the times shown (UTC when absent). */
   timeZone?: string | undefined;
+  /** Locale of the dates shown (en-GB when absent). */
+  locale?: string | undefined;
 }
 
 /** One alert's section text (mrkdwn), at most `max` characters once escaped. */
@@ -164,7 +166,7 @@ export function renderAlertText(alert: Alert, max: number, options: AlertTextOpt
       if (body !== undefined) add(3, 9, (b) => quoteLines(body, Math.min(b, options.bodyChars)));
     }
   }
-  for (const row of factRows(alert, options.timeZone)) {
+  for (const row of factRows(alert, options.timeZone, options.locale)) {
     add(4, 3, (b) => framed(`*${escapeMrkdwn(row.label)}:* `, row.value, '', b, FACT_CHARS));
   }
   const spark = sparklineFor(alert);
@@ -227,6 +229,7 @@ export function renderSlackMessage(message: OutgoingMessage): SlackMessage {
       hideLowStar: message.hideLowStarText,
       bodyChars,
       timeZone: message.timeZone,
+      locale: message.locale,
     });
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text } });
     total += text.length;

@@ -83,7 +83,7 @@ export { num, text } from '../../rules/kind-parts.ts';
 export type { FactRow } from '../../rules/kinds.ts';
 export { amazonDomain, bookUrl } from './amazon.ts';
 
-/** Details beyond the title, per kind (the kind's parts), times in `timeZone`. Review text is not here: see `reviewOf`. */
-export function factRows(alert: Alert, timeZone = 'UTC'): FactRow[] {
-  return partsOf(alert.kind).rows(alert, timeZone);
+/** Details beyond the title, per kind (the kind's parts), times in `timeZone` and `locale`. Review text is not here: see `reviewOf`. */
+export function factRows(alert: Alert, timeZone = 'UTC', locale?: string): FactRow[] {
+  return partsOf(alert.kind).rows(alert, timeZone, locale);
 }
