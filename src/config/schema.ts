@@ -6,11 +6,12 @@
  */
 import { z } from 'zod';
 import { boolField, intField, urlField } from '../config-kit/fields.ts';
-import { suggest } from '../config-kit/suggest.ts';
 import { defaultRules, duration, rulesSchema } from '../rules/config.ts';
 import { channelSchema, DEFAULT_CHANNELS, digestSchema, routeSchema } from './channels.ts';
 import { alertLogSchema, consoleSchema } from './console.ts';
 import { muteWindowSchema } from './mute-windows.ts';
+import { checkPeople, peopleSchema, resolvePeople } from './people.ts';
+import { checkReference, checkUnique, recordAt, stringsAt } from './references.ts';
 import { checkShards, type ShardsConfig, shardsSchema } from './shards.ts';
 import { type WorkspaceConfig, workspaceSchema } from './workspace.ts';
 
@@ -118,56 +119,12 @@ const baseSchema = z.strictObject({
     .meta({ description: 'Rank, BSR and sales history kept for charts and export: hourly, then daily.' }),
   console: consoleSchema.prefault({}).meta({ description: 'The web console (`shelfwatch console`).' }),
   alertLog: alertLogSchema.prefault({}).meta({ description: 'The log of alerts the console shows.' }),
+  people: peopleSchema
+    .prefault({})
+    .meta({ description: 'People: their own alerts, digest and console sign-in (docs/people.md).' }),
 });
 
 type Ctx = z.RefinementCtx<z.output<typeof baseSchema>>;
-
-/** Reads `list[i][key]` of a value that may be only partly valid (the check runs on invalid input too). */
-function stringsAt(list: unknown, key: string): (string | undefined)[] {
-  if (!Array.isArray(list)) return [];
-  return list.map((item: unknown) => {
-    const value =
-      typeof item === 'object' && item !== null ? (item as Record<string, unknown>)[key] : undefined;
-    return typeof value === 'string' ? value : undefined;
-  });
-}
-
-function checkUnique(ids: (string | undefined)[], path: string, what: string, ctx: Ctx): void {
-  const first = new Map<string, number>();
-  ids.forEach((id, index) => {
-    if (id === undefined) return;
-    const earlier = first.get(id);
-    if (earlier === undefined) first.set(id, index);
-    else {
-      ctx.addIssue({
-        code: 'custom',
-        path: [path, index, 'id'],
-        message: `expected a unique ${what} id, got "${id}" again (first at ${path}[${earlier}])`,
-        params: { hint: `give each ${what} its own id` },
-      });
-    }
-  });
-}
-
-function checkReference(
-  value: unknown,
-  known: readonly string[],
-  path: (string | number)[],
-  what: string,
-  ctx: Ctx,
-) {
-  if (typeof value !== 'string' || known.includes(value)) return;
-  const close = suggest(value, known);
-  ctx.addIssue({
-    code: 'custom',
-    path,
-    message: `expected the id of a configured ${what}, got "${value}"`,
-    params: {
-      hint:
-        close === undefined ? `known ${what}s: ${known.join(', ') || 'none'}` : `did you mean "${close}"?`,
-    },
-  });
-}
 
 /**
  * Cross-references between sections. It runs even when other parts are invalid (`when`), so one
@@ -178,8 +135,8 @@ function crossCheck(config: z.output<typeof baseSchema>, ctx: Ctx): void {
   const raw = config as unknown as Record<string, unknown>;
   const workspaceIds = stringsAt(raw.workspaces, 'id');
   const channelIds = stringsAt(raw.channels ?? DEFAULT_CHANNELS, 'id');
-  checkUnique(workspaceIds, 'workspaces', 'workspace', ctx);
-  checkUnique(channelIds, 'channels', 'channel', ctx);
+  checkUnique(workspaceIds, ['workspaces'], 'workspace', ctx);
+  checkUnique(channelIds, ['channels'], 'channel', ctx);
   const knownWorkspaces = workspaceIds.filter((id) => id !== undefined);
   const knownChannels = channelIds.filter((id) => id !== undefined);
   const redis = (raw.redis ?? {}) as { prefix?: unknown; shards?: Partial<ShardsConfig> };
@@ -228,6 +185,8 @@ function crossCheck(config: z.output<typeof baseSchema>, ctx: Ctx): void {
     );
   });
 
+  checkPeople({ ...raw, channels: raw.channels ?? DEFAULT_CHANNELS }, ctx);
+
   const digest = (raw.digest ?? {}) as Record<string, unknown>;
   const recipients = Array.isArray(digest.recipients) ? (digest.recipients as unknown[]) : [];
   stringsAt(recipients, 'workspace').forEach((id, index) => {
@@ -236,7 +195,15 @@ function crossCheck(config: z.output<typeof baseSchema>, ctx: Ctx): void {
   stringsAt(recipients, 'channel').forEach((id, index) => {
     checkReference(id, knownChannels, ['digest', 'recipients', index, 'channel'], 'channel', ctx);
   });
-  if (digest.enabled === true && Array.isArray(digest.recipients) && recipients.length === 0) {
+  const peopleDigest = (
+    Array.isArray(recordAt(raw.people).subscriptions) ? (recordAt(raw.people).subscriptions as unknown[]) : []
+  ).some((sub) => recordAt(sub).digest === true);
+  if (
+    digest.enabled === true &&
+    Array.isArray(digest.recipients) &&
+    recipients.length === 0 &&
+    !peopleDigest
+  ) {
     ctx.addIssue({
       code: 'custom',
       path: ['digest', 'recipients'],
@@ -246,11 +213,28 @@ function crossCheck(config: z.output<typeof baseSchema>, ctx: Ctx): void {
   }
 }
 
-/** Fills what depends on other sections: the catch-all route, recipients' time zones. */
+/** Fills what depends on other sections: the catch-all route, recipients' time zones, people's channels. */
 function resolve(config: z.output<typeof baseSchema>) {
   const zoneOf = new Map(config.workspaces.map((ws) => [ws.id, ws.timeZone]));
+  const zones = new Set(zoneOf.values());
+  const [onlyZone] = zones;
+  const people = resolvePeople(
+    config.people,
+    config.channels,
+    zones.size === 1 ? (onlyZone ?? 'UTC') : 'UTC',
+  );
+  const personRecipients = people.recipients.flatMap(({ workspace, channel, timeZone }) =>
+    (workspace === undefined ? [...zoneOf.keys()] : [workspace]).map((ws) => ({
+      workspace: ws,
+      channel,
+      timeZone,
+    })),
+  );
   return {
     ...config,
+    // People's channels come after the catch-all route is made: it is the team's, not theirs.
+    channels: [...config.channels, ...people.channels],
+    people: people.people,
     routes: config.routes ?? [
       {
         match: {},
@@ -261,10 +245,14 @@ function resolve(config: z.output<typeof baseSchema>) {
     ],
     digest: {
       ...config.digest,
-      recipients: config.digest.recipients.map((recipient) => ({
-        ...recipient,
-        timeZone: recipient.timeZone ?? zoneOf.get(recipient.workspace) ?? 'UTC',
-      })),
+      enabled: config.digest.enabled || personRecipients.length > 0,
+      recipients: [
+        ...config.digest.recipients.map((recipient) => ({
+          ...recipient,
+          timeZone: recipient.timeZone ?? zoneOf.get(recipient.workspace) ?? 'UTC',
+        })),
+        ...personRecipients,
+      ],
     },
   };
 }
@@ -274,6 +262,7 @@ export const configSchema = baseSchema.superRefine(crossCheck, { when: () => tru
 export type ShelfwatchConfig = z.output<typeof configSchema>;
 export type ShelfwatchConfigInput = z.input<typeof configSchema>;
 export type { ChannelConfig, EmailChannelConfig, RouteConfig, SlackChannelConfig } from './channels.ts';
+export type { Person, ResolvedPeople, Role } from './people.ts';
 export type { BookConfig, KeywordSelection, Plan, WorkspaceConfig } from './workspace.ts';
 
 /** A workspace id that is not in the config: a caller's mistake, never retried. */

@@ -1,11 +1,13 @@
 import type { RouteConfig, ShelfwatchConfig } from '../config/schema.ts';
 import type { Alert } from '../model/alert.ts';
 import type { RouteTarget } from './enqueue.ts';
+import { createPeopleRouter } from './people-routing.ts';
 
 /**
  * Picks the channels an alert is pushed to: the union of every matching route's channels. Routes
  * marked `digestOnly` push nothing (their alerts wait for the digest). A route matches when every
- * condition it names holds; one with no conditions matches all.
+ * condition it names holds; one with no conditions matches all. People's subscriptions add their
+ * own channels (people-routing.ts).
  */
 export function createRouter(config: ShelfwatchConfig): (alert: Alert) => RouteTarget[] {
   const authorOf = new Map<string, string>();
@@ -26,6 +28,7 @@ export function createRouter(config: ShelfwatchConfig): (alert: Alert) => RouteT
     }
     return true;
   };
+  const toPeople = createPeopleRouter(config);
   return (alert) => {
     // A channel reached by several routes hides low-star text if any of them asks to.
     const hideByChannel = new Map<string, boolean>();
@@ -35,6 +38,8 @@ export function createRouter(config: ShelfwatchConfig): (alert: Alert) => RouteT
         hideByChannel.set(channel, (hideByChannel.get(channel) ?? false) || route.hideLowStarText);
       }
     }
+    for (const { channelId } of toPeople(alert))
+      if (!hideByChannel.has(channelId)) hideByChannel.set(channelId, false);
     return [...hideByChannel].map(([channelId, hideLowStarText]) => ({ channelId, hideLowStarText }));
   };
 }

@@ -102,7 +102,7 @@ const cases: Case[] = [
     change: (raw) => Object.assign(raw, { zzz: 1 }),
     path: 'zzz',
     message: 'unknown key "zzz"',
-    hint: 'known keys: redis, workspaces, rules, channels, routes, digest, server, workers, muteWindows, history, console, alertLog',
+    hint: 'known keys: redis, workspaces, rules, channels, routes, digest, server, workers, muteWindows, history, console, alertLog, people',
   },
   {
     name: 'a group window for an unknown alert kind',

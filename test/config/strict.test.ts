@@ -37,6 +37,7 @@ const LEAVES = new Set([
   'custom',
   'null',
   'undefined',
+  'unknown',
 ]);
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'catch', 'readonly', 'nonoptional']);
 

@@ -54,6 +54,8 @@ export async function startScenario(options: {
   prefix: string;
   channels: unknown[];
   recipients: unknown[];
+  /** The config's `people:` section (people with a digest subscription are recipients too). */
+  people?: unknown;
   smtp?: Pick<SmtpPool, 'sendMail'>;
 }): Promise<Scenario> {
   const sim = await startSimulator({
@@ -93,6 +95,7 @@ export async function startScenario(options: {
     ],
     channels: options.channels,
     digest: { time: '08:00', recipients: options.recipients },
+    ...(options.people === undefined ? {} : { people: options.people }),
   });
   const harness = createHarness({ sim, redis: options.redis, prefix: options.prefix, config });
   const deps: DigestDeps = {
