@@ -19,6 +19,9 @@ import { type SilenceView, silenceViews } from '../silence/view.ts';
 import type { SnapshotStore, TargetHealth } from '../snapshot/store.ts';
 import { type Clock, clockTimeOfReal } from '../util/clock.ts';
 import { DAY_MS } from '../util/time-units.ts';
+import type { RedisConnection } from './redis-connection.ts';
+import { type ShardReach, shardReachability } from './shard-health.ts';
+import type { ShardParts } from './shard-parts.ts';
 
 /**
  * What the status reads, all of it in Redis: the process's runtime (src/app/runtime.ts) has these
@@ -34,7 +37,10 @@ export interface StatusSources {
   deliverQueue: Queue<DeliverQueueData>;
   channelHealth: ChannelHealth;
   silences: SilenceStore;
-  plans(): Promise<Map<string, Plan>>;
+  /** Asked whether each shard's node answers (with more than one shard) before anything is read. */
+  redis: RedisConnection;
+  shards: readonly Pick<ShardParts, 'index' | 'prefix' | 'workspaces' | 'pollQueue' | 'deliverQueue'>[];
+  plans(workspaces?: readonly string[]): Promise<Map<string, Plan>>;
   /** When Redis was last found to have lost shelfwatch's state (state-loss.ts), or null. */
   stateLostAt(): Promise<number | null>;
 }
@@ -89,6 +95,13 @@ export interface StatusReport {
   /** When a process last found that Redis had lost shelfwatch's state; null when none is recorded. */
   stateLostAtMs: number | null;
   workspaces: WorkspaceStatus[];
+  /**
+   * Each shard and whether its Redis node answers (one entry with one shard). The workspaces of a
+   * shard that does not answer are in `waiting`, not in `workspaces`; with the home shard (0) down,
+   * channels and silences (kept there) are not read and show empty.
+   */
+  shards: ShardReach[];
+  waiting: { workspace: string; shard: number; prefix: string; error: string | null }[];
   channels: ChannelStatus[];
   deadLetters: number;
   /** Jobs per state in each queue. */
@@ -117,11 +130,15 @@ async function silenceStatus(runtime: StatusSources, now: number): Promise<Statu
   };
 }
 
+type StatusShard = StatusSources['shards'][number];
+
 async function nextPolls(
   runtime: StatusSources,
+  shards: readonly StatusShard[],
 ): Promise<Map<string, { nextMs: number | null; everyMs: number | null }>> {
   const byTarget = new Map<string, { nextMs: number | null; everyMs: number | null }>();
-  for (const scheduler of await runtime.pollQueue.getJobSchedulers(0, -1)) {
+  const lists = await Promise.all(shards.map((shard) => shard.pollQueue.getJobSchedulers(0, -1)));
+  for (const scheduler of lists.flat()) {
     const data = scheduler.template?.data;
     if (data === undefined) continue;
     byTarget.set(`${data.workspace}\u0000${data.targetId}`, {
@@ -133,18 +150,58 @@ async function nextPolls(
   return byTarget;
 }
 
+/** Job counts of every shard's queue, added up. */
+async function jobCounts(queues: readonly Queue[]): Promise<Record<string, number>> {
+  const all = await Promise.all(queues.map((queue) => queue.getJobCounts(...COUNTED)));
+  const sum: Record<string, number> = {};
+  for (const counts of all)
+    for (const [state, n] of Object.entries(counts)) sum[state] = (sum[state] ?? 0) + n;
+  return sum;
+}
+
+async function deadLettersOf(shards: readonly StatusShard[]): Promise<Map<string, number>> {
+  const sum = new Map<string, number>();
+  for (const counts of await Promise.all(shards.map((shard) => countDeadLetters(shard.deliverQueue))))
+    for (const [channel, n] of counts) sum.set(channel, (sum.get(channel) ?? 0) + n);
+  return sum;
+}
+
+/**
+ * Which shards answer. With one shard there is nothing to tell apart: its one node is the whole
+ * Redis, which the command has already connected to.
+ */
+async function reachShards(runtime: StatusSources): Promise<ShardReach[]> {
+  if (runtime.shards.length > 1) return shardReachability(runtime);
+  return runtime.shards.map((shard) => ({
+    index: shard.index,
+    prefix: shard.prefix,
+    workspaces: shard.workspaces,
+    reachable: true,
+    error: null,
+  }));
+}
+
 export async function gatherStatus(runtime: StatusSources): Promise<StatusReport> {
   const now = runtime.clock.now();
+  const shards = await reachShards(runtime);
+  const down = new Map(shards.filter((s) => !s.reachable).map((s) => [s.index, s]));
+  const up = runtime.shards.filter((shard) => !down.has(shard.index));
+  const homeUp = !down.has(0);
+  const waiting = [...down.values()].flatMap((s) =>
+    s.workspaces.map((workspace) => ({ workspace, shard: s.index, prefix: s.prefix, error: s.error })),
+  );
+  const waits = new Set(waiting.map((w) => w.workspace));
+  const answering = runtime.config.workspaces.filter((ws) => !waits.has(ws.id));
   const [plans, schedules, deadLetters, pollCounts, deliverCounts, stateLostAtMs] = await Promise.all([
-    runtime.plans(),
-    nextPolls(runtime),
-    countDeadLetters(runtime.deliverQueue),
-    runtime.pollQueue.getJobCounts(...COUNTED),
-    runtime.deliverQueue.getJobCounts(...COUNTED),
-    runtime.stateLostAt(),
+    runtime.plans(answering.map((ws) => ws.id)),
+    nextPolls(runtime, up),
+    deadLettersOf(up),
+    jobCounts(up.map((shard) => shard.pollQueue)),
+    jobCounts(up.map((shard) => shard.deliverQueue)),
+    homeUp ? runtime.stateLostAt() : Promise.resolve(null),
   ]);
   const workspaces: WorkspaceStatus[] = [];
-  for (const ws of runtime.config.workspaces) {
+  for (const ws of answering) {
     const usage = await runtime.budget.usage(ws.id, {
       perMinute: ws.plan.perMinute,
       perMonth: ws.plan.perMonth,
@@ -193,7 +250,8 @@ export async function gatherStatus(runtime: StatusSources): Promise<StatusReport
     });
   }
   const channels: ChannelStatus[] = [];
-  for (const channel of runtime.config.channels) {
+  // Channel state is kept on the home shard: not read while it does not answer.
+  for (const channel of homeUp ? runtime.config.channels : []) {
     channels.push({
       id: channel.id,
       type: channel.type,
@@ -208,9 +266,11 @@ export async function gatherStatus(runtime: StatusSources): Promise<StatusReport
     generatedAtMs: now,
     stateLostAtMs,
     workspaces,
+    shards,
+    waiting,
     channels,
     deadLetters: total,
     queues: { poll: pollCounts, deliver: deliverCounts },
-    silences: await silenceStatus(runtime, now),
+    silences: homeUp ? await silenceStatus(runtime, now) : { current: [], silencedLastDay: 0, recent: [] },
   };
 }

@@ -3,6 +3,7 @@ import { readinessChecks, startOpsServer } from '../app/http-server.ts';
 import { probeWrite } from '../app/redis-full.ts';
 import { logPlans, RunReporter } from '../app/run-report.ts';
 import { Runtime } from '../app/runtime.ts';
+import { shardsReadiness } from '../app/shard-health.ts';
 import { type StartedWorkers, startWorkers } from '../app/start.ts';
 import { checkRedis } from '../app/startup-checks.ts';
 import { stateReadiness } from '../app/state-watch.ts';
@@ -116,6 +117,8 @@ at a time reconciles the poll schedulers.`,
               throw new Error(`${running} of ${runtime.workers.length} workers running`);
             }
           },
+          // With shards on a Cluster, a node that is down holds up only its shards: named here.
+          shards: () => shardsReadiness(runtime, 800),
           // Not ready for a minute after Redis lost the state (state-watch.ts).
           state: () => stateReadiness(runtime),
           // Polling stops silently when the schedulers vanish from Redis (FLUSHALL): not ready then.

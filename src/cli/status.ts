@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { Runtime } from '../app/runtime.ts';
+import { downShardLine } from '../app/shard-health.ts';
 import { gatherStatus, type StatusReport, type WorkspaceStatus } from '../app/status.ts';
 import { silentLogger } from '../ops/logger.ts';
 import { formatDuration } from '../util/duration.ts';
@@ -116,6 +117,29 @@ function silenceLines(silences: StatusReport['silences'], now: number): string[]
 }
 
 /** The human-readable form of a status report. */
+/**
+ * With more than one shard: which shards answer, and for each one that does not, the workspaces
+ * that wait for it (they are left out below; every other workspace goes on).
+ */
+function shardLines(report: StatusReport): string[] {
+  if (report.shards.length < 2) return [];
+  const down = report.shards.filter((s) => !s.reachable);
+  const lines = down.map((s) => `SHARD DOWN: ${cell(downShardLine(s), 300)}`);
+  const rows = report.shards.map((s) => [
+    String(s.index),
+    s.prefix,
+    s.reachable ? 'answers' : `DOWN: ${cell(s.error ?? '', 60)}`,
+    s.workspaces.length === 0 ? '-' : cell(s.workspaces.join(', '), 80),
+  ]);
+  return [
+    ...lines,
+    ...(down.length > 0 ? [''] : []),
+    'shards',
+    formatTable(['shard', 'prefix', 'node', 'workspaces'], rows, ['right', 'left', 'left', 'left']),
+    '',
+  ];
+}
+
 export function formatStatus(report: StatusReport): string {
   const now = report.generatedAtMs;
   const out: string[] = [`shelfwatch status at ${isoSecond(now)}`, ''];
@@ -126,6 +150,7 @@ export function formatStatus(report: StatusReport): string {
       '',
     );
   }
+  out.push(...shardLines(report));
   for (const ws of report.workspaces) {
     const plan = `${ws.plan.name}: ${groupDigits(ws.plan.perMinute)}/min, ${groupDigits(ws.plan.perMonth)}/month`;
     out.push(`workspace ${ws.id} — plan ${plan}, reserve ${Math.round(ws.reserve * 100)}%`);

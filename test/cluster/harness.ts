@@ -3,8 +3,8 @@ import { startWorkers } from '../../src/app/start.ts';
 import type { ShelfwatchConfig } from '../../src/config/schema.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { Shutdown } from '../../src/ops/shutdown.ts';
+import type { PrivateCluster } from '../../src/tools/private-cluster.ts';
 import { type CapturingNotifier, settings } from '../deliver/pipeline-harness.ts';
-import type { PrivateCluster } from '../helpers/redis-cluster.ts';
 
 /** A Runtime whose one channel is `capture`, connected, with its workers started. */
 export async function startCapturing(

@@ -1,10 +1,16 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Runtime } from '../../src/app/runtime.ts';
-import { shardReachability } from '../../src/app/shard-health.ts';
+import { shardReachability, shardsReadiness } from '../../src/app/shard-health.ts';
+import { gatherStatus } from '../../src/app/status.ts';
+import { formatStatus } from '../../src/cli/status.ts';
 import type { Shutdown } from '../../src/ops/shutdown.ts';
+import { type PrivateCluster, startPrivateCluster } from '../../src/tools/private-cluster.ts';
 import { CapturingNotifier } from '../deliver/pipeline-harness.ts';
-import { type PrivateCluster, startPrivateCluster } from '../helpers/redis-cluster.ts';
+import { shelfwatch, writeConfig } from '../helpers/cli.ts';
 import { useSimulator } from '../helpers/sim.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
 import { startCapturing, stopAll } from './harness.ts';
@@ -16,6 +22,7 @@ let clusterStarting: Promise<PrivateCluster> | undefined;
 let runtime: Runtime;
 let shutdown: Shutdown;
 let campaignId = '';
+let raw: { redis: { url: string } & Record<string, unknown> } & Record<string, unknown>;
 const capture = new CapturingNotifier('capture');
 
 const fx = useSimulator({
@@ -35,7 +42,7 @@ beforeAll(async () => {
   clusterStarting = startPrivateCluster(3);
   const cluster = await clusterStarting;
   campaignId = fx.campaign().campaign_id;
-  const config = parseOrThrow({
+  raw = {
     redis: {
       url: cluster.url,
       prefix: PREFIX,
@@ -53,7 +60,8 @@ beforeAll(async () => {
     })),
     rules: [{ id: 'new-review', kind: 'review_new' }],
     channels: [{ id: 'capture', type: 'log' }],
-  });
+  };
+  const config = parseOrThrow(raw);
   ({ runtime, shutdown } = await startCapturing(config, capture));
 }, 60_000);
 
@@ -109,4 +117,37 @@ it('three shards on a 3-master Cluster: each workspace polls and alerts from its
   const reach = await shardReachability(runtime, 1_000);
   expect(reach.map((s) => s.reachable)).toEqual([true, true, false]);
   expect(reach[2]?.workspaces).toEqual(['ws-c']);
+
+  // `status` names the shard and its workspace, which wait; the other two are read as usual.
+  const report = await gatherStatus(runtime);
+  expect(report.shards.map((s) => s.reachable)).toEqual([true, true, false]);
+  expect(report.waiting.map((w) => [w.workspace, w.shard])).toEqual([['ws-c', 2]]);
+  expect(report.workspaces.map((ws) => ws.id)).toEqual(['ws-a', 'ws-b']);
+  expect(report.workspaces.every((ws) => ws.targets[0]?.lastOutcome === 'ok')).toBe(true);
+  expect(report.channels.map((c) => c.id)).toEqual(['capture']);
+  const text = formatStatus(report);
+  expect(text).toContain(
+    `SHARD DOWN: shard 2 (${runtime.shardMap.prefixes[2]}) does not answer: its workspaces wait (ws-c)`,
+  );
+  expect(text).toContain('workspace ws-a');
+  expect(text).not.toContain('workspace ws-c');
+  // The command itself, seeded with a node that answers (the Cluster client finds the rest).
+  const live = (await clusterStarting)?.nodes.find((node) => node !== down);
+  const dir = mkdtempSync(join(tmpdir(), 'shelfwatch-shards-'));
+  try {
+    const file = writeConfig(dir, 'shards.yaml', { ...raw, redis: { ...raw.redis, url: live?.url } });
+    const outcome = await shelfwatch(['status', '--config', file], {}, 40_000);
+    expect(outcome.stderr).toBe('');
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toContain('SHARD DOWN: shard 2');
+    expect(outcome.stdout).toContain('its workspaces wait (ws-c)');
+    expect(outcome.stdout).toContain('workspace ws-b');
+    expect(outcome.stdout).not.toContain('workspace ws-c');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  // /readyz's reason for the same.
+  await expect(shardsReadiness(runtime, 1_000)).rejects.toThrow(
+    `shard 2 (${runtime.shardMap.prefixes[2]}) does not answer, 1 workspace(s) wait: ws-c`,
+  );
 }, 90_000);
