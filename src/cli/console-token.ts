@@ -42,7 +42,22 @@ export async function serveConsole(
   }
   // Loaded only when served: fastify and Bull Board stay out of a plain worker's start.
   const { startConsole } = await import('../console/start.ts');
-  const running = await startConsole({ runtime, token, host: options.host, port: options.port });
+  const { storeEditor } = await import('../console/config-store-editor.ts');
+  const { openRevisionStore } = await import('../revisions/index.ts');
+  // The config forms edit the revision store of this deployment (the home shard's prefix).
+  const store = openRevisionStore({
+    redis: runtime.redis,
+    prefix: runtime.prefix,
+    env: options.env,
+    redisSection: runtime.config.redis,
+  });
+  const running = await startConsole({
+    runtime,
+    token,
+    host: options.host,
+    port: options.port,
+    editor: storeEditor(store),
+  });
   shutdown.add('console', () => running.close());
   return generated ? { ...running, generatedToken: token } : running;
 }

@@ -12,6 +12,7 @@ const NAV: { href: string; label: string }[] = [
   { href: '/alerts', label: 'Alerts' },
   { href: '/silences', label: 'Silences' },
   { href: '/dead-letters', label: 'Dead letters' },
+  { href: '/config', label: 'Config' },
   { href: '/queues', label: 'Queues' },
 ];
 

@@ -10,20 +10,25 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Runtime } from '../app/runtime.ts';
 import type { Session } from './access/sessions.ts';
 import { allowedHosts, ConsoleAuth, SESSION_COOKIE } from './auth.ts';
+import type { ConfigEditor } from './config-editor.ts';
+import { registerConfigRoutes } from './config-routes.ts';
 import { html } from './html.ts';
 import { barePage, loginPage, notFound } from './layout.ts';
 import { mountQueues } from './queues.ts';
 import { registerPages } from './routes.ts';
 import { CONSOLE_CSS } from './style.ts';
+import { FORM_CSS } from './style-forms.ts';
 
 export interface ConsoleOptions {
   runtime: Runtime;
   token: string;
   host: string;
   port: number;
+  /** The revision store behind the config forms (`/config`); without one those pages are absent. */
+  editor?: ConfigEditor;
 }
 
-const CSS = CONSOLE_CSS;
+const CSS = CONSOLE_CSS + FORM_CSS;
 
 /** No inline script anywhere; styles from our own file; forms post only here; no framing. */
 const PAGE_CSP =
@@ -118,6 +123,23 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
     return payload;
   });
 
+  // Set before any route: a route keeps the error handler in force when it is added (a body over
+  // the limit on a form route answered fastify's JSON instead of this page).
+  app.setErrorHandler(async (error, request, reply) => {
+    runtime.logger.warn({ err: error, path: pathOf(request) }, 'console request failed');
+    const status = (error as { statusCode?: number }).statusCode ?? 500;
+    return reply
+      .code(status >= 400 && status < 600 ? status : 500)
+      .type('text/html')
+      .send(
+        barePage(
+          'Something went wrong',
+          status === 413
+            ? html`<p class="error" role="alert">The form was larger than this console accepts (64 KB): nothing was saved.</p>`
+            : html`<p class="error" role="alert">The console could not answer this request (${status}).</p>`,
+        ),
+      );
+  });
   app.get('/static/console.css', async (_request, reply) => reply.type('text/css').send(CSS));
   app.get('/login', async (request, reply) => {
     if (request.session !== undefined) return reply.redirect('/', 303);
@@ -156,21 +178,9 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
     csrf: request.session === undefined ? '' : auth.sessions.csrfToken(request.session),
   });
   registerPages(app, runtime, context);
+  registerConfigRoutes(app, runtime, context, options.editor);
   await mountQueues(app, runtime);
 
   app.setNotFoundHandler(async (request, reply) => notFound(reply, context(request), 'No such page.'));
-  app.setErrorHandler(async (error, request, reply) => {
-    runtime.logger.warn({ err: error, path: pathOf(request) }, 'console request failed');
-    const status = (error as { statusCode?: number }).statusCode ?? 500;
-    return reply
-      .code(status >= 400 && status < 600 ? status : 500)
-      .type('text/html')
-      .send(
-        barePage(
-          'Something went wrong',
-          html`<p class="error" role="alert">The console could not answer this request (${status}).</p>`,
-        ),
-      );
-  });
   return app;
 }

@@ -1,4 +1,5 @@
 import type { Runtime } from '../app/runtime.ts';
+import type { ConfigEditor } from './config-editor.ts';
 import { buildConsole } from './server.ts';
 
 export interface RunningConsole {
@@ -12,6 +13,7 @@ export async function startConsole(options: {
   token: string;
   host: string;
   port: number;
+  editor?: ConfigEditor;
 }): Promise<RunningConsole> {
   const app = await buildConsole(options);
   try {
