@@ -39,6 +39,7 @@ import type { AlertSink, PollDeps } from '../poll/processor.ts';
 import type { ConfigTargetRegistry } from '../poll/registry.ts';
 import type { StateLoss } from '../poll/state-loss.ts';
 import { configAuthors, SilenceGate } from '../silence/gate.ts';
+import { messageLinks } from '../silence/mute-link.ts';
 import type { SilenceStore } from '../silence/store.ts';
 import type { RedisSnapshotStore } from '../snapshot/store.ts';
 import { type Clock, realDelayMs } from '../util/clock.ts';
@@ -107,6 +108,15 @@ export function pollDepsOf(
   };
 }
 
+/** Messages carry mute links only when the console has a public address and a secret signs them. */
+export function muteLinkSettings(
+  config: ShelfwatchConfig,
+): { publicUrl: string; secret: string } | undefined {
+  const { publicUrl, linkSecret } = config.console;
+  if (publicUrl === undefined || linkSecret === undefined) return undefined;
+  return { publicUrl, secret: linkSecret.reveal() };
+}
+
 export function deliveryDepsOf(
   parts: JobParts,
   channels: {
@@ -120,7 +130,14 @@ export function deliveryDepsOf(
   const { config, redis, prefix, keys, clock, metrics, deliverQueue, logger } = parts;
   const delivery = channels.delivery ?? DEFAULT_DELIVERY_SETTINGS;
   const router = createRouter(config);
+  const links = muteLinkSettings(config);
   return {
+    ...(links === undefined
+      ? {}
+      : {
+          links: (alerts, channelId, messageId, nowMs) =>
+            messageLinks(links, alerts, channelId, messageId, nowMs),
+        }),
     silences: new SilenceGate(channels.silences, config.muteWindows, configAuthors(config), (channel, n) =>
       metrics.silenced(channel, n),
     ),

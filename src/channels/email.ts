@@ -32,6 +32,17 @@ export interface EmailNotifierOptions {
   logger?: Logger;
 }
 
+/**
+ * The List-Unsubscribe URLs: shelfwatch's own one-click link (RFC 8058: exactly one https URL, which
+ * takes the POST that `List-Unsubscribe-Post` announces) and the configured `listUnsubscribe` beside
+ * it only when that is a mailto:, which RFC 8058 allows. Without a link of our own the configured one
+ * is the header, as before (no List-Unsubscribe-Post then: we cannot say it honours one-click).
+ */
+export function listUnsubscribe(ours: string | undefined, configured: string | undefined): string[] {
+  if (ours === undefined) return configured === undefined ? [] : [configured];
+  return configured?.startsWith('mailto:') === true ? [ours, configured] : [ours];
+}
+
 export function createEmailNotifier(options: EmailNotifierOptions): Notifier {
   const { id, smtpUrl, from, pool, logger } = options;
   const policy = { allowInsecure: options.allowInsecure === true };
@@ -44,11 +55,16 @@ export function createEmailNotifier(options: EmailNotifierOptions): Notifier {
       const email = renderAlertEmail(message, { from, to, channelId: id });
       let info: Awaited<ReturnType<SmtpPool['sendMail']>>;
       try {
+        const unsubscribe = listUnsubscribe(message.links?.unsubscribe, options.listUnsubscribe);
+        const fields = mailFields(email, from, to);
         info = await sendMail({
-          ...mailFields(email, from, to),
-          ...(options.listUnsubscribe === undefined
+          ...fields,
+          // RFC 8058: our https URL takes a POST with exactly this body, without cookies or sign-in.
+          ...(message.links === undefined
             ? {}
-            : { list: { unsubscribe: options.listUnsubscribe } }),
+            : { headers: { ...fields.headers, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } }),
+          // One header holding every URL (nodemailer writes one header per item of the outer list).
+          ...(unsubscribe.length === 0 ? {} : { list: { unsubscribe: [unsubscribe] } }),
           signal,
         });
       } catch (error) {
@@ -92,7 +108,7 @@ export const emailChannel = defineChannel({
       .optional()
       .meta({
         description:
-          'List-Unsubscribe header: an https URL or mailto: address that really removes the recipient (your list manager). Without it no header is sent: shelfwatch has no endpoint of its own to honour one.',
+          "List-Unsubscribe header: an https URL or mailto: address that really removes the recipient (your list manager). With console.publicUrl and console.linkSecret, shelfwatch's own one-click link is the header's https URL and only a mailto: here goes beside it.",
       }),
   }),
   // The SMTP pool paces per server (its own rateLimit); the server queues and retries itself.

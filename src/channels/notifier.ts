@@ -14,6 +14,27 @@ export interface OutgoingMessage {
   timeZone?: string;
   /** Locale of the dates shown (a person's, the channel's `locale`); en-GB when absent. */
   locale?: string;
+  /** Signed mute and unsubscribe links (`silence/mute-link.ts`); absent without `console.publicUrl`. */
+  links?: MessageLinks;
+}
+
+/** One alert's mute links: each opens a confirmation page, and only its POST mutes. */
+export interface AlertLinks {
+  /** Mute this book (on this channel) for a day; absent when the alert names no book. */
+  muteBook?: string;
+  /** Mute this kind of alert (on this channel). */
+  muteKind: string;
+  /** Critical alerts cannot be muted from a link: their links open a page that says why. */
+  critical: boolean;
+}
+
+export interface MessageLinks {
+  /** By alert fingerprint. */
+  alerts: Readonly<Record<string, AlertLinks>>;
+  /** Where silences (and, with people, subscriptions) are managed in the console. */
+  manage: string;
+  /** RFC 8058 one-click unsubscribe of this channel: the email's List-Unsubscribe URL. */
+  unsubscribe: string;
 }
 
 /**

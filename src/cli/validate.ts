@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { linksNotice } from '../config/console.ts';
 import { insecureSettings } from '../config/insecure-settings.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
 import { summaryOf } from './commands.ts';
@@ -108,6 +109,8 @@ With --json: {"ok": true, "source", "summary": {workspaces, targets, channels}} 
       for (const insecure of insecureSettings(config)) {
         io.stderr.write(`shelfwatch: warning: ${insecure.path}: ${insecure.message}\n`);
       }
+      const links = linksNotice(config.console);
+      if (links !== undefined) io.stderr.write(`shelfwatch: note: ${links.path}: ${links.message}\n`);
       if (options.json !== true) {
         io.stdout.write(`config OK: ${summarize(config)}\n`);
         if (options.online === true) await validateOnline(config, io);

@@ -19,7 +19,7 @@ export interface ConfigProblem {
 type Issue = z.core.$ZodIssue;
 type PathKey = PropertyKey;
 
-const SECRET_KEYS = new Set(['apiKey', 'webhookUrl', 'smtpUrl']);
+const SECRET_KEYS = new Set(['apiKey', 'webhookUrl', 'smtpUrl', 'linkSecret']);
 
 export function formatPath(path: readonly PathKey[]): string {
   return pathText(path, '(top level)');

@@ -2,6 +2,8 @@
 /** The `console:` and `alertLog:` sections: the web console and the alert log it reads. */
 import { z } from 'zod';
 import { boolField, intField, secretField, urlField } from '../config-kit/fields.ts';
+import { Secret } from '../config-kit/secret.ts';
+import { MIN_TOKEN_SECRET } from '../util/signed-token.ts';
 
 /** Addresses that only this machine reaches: the console may bind there without further say-so. */
 export function isLoopback(host: string): boolean {
@@ -31,6 +33,18 @@ export const consoleSchema = z
       description:
         'The address people open (behind a TLS proxy): its host is answered too; https makes the cookie Secure.',
     }),
+    linkSecret: z
+      .string()
+      .min(
+        MIN_TOKEN_SECRET,
+        `expected a secret of at least ${MIN_TOKEN_SECRET} characters (generate one with: openssl rand -base64 32)`,
+      )
+      .transform((text) => new Secret(text))
+      .optional()
+      .meta({
+        description:
+          'Signs the mute and unsubscribe links in messages (secret), e.g. ${SHELFWATCH_LINK_SECRET}; with publicUrl, messages carry links.',
+      }),
     trustedProxies: z
       .array(z.string().trim().min(1, 'expected an IP address or CIDR range'))
       .default([])
@@ -76,3 +90,23 @@ export const alertLogSchema = z.strictObject({
 });
 
 export type ConsoleConfig = z.output<typeof consoleSchema>;
+
+/**
+ * Why messages carry no mute or unsubscribe links, or undefined when they do: `validate` says it,
+ * since a missing link is otherwise only noticed by someone who wanted to click one.
+ */
+export function linksNotice(c: ConsoleConfig): { path: string; message: string } | undefined {
+  if (c.publicUrl === undefined)
+    return {
+      path: 'console.publicUrl',
+      message:
+        'not set: messages will carry no mute or unsubscribe links (set the address people open the console at, and console.linkSecret)',
+    };
+  if (c.linkSecret === undefined)
+    return {
+      path: 'console.linkSecret',
+      message:
+        'not set: messages will carry no mute or unsubscribe links (set it to ${SHELFWATCH_LINK_SECRET}, 32+ random characters)',
+    };
+  return undefined;
+}

@@ -14,6 +14,7 @@ import type { ConfigEditor } from './config-editor.ts';
 import { registerConfigRoutes } from './config-routes.ts';
 import { html } from './html.ts';
 import { barePage, loginPage, notFound } from './layout.ts';
+import { MUTE_PATH, registerMuteRoutes } from './mute-routes.ts';
 import { mountQueues } from './queues.ts';
 import { registerPages } from './routes.ts';
 import { CONSOLE_CSS } from './style.ts';
@@ -53,6 +54,11 @@ function pathOf(request: FastifyRequest): string {
   return request.url.split('?')[0] ?? '/';
 }
 
+/** Mute links work without signing in: the signed link is their authority (`mute-routes.ts`). */
+function isPublic(path: string): boolean {
+  return PUBLIC.has(path) || path.startsWith(MUTE_PATH);
+}
+
 export async function buildConsole(options: ConsoleOptions): Promise<FastifyInstance> {
   const { runtime } = options;
   const { publicUrl, trustedProxies } = runtime.config.console;
@@ -73,6 +79,8 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
     logger: false,
     trustProxy: trustedProxies.length > 0 ? [...trustedProxies] : false,
     bodyLimit: 64 * 1024,
+    // A mute link's signed token is one path parameter of a few hundred characters (default cap: 100).
+    maxParamLength: 4_200,
   });
   const secureCookie = (request: FastifyRequest) =>
     publicUrl?.startsWith('https:') === true || request.protocol === 'https';
@@ -87,7 +95,7 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
     const path = pathOf(request);
     const session = await auth.sessions.get(request.cookies[SESSION_COOKIE]);
     if (session !== undefined) request.session = session;
-    if (PUBLIC.has(path)) return;
+    if (isPublic(path)) return;
     if (session === undefined) {
       return reply
         .code(401)
@@ -100,7 +108,14 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
     }
   });
   app.addHook('preHandler', async (request, reply) => {
-    if (request.method === 'GET' || request.method === 'HEAD' || pathOf(request) === '/login') return;
+    const path = pathOf(request);
+    if (
+      request.method === 'GET' ||
+      request.method === 'HEAD' ||
+      path === '/login' ||
+      path.startsWith(MUTE_PATH)
+    )
+      return;
     const body = (request.body ?? {}) as Record<string, unknown>;
     if (request.session === undefined || !auth.sessions.checkCsrf(request.session, body._csrf)) {
       return reply
@@ -179,6 +194,7 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
   });
   registerPages(app, runtime, context);
   registerConfigRoutes(app, runtime, context, options.editor);
+  await registerMuteRoutes(app, runtime, runtime.config.console.linkSecret?.reveal());
   await mountQueues(app, runtime);
 
   app.setNotFoundHandler(async (request, reply) => notFound(reply, context(request), 'No such page.'));

@@ -1,4 +1,4 @@
-import { DeliveryError, type Notifier } from '../channels/notifier.ts';
+import { DeliveryError, type MessageLinks, type Notifier } from '../channels/notifier.ts';
 import type { AlertOutcomeLog } from '../history/alert-log.ts';
 import type { Alert, AlertKind } from '../model/alert.ts';
 import { DeferredError } from '../model/deferred.ts';
@@ -44,6 +44,8 @@ export interface DeliveryDeps {
   silences?: SilenceGate;
   /** The console's alert log, told each channel's outcome (absent: nothing is logged). */
   alertLog?: AlertOutcomeLog;
+  /** Signed mute links for a message (absent without `console.publicUrl` and `linkSecret`). */
+  links?: (alerts: readonly Alert[], channelId: string, messageId: string, nowMs: number) => MessageLinks;
 }
 
 export type AdmitResult =
@@ -232,6 +234,8 @@ async function takeAndSend(
   }
   pacing.sending();
   const messageId = `${data.groupHash}-${alerts[0]?.fingerprint ?? ''}`;
+  // Links expire from the group's window (`now`), so a retried send carries the same ones.
+  const links = deps.links?.(alerts, data.channelId, messageId, now);
   try {
     await channel.send(
       {
@@ -241,6 +245,7 @@ async function takeAndSend(
         messageId,
         ...(flush.timeZone === undefined ? {} : { timeZone: flush.timeZone }),
         ...(flush.locale === undefined ? {} : { locale: flush.locale }),
+        ...(links === undefined ? {} : { links }),
       },
       signal,
     );

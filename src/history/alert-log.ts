@@ -36,6 +36,15 @@ export interface AlertLogEntry {
   after?: number;
   /** Outcome per channel id. */
   deliveries: Record<string, DeliveryOutcome>;
+  /** Silences set from this alert's mute links: who and why (`silence/mute-apply.ts`). */
+  muted?: MutedNote[];
+}
+
+export interface MutedNote {
+  silenceId: string;
+  by: string;
+  reason: string;
+  atMs: number;
 }
 
 export interface AlertLogLimits {
@@ -92,6 +101,18 @@ for i = 3, #ARGV do
   end
 end
 return n
+`;
+
+// KEYS: entries (hash). ARGV: fingerprint, note JSON. At most 20 notes an entry: a bounded entry.
+const NOTE_MUTED = `
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if not raw then return 0 end
+local entry = cjson.decode(raw)
+if type(entry.muted) ~= 'table' then entry.muted = {} end
+if #entry.muted >= 20 then return 0 end
+entry.muted[#entry.muted + 1] = cjson.decode(ARGV[2])
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(entry))
+return 1
 `;
 
 export function alertLogEntry(alert: Alert, channels: readonly string[]): AlertLogEntry {
@@ -165,6 +186,11 @@ export class AlertLog implements AlertOutcomeLog {
   async outcome(fingerprints: readonly string[], channelId: string, outcome: DeliveryOutcome): Promise<void> {
     if (fingerprints.length === 0) return;
     await this.redis.eval(OUTCOME, 1, this.keys.entries, channelId, outcome, ...fingerprints);
+  }
+
+  /** Notes on an alert's entry that a link in its message set a silence (nothing if trimmed). */
+  async noteMuted(fingerprint: string, note: MutedNote): Promise<void> {
+    await this.redis.eval(NOTE_MUTED, 1, this.keys.entries, fingerprint, JSON.stringify(note));
   }
 
   async get(fingerprint: string): Promise<AlertLogEntry | undefined> {

@@ -33,7 +33,7 @@ export class SilenceGate {
     const send: Alert[] = [];
     const silenced: { alert: Alert; match: SilenceMatch }[] = [];
     for (const alert of alerts) {
-      const found = match(alert);
+      const found = match(alert, channelId);
       if (found === undefined) send.push(alert);
       else silenced.push({ alert, match: found });
     }

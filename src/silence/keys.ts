@@ -7,8 +7,11 @@ export function silenceKeys(prefix: string): {
   log: string;
   details: string;
   hits: string;
+  /** A mute link's nonce once used (`mute-apply.ts`): kept until the link expires. */
+  linkUsed: (nonce: string) => string;
 } {
   return {
+    linkUsed: (nonce) => `${prefix}:silences:link-used:${nonce}`,
     silences: `${prefix}:silences`,
     log: `${prefix}:silenced`,
     details: `${prefix}:silenced:alerts`,

@@ -19,6 +19,8 @@ export interface SilenceMatchers {
   kind?: AlertKind[];
   severity?: Severity[];
   rule?: string;
+  /** Set by mute links: only what goes to this channel (the one whose message carried the link). */
+  channel?: string;
   /**
    * Set by `snooze`: one firing condition (`conditionKey`) in one episode. Its resolve and the
    * next episode (after it cleared) carry another key, so a snooze ends when the condition resolves.
@@ -113,13 +115,16 @@ export interface Muting {
   match: SilenceMatch;
 }
 
-function compileOne(m: SilenceMatchers, authorOf: AuthorLookup): (alert: Alert) => boolean {
+type AlertTest = (alert: Alert, channelId?: string) => boolean;
+
+function compileOne(m: SilenceMatchers, authorOf: AuthorLookup): AlertTest {
   const asins = m.asin === undefined || m.asin.length === 0 ? undefined : new Set(m.asin);
   const kinds = m.kind === undefined || m.kind.length === 0 ? undefined : new Set<string>(m.kind);
   const severities = m.severity === undefined || m.severity.length === 0 ? undefined : new Set(m.severity);
   const keyword = m.keyword?.trim().toLowerCase();
-  return (alert) => {
+  return (alert, channelId) => {
     if (m.workspace !== undefined && alert.workspace !== m.workspace) return false;
+    if (m.channel !== undefined && channelId !== m.channel) return false;
     if (kinds !== undefined && !kinds.has(alert.kind)) return false;
     if (severities !== undefined && !severities.has(alert.severity)) return false;
     if (m.rule !== undefined && alert.ruleId !== m.rule) return false;
@@ -142,23 +147,23 @@ function compileOne(m: SilenceMatchers, authorOf: AuthorLookup): (alert: Alert) 
 export function compileMutings(
   mutings: readonly Muting[],
   authorOf: AuthorLookup,
-): (alert: Alert) => SilenceMatch | undefined {
+): (alert: Alert, channelId?: string) => SilenceMatch | undefined {
   if (mutings.length === 0) return () => undefined;
-  const byCondition = new Map<string, { test: (alert: Alert) => boolean; match: SilenceMatch }[]>();
-  const general: { test: (alert: Alert) => boolean; match: SilenceMatch }[] = [];
+  const byCondition = new Map<string, { test: AlertTest; match: SilenceMatch }[]>();
+  const general: { test: AlertTest; match: SilenceMatch }[] = [];
   for (const muting of mutings) {
     const entry = { test: compileOne(muting.matchers, authorOf), match: muting.match };
     const key = muting.matchers.condition;
     if (key === undefined) general.push(entry);
     else byCondition.set(key, [...(byCondition.get(key) ?? []), entry]);
   }
-  return (alert) => {
+  return (alert, channelId) => {
     if (byCondition.size > 0) {
       const key = conditionKey(alert);
       const snoozes = key === null ? undefined : byCondition.get(key);
-      for (const entry of snoozes ?? []) if (entry.test(alert)) return entry.match;
+      for (const entry of snoozes ?? []) if (entry.test(alert, channelId)) return entry.match;
     }
-    for (const entry of general) if (entry.test(alert)) return entry.match;
+    for (const entry of general) if (entry.test(alert, channelId)) return entry.match;
     return undefined;
   };
 }

@@ -86,7 +86,10 @@ describe('shelfwatch plan and validate', { timeout: CLI_TEST_TIMEOUT_MS }, () =>
       shelfwatch(['validate', '--config', '-'], {}, 30_000, text),
       shelfwatch(['validate', '--config', '-'], {}, 30_000, 'workspaces: [}'),
     ]);
-    expect(good.stderr).toBe('');
+    // No console.publicUrl: valid, and messages carry no mute links, which validate notes.
+    expect(good.stderr).toBe(
+      'shelfwatch: note: console.publicUrl: not set: messages will carry no mute or unsubscribe links (set the address people open the console at, and console.linkSecret)\n',
+    );
     expect(good.stdout).toBe('config OK: 1 workspace, 7 targets, 3 channels\n');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^shelfwatch: \(stdin\): 1 problem\n {2}\(stdin\):1:\d+: invalid YAML/);

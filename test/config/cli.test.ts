@@ -47,7 +47,10 @@ describe('shelfwatch validate / schema', () => {
     const outcome = await shelfwatch(['validate', '--config', 'examples/shelfwatch.yaml'], {
       PUBLISHING_API_KEY: 'sk-cli',
     });
-    expect(outcome.stderr).toBe('');
+    // The example sets no console.publicUrl: its messages carry no mute links, which validate notes.
+    expect(outcome.stderr).toBe(
+      'shelfwatch: note: console.publicUrl: not set: messages will carry no mute or unsubscribe links (set the address people open the console at, and console.linkSecret)\n',
+    );
     expect(outcome.code).toBe(0);
     expect(outcome.stdout).toBe('config OK: 2 workspaces, 15 targets, 5 channels\n');
   });

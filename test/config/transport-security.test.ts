@@ -190,7 +190,9 @@ describe('the email channel opt-out', () => {
       ]);
       expect(validate.code, validate.stderr).toBe(0);
       expect(validate.stdout).toMatch(/^config OK: /);
-      expect(validate.stderr).toBe(`shelfwatch: warning: ${warning.path}: ${warning.message}\n`);
+      expect(validate.stderr).toBe(
+        `shelfwatch: warning: ${warning.path}: ${warning.message}\nshelfwatch: note: console.publicUrl: not set: messages will carry no mute or unsubscribe links (set the address people open the console at, and console.linkSecret)\n`,
+      );
       expect(validate.stderr).not.toContain('smtp-password');
       const logged = run.stdout
         .split('\n')

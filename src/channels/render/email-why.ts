@@ -17,6 +17,12 @@ export function snoozeCommand(alert: Alert): string | undefined {
   return `shelfwatch snooze ${alert.fingerprint}`;
 }
 
+/** A value as one shell word: as it is when plain, else in single quotes (`*` would expand to file names). */
+export function shellWord(value: string): string {
+  const text = oneLine(value);
+  return /^[A-Za-z0-9._,:@%+=/-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
 export function whyLines(alerts: readonly Alert[], channelId: string | undefined): string[] {
   if (alerts.length === 0) return [];
   const workspaces = distinct(alerts.map((a) => a.workspace));
@@ -25,9 +31,9 @@ export function whyLines(alerts: readonly Alert[], channelId: string | undefined
   const where = channelId === undefined ? 'this channel' : `the channel "${oneLine(channelId)}"`;
   const quoted = (list: string[]) => list.map((v) => `"${oneLine(v)}"`).join(', ');
   const flags = [
-    workspaces.length === 1 ? `--workspace ${workspaces[0]}` : '',
-    `--kind ${kinds.join(',')}`,
-    rules.length === 1 ? `--rule ${rules[0]}` : '',
+    workspaces.length === 1 ? `--workspace ${shellWord(workspaces[0] ?? '')}` : '',
+    `--kind ${shellWord(kinds.join(','))}`,
+    rules.length === 1 ? `--rule ${shellWord(rules[0] ?? '')}` : '',
   ].filter((flag) => flag !== '');
   return [
     `Why you got this: rule ${quoted(rules)} raised ${kinds.map((k) => `"${KIND_LABEL[k]}" (${k})`).join(', ')} alerts for workspace ${quoted(workspaces)}, and a route in the config (routes[].channels) sends such alerts to ${where}.`,

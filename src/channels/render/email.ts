@@ -12,10 +12,10 @@ import { partsOf } from '../../rules/kinds.ts';
 import { stripBidi } from '../../util/bidi.ts';
 import { html, type SafeHtml } from '../../util/html.ts';
 import { oneLine } from '../../util/one-line.ts';
-import type { OutgoingMessage } from '../notifier.ts';
+import type { AlertLinks, OutgoingMessage } from '../notifier.ts';
 import { snoozeCommand, whyLines } from './email-why.ts';
 import { httpUrl } from './plain.ts';
-import { bookUrl, isSampleAlert } from './text.ts';
+import { bookUrl, isSampleAlert, KIND_LABEL } from './text.ts';
 
 export { truncateText } from '../../rules/kind-parts.ts';
 
@@ -79,7 +79,13 @@ interface AlertView {
   links: Link[];
 }
 
-function view(alert: Alert, hideLowStarText: boolean, timeZone: string, locale?: string): AlertView {
+function view(
+  alert: Alert,
+  hideLowStarText: boolean,
+  timeZone: string,
+  locale?: string,
+  mute?: AlertLinks,
+): AlertView {
   const f = alert.facts;
   const parts = partsOf(alert.kind);
   const rows: Row[] = [];
@@ -100,6 +106,11 @@ function view(alert: Alert, hideLowStarText: boolean, timeZone: string, locale?:
   const product = amazonProductUrl(asin, marketplace);
   if (product !== undefined)
     links.push({ label: `View on ${new URL(product).hostname.slice(4)}`, href: product });
+  if (mute?.critical === true) links.push({ label: 'Why this cannot be muted', href: mute.muteKind });
+  else if (mute !== undefined) {
+    if (mute.muteBook !== undefined) links.push({ label: 'Mute this book for a day', href: mute.muteBook });
+    links.push({ label: `Mute "${KIND_LABEL[alert.kind]}" alerts`, href: mute.muteKind });
+  }
   const out: AlertView = { alert, rows, links };
   const review = parts.review?.(alert);
   if (review !== undefined) {
@@ -192,14 +203,32 @@ export function renderAlertEmail(
   const more =
     message.alerts.length - listed.length + Math.max(0, message.totalCount - message.alerts.length);
   const views = listed.map((alert) =>
-    view(alert, message.hideLowStarText, message.timeZone ?? 'UTC', message.locale),
+    view(
+      alert,
+      message.hideLowStarText,
+      message.timeZone ?? 'UTC',
+      message.locale,
+      message.links?.alerts[alert.fingerprint],
+    ),
   );
+  const footerLinks: Link[] =
+    message.links === undefined
+      ? []
+      : [
+          { label: 'Unsubscribe this channel', href: message.links.unsubscribe },
+          { label: 'Manage subscriptions and silences', href: message.links.manage },
+        ];
   const moreLine = more > 0 ? `…and ${more} more ${more === 1 ? 'alert' : 'alerts'}.` : '';
   const footer = `Sent by shelfwatch from ${opts.from} to ${opts.to.join(', ')}.`;
   const why = whyLines(message.alerts, opts.channelId);
   const moreText = moreLine === '' ? '' : `\n${moreLine}\n`;
-  const text = `${subject}\n\n${views.map(textOf).join('\n\n')}\n${moreText}\n-- \n${[...why, footer].join('\n')}\n`;
-  const page = html`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${subject}</title></head><body style="margin:0;padding:16px;background:#f6f7f9;color:#1f2328;font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;line-height:1.45;"><div style="max-width:640px;margin:0 auto;"><h1 style="font-size:18px;margin:0 0 12px;">${isolate(subject)}</h1>${views.map(htmlOf)}${moreLine ? html`<p style="margin:0 0 12px;font-weight:600;">${moreLine}</p>` : ''}${[...why, footer].map((line, i) => html`<p style="margin:${i === 0 ? 16 : 4}px 0 0;font-size:12px;${MUTED}">${line}</p>`)}</div></body></html>`;
+  const linkLines = footerLinks.map((l) => `${l.label}: ${l.href}`);
+  const text = `${subject}\n\n${views.map(textOf).join('\n\n')}\n${moreText}\n-- \n${[...linkLines, ...why, footer].join('\n')}\n`;
+  const footerHtml =
+    footerLinks.length === 0
+      ? ''
+      : html`<p style="margin:16px 0 0;font-size:13px;">${footerLinks.map((l, i) => html`${i === 0 ? '' : ' · '}<a href="${l.href}" style="color:#0969da;">${l.label}</a>`)}</p>`;
+  const page = html`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${subject}</title></head><body style="margin:0;padding:16px;background:#f6f7f9;color:#1f2328;font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;line-height:1.45;"><div style="max-width:640px;margin:0 auto;"><h1 style="font-size:18px;margin:0 0 12px;">${isolate(subject)}</h1>${views.map(htmlOf)}${moreLine ? html`<p style="margin:0 0 12px;font-weight:600;">${moreLine}</p>` : ''}${footerHtml}${[...why, footer].map((line, i) => html`<p style="margin:${i === 0 ? 16 : 4}px 0 0;font-size:12px;${MUTED}">${line}</p>`)}</div></body></html>`;
   return { subject, text, html: page.value, headers: emailHeaders(message) };
 }
 

@@ -13,7 +13,7 @@ import { partsOf } from '../../rules/kinds.ts';
 import { stripBidi } from '../../util/bidi.ts';
 import { groupDigits } from '../../util/format.ts';
 import { oneLine } from '../../util/one-line.ts';
-import type { OutgoingMessage } from '../notifier.ts';
+import type { AlertLinks, OutgoingMessage } from '../notifier.ts';
 import { reviewMeta, reviewOf } from './review-view.ts';
 import { sparklineFor } from './sparkline.ts';
 import {
@@ -24,6 +24,7 @@ import {
   factRows,
   KIND_LABEL,
   kindLabel,
+  muteLinkOf,
   truncate,
   truncateMapped,
 } from './text.ts';
@@ -70,6 +71,8 @@ export interface PlainOptions {
   timeZone?: string | undefined;
   /** Locale of the dates shown (the message's `locale`; en-GB when absent). */
   locale?: string | undefined;
+  /** This alert's mute links (the message's `links`), shown as one line at the end. */
+  mute?: AlertLinks | undefined;
 }
 
 const FACT_CHARS = 300;
@@ -99,7 +102,18 @@ export function renderPlainAlert(alert: Alert, markup: Markup, options: PlainOpt
   const cut = (text: string, max: number) => escapeCut(markup, text, max);
   const title = cut(oneLine(alert.title), options.titleChars);
   const lines: string[] = [];
-  let room = options.detailChars;
+  // The mute link is never cut (a cut link leads elsewhere): its room is kept first.
+  const muted = muteLinkOf(options.mute);
+  const safeMute = muted === undefined ? undefined : safeUrl(muted.url);
+  const muteLine =
+    muted === undefined || safeMute === undefined
+      ? ''
+      : markup.link !== undefined
+        ? markup.link(safeMute, muted.label)
+        : `${muted.label}: ${safeMute}`;
+  let room =
+    options.detailChars -
+    (muteLine === '' || muteLine.length + 1 > options.detailChars ? 0 : muteLine.length + 1);
   const push = (line: string): void => {
     if (line === '' || line.length + 1 > room) return;
     lines.push(line);
@@ -150,6 +164,7 @@ export function renderPlainAlert(alert: Alert, markup: Markup, options: PlainOpt
     const quoted = text.split('\n').map(markup.quote).join('\n');
     if (text !== '' && quoted.length + 1 <= room) push(quoted);
   }
+  if (muteLine !== '' && muteLine.length + 1 <= options.detailChars) lines.push(muteLine);
   const url = reviewUrl ?? store;
   return { mark: alertMark(alert), title, details: lines.join('\n'), url };
 }
@@ -212,7 +227,8 @@ export function fitPlainAlerts<T>(
   let used = 0;
   for (const alert of message.alerts) {
     if (shown.length >= fit.maxAlerts) break;
-    const item = build(renderPlainAlert(alert, markup, options), alert);
+    const mute = message.links?.alerts[alert.fingerprint];
+    const item = build(renderPlainAlert(alert, markup, { ...options, mute }), alert);
     const n = size(item);
     if (used + n > fit.totalChars && shown.length > 0) break;
     shown.push(item);

@@ -11,7 +11,7 @@ import { partsOf } from '../../rules/kinds.ts';
 import { stripBidi } from '../../util/bidi.ts';
 import { groupDigits } from '../../util/format.ts';
 import { oneLine } from '../../util/one-line.ts';
-import type { OutgoingMessage } from '../notifier.ts';
+import type { AlertLinks, OutgoingMessage } from '../notifier.ts';
 import { alertCount, httpUrl, messageHeading } from './plain.ts';
 import { reviewMeta, reviewOf } from './review-view.ts';
 import { sparklineFor } from './sparkline.ts';
@@ -22,6 +22,7 @@ import {
   andMore,
   bookUrl,
   factRows,
+  muteLinkOf,
   truncate,
   truncateMapped,
 } from './text.ts';
@@ -130,6 +131,8 @@ export interface AlertTextOptions {
   timeZone?: string | undefined;
   /** Locale of the dates shown (en-GB when absent). */
   locale?: string | undefined;
+  /** This alert's mute links (the message's `links`). */
+  mute?: AlertLinks | undefined;
 }
 
 /** One alert's section text (mrkdwn), at most `max` characters once escaped. */
@@ -149,6 +152,10 @@ export function renderAlertText(alert: Alert, max: number, options: AlertTextOpt
   if (page !== undefined) links.push(page);
   const reviewLink = link(review?.url, 'Read the review');
   if (reviewLink !== undefined) links.push(reviewLink);
+  const muted = muteLinkOf(options.mute);
+  const muteLink = muted === undefined ? undefined : link(muted.url, muted.label);
+  // First claim on the room after the title: a message that can be muted says how.
+  if (muteLink !== undefined) add(10, 0.5, (b) => fitWhole([muteLink], '', b));
   // Links are never cut (a cut link points elsewhere): each fits whole or is left out.
   if (links.length > 0) add(9, 1, (b) => fitWhole(links, ' · ', b));
 
@@ -230,6 +237,7 @@ export function renderSlackMessage(message: OutgoingMessage): SlackMessage {
       bodyChars,
       timeZone: message.timeZone,
       locale: message.locale,
+      mute: message.links?.alerts[alert.fingerprint],
     });
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text } });
     total += text.length;

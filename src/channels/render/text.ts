@@ -7,6 +7,7 @@ import type { Alert, AlertKind, Severity } from '../../model/alert.ts';
 import { type FactRow, KINDS, partsOf } from '../../rules/kinds.ts';
 import { groupDigits } from '../../util/format.ts';
 import { oneLine } from '../../util/one-line.ts';
+import type { AlertLinks } from '../notifier.ts';
 
 export const ELLIPSIS = '…';
 
@@ -86,4 +87,15 @@ export { amazonDomain, bookUrl } from './amazon.ts';
 /** Details beyond the title, per kind (the kind's parts), times in `timeZone` and `locale`. Review text is not here: see `reviewOf`. */
 export function factRows(alert: Alert, timeZone = 'UTC', locale?: string): FactRow[] {
   return partsOf(alert.kind).rows(alert, timeZone, locale);
+}
+
+/**
+ * The one mute link a chat message shows under an alert: this book for a day, else this kind; a
+ * critical alert's link opens the page that says why it cannot be muted.
+ */
+export function muteLinkOf(links: AlertLinks | undefined): { label: string; url: string } | undefined {
+  if (links === undefined) return undefined;
+  if (links.critical) return { label: 'Why this cannot be muted', url: links.muteKind };
+  if (links.muteBook !== undefined) return { label: 'Mute this book for a day', url: links.muteBook };
+  return { label: 'Mute alerts like this', url: links.muteKind };
 }
