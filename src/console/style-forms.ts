@@ -27,11 +27,13 @@ fieldset.choices {
   border: 1px solid var(--line);
   border-radius: 6px;
   display: flex;
+  flex-direction: row;
   flex-wrap: wrap;
   gap: 4px 14px;
 }
 fieldset.choices label.choice {
   display: inline-flex;
+  flex-direction: row;
   gap: 4px;
   align-items: center;
   color: var(--ink);
