@@ -13,8 +13,10 @@ import {
 import { targetsOfWorkspace } from '../poll/registry.ts';
 import { planWorkspace } from '../poll/schedule.ts';
 import {
+  DEFAULT_MAX_PROBE_REQUESTS,
   PROBED_ENDPOINTS,
   ProbeError,
+  plannedRequests,
   probeService,
   type RecordedAnswer,
   suggestContract,
@@ -22,7 +24,7 @@ import {
 } from '../tools/probe/index.ts';
 import { checkKeyUrl } from '../util/key-url.ts';
 import { summaryOf } from './commands.ts';
-import { CliError, usageError } from './errors.ts';
+import { CliError, parseIntegerFlag, usageError } from './errors.ts';
 import { plural } from './format.ts';
 import { readAccount, reportLists } from './init-account.ts';
 import type { CliIo } from './io.ts';
@@ -39,6 +41,7 @@ interface InitFlags {
   plan: string;
   force?: boolean;
   contract?: string;
+  maxRequests?: string;
 }
 
 /** `--contract FILE`: a contract the user already has (edited from a suggestion); broken: exit 2. */
@@ -80,6 +83,10 @@ export function registerInitCommand(program: Command, io: CliIo): void {
       '--contract <file>',
       'probe and read the lists through this contract file (one edited from a suggestion) and point the config at it, instead of suggesting one',
     )
+    .option(
+      '--max-requests <n>',
+      `the most requests the probe may spend, parameter names tried again included (default ${DEFAULT_MAX_PROBE_REQUESTS})`,
+    )
     .action(async (flags: InitFlags) => {
       const file = resolve(io.cwd, flags.out);
       if (existsSync(file) && flags.force !== true)
@@ -101,10 +108,16 @@ export function registerInitCommand(program: Command, io: CliIo): void {
       const checked = given?.contract ?? defaultContract();
       // No config yet, so no budget in Redis to take from: the probe's count is said first, and
       // every request the lists take after it is counted and said.
+      const max =
+        flags.maxRequests === undefined
+          ? DEFAULT_MAX_PROBE_REQUESTS
+          : parseIntegerFlag('--max-requests', flags.maxRequests, 1, 1000);
       io.stdout.write(
-        `init: at most ${plural(PROBED_ENDPOINTS.length, 'request')} to probe ${baseUrl}, then the account's rankings and ARC reviews page by page where one page does not hold them (each request counted below)\n`,
+        `init: ${plural(plannedRequests(PROBED_ENDPOINTS, undefined), 'request')} to probe ${baseUrl} if it takes every parameter as the contract names it, at most ${max} (--max-requests) with the names it refuses tried again; then the account's rankings and ARC reviews page by page where one page does not hold them (each request counted below)\n`,
       );
       let answers: RecordedAnswer[];
+      const unchecked: string[] = [];
+      let spent = 0;
       try {
         answers = await probeService({
           baseUrl,
@@ -112,7 +125,11 @@ export function registerInitCommand(program: Command, io: CliIo): void {
           contract: checked,
           endpoints: PROBED_ENDPOINTS,
           now: Date.now(),
-          beforeRequest: async () => {},
+          maxRequests: max,
+          unchecked,
+          beforeRequest: async () => {
+            spent += 1;
+          },
         });
       } catch (error) {
         if (error instanceof ProbeError) throw new CliError(`init: ${error.message}`, { cause: error });
@@ -123,7 +140,9 @@ export function registerInitCommand(program: Command, io: CliIo): void {
       // With a contract of the user's, the suggestion goes beside the answers: their file is theirs.
       const suggestFile =
         given === undefined ? join(dir, 'publishing-api.yaml') : join(answersDir, 'contract.suggested.yaml');
-      const fits = reportProbe(checked, answers, suggestFile, io.stdout);
+      if (unchecked.length > 0)
+        io.stdout.write(`Not checked:\n${unchecked.map((line) => `  - ${line}`).join('\n')}\n`);
+      const fits = reportProbe(checked, answers, suggestFile, io.stdout, given?.file);
       const suggestion = suggestContract(checked, answers);
       const load = parseContract(suggestion.contract, suggestFile);
       const contract = given?.contract ?? (fits || !load.ok ? defaultContract() : load.contract);
@@ -138,7 +157,7 @@ export function registerInitCommand(program: Command, io: CliIo): void {
       });
       const listed = reportLists(lists);
       io.stdout.write(
-        `\n${listed.text}init: ${plural(answers.length + listed.requests, 'request')} in all (${answers.length} to probe, ${listed.requests} for the lists)\n`,
+        `\n${listed.text}init: ${plural(spent + listed.requests, 'request')} in all (${spent} to probe, ${listed.requests} for the lists)\n`,
       );
       const workspace = {
         id: 'main',
@@ -151,7 +170,7 @@ export function registerInitCommand(program: Command, io: CliIo): void {
         ),
         campaigns: account.campaigns.map((id) => ({ id })),
       };
-      const header = `# Written by shelfwatch init from ${answers.length} answers of ${baseUrl} (saved in ./probe-answers) and ${plural(listed.requests, 'more request')} for the rest of its lists.\n`;
+      const header = `# Written by shelfwatch init from ${plural(spent, 'request')} to probe ${baseUrl} (saved in ./probe-answers) and ${plural(listed.requests, 'more request')} for the rest of its lists.\n`;
       writeFileSync(file, `${header}${yamlText({ workspaces: [workspace] })}`);
       io.stdout.write(
         `\nWrote ${file}: ${plural(workspace.books.length, 'book')}, ${plural(workspace.campaigns.length, 'ARC campaign')}${contractFile === undefined ? '' : `, api.contract ${contractFile}${given === undefined ? ' (edit what it could not decide)' : ''}`}\n`,

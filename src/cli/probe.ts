@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { stringify as yamlText } from 'yaml';
@@ -16,12 +16,15 @@ import type { WorkspaceConfig } from '../config/schema.ts';
 import { silentLogger } from '../ops/logger.ts';
 import {
   analyseAnswer,
+  DEFAULT_MAX_PROBE_REQUESTS,
   type EndpointAnalysis,
+  lineDiff,
   PROBED_ENDPOINTS,
   type ProbedEndpoint,
   ProbeError,
   parseEndpoints,
   plannedEndpoints,
+  plannedRequests,
   probeService,
   type RecordedAnswer,
   RecordingError,
@@ -30,7 +33,7 @@ import {
   writeRecording,
 } from '../tools/probe/index.ts';
 import { summaryOf } from './commands.ts';
-import { CliError, usageError } from './errors.ts';
+import { CliError, parseIntegerFlag, usageError } from './errors.ts';
 import { formatTable, pickWorkspace, plural } from './format.ts';
 import type { CliIo, CliOutput } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
@@ -49,6 +52,7 @@ interface ProbeFlags {
   out: string;
   offline?: string;
   suggest?: string;
+  maxRequests?: string;
 }
 
 const EXAMPLES = `
@@ -57,8 +61,11 @@ Examples:
   $ shelfwatch probe --endpoint book --asin B0EXAMPLE1
   $ shelfwatch probe --offline ./probe-answers --contract ./publishing-api.yaml
 
-Online it spends at most one request per endpoint from the workspace's budget (the interactive
-reserve may be used) and says how many first. Answers are saved with the key, credentials and
+Online it asks each endpoint once (the rankings and reviews twice: the second time with a book's
+time window and one campaign), from the workspace's budget (the interactive reserve may be used); a
+parameter the API refuses by name (a 400 naming it) is asked again under the next likely name or
+time format, and one it says is required is added. It says how many requests first and never
+spends more than --max-requests (default ${DEFAULT_MAX_PROBE_REQUESTS}); what the cap leaves unchecked is listed. Answers are saved with the key, credentials and
 email addresses taken out. It prints, per endpoint, each logical field found / missing / wrong type,
 where it looked and what it found, and candidate paths elsewhere in the answer; it writes a
 suggested contract file and lists what it could not decide. Exit 0: the contract fits; 3: it
@@ -66,6 +73,12 @@ does not (see the suggestion); 1: the service could not be probed; 2: bad input.
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
+}
+
+/** The user's own contract file, if any: the suggestion is shown against it as a diff. */
+function contractFileOf(file: string | undefined, ws: WorkspaceConfig | undefined): string | undefined {
+  if (file !== undefined) return file;
+  return ws?.api === undefined ? undefined : resolve(ws.api.contract);
 }
 
 function contractFrom(file: string | undefined, ws: WorkspaceConfig | undefined): CompiledContract {
@@ -98,6 +111,7 @@ export function reportProbe(
   answers: readonly RecordedAnswer[],
   suggestFile: string,
   out: CliOutput,
+  userFile?: string,
 ): boolean {
   const analyses = answers.map((a) =>
     analyseAnswer(
@@ -110,13 +124,22 @@ export function reportProbe(
   const fits = analyses.every((a) => a.fits);
   const suggestion = suggestContract(contract, answers);
   const notes = suggestion.undecided.map((line) => `# TODO: ${line}`).join('\n');
+  const text = yamlText(suggestion.contract, { aliasDuplicateObjects: false });
   writeFileSync(
     suggestFile,
-    `# Suggested by shelfwatch probe from ${answers.length} recorded answers; merged over the contract it checked.\n${notes}\n${yamlText(suggestion.contract, { aliasDuplicateObjects: false })}`,
+    `# Suggested by shelfwatch probe from ${answers.length} recorded answers; merged over the contract it checked.\n${notes}\n${text}`,
   );
   out.write(
     `\n${fits ? 'The contract fits every answer.' : 'The contract does not fit: see the fields above.'}\nSuggested contract file: ${suggestFile}\n`,
   );
+  if (userFile !== undefined && resolve(userFile) !== resolve(suggestFile) && existsSync(userFile)) {
+    const diff = lineDiff(readFileSync(userFile, 'utf8'), text);
+    out.write(
+      diff === ''
+        ? `It changes nothing in ${userFile}.\n`
+        : `Changes to ${userFile} (- yours, + suggested):\n${diff}`,
+    );
+  }
   if (suggestion.undecided.length > 0)
     out.write(
       `Could not decide (edit the file):\n${suggestion.undecided.map((u) => `  - ${u}`).join('\n')}\n`,
@@ -133,9 +156,15 @@ async function probeOnline(
   const ws = pickWorkspace(config, flags.workspace);
   const contract = contractFrom(flags.contract, ws);
   const planned = plannedEndpoints(picked, flags.asin);
+  const max =
+    flags.maxRequests === undefined
+      ? DEFAULT_MAX_PROBE_REQUESTS
+      : parseIntegerFlag('--max-requests', flags.maxRequests, 1, 1000);
+  const expected = plannedRequests(picked, flags.asin);
   io.stdout.write(
-    `probe: at most ${plural(planned.length, 'request')} from workspace ${ws.id}'s budget (${planned.join(', ')}), answers saved in ${flags.out}\n`,
+    `probe: ${plural(expected, 'request')} from workspace ${ws.id}'s budget (${planned.join(', ')}) if the API takes every parameter as the contract names it, at most ${max} (--max-requests) with the names it refuses tried again; answers saved in ${flags.out}\n`,
   );
+  const unchecked: string[] = [];
   const runtime = new Runtime({ config, logger: silentLogger(), version: VERSION, notifiers: new Map() });
   await connectRuntime(runtime);
   let spent = 0;
@@ -149,6 +178,8 @@ async function probeOnline(
       endpoints: picked,
       ...(flags.asin === undefined ? {} : { asin: flags.asin }),
       now: Date.now(),
+      maxRequests: max,
+      unchecked,
       beforeRequest: async () => {
         const decision = await runtime.budget.tryAcquire(ws.id, limits);
         if (!decision.granted) throw new BudgetExhaustedError(ws.id, decision, Date.now());
@@ -157,6 +188,8 @@ async function probeOnline(
     });
     writeRecording(flags.out, answers, [ws.apiKey.reveal()]);
     io.stdout.write(`probe: spent ${plural(spent, 'request')}\n`);
+    if (unchecked.length > 0)
+      io.stdout.write(`Not checked:\n${unchecked.map((line) => `  - ${line}`).join('\n')}\n`);
     return answers;
   } catch (error) {
     if (error instanceof ProbeError || error instanceof BudgetExhaustedError)
@@ -185,6 +218,10 @@ export function registerProbeCommand(program: Command, io: CliIo): void {
     .option('--out <dir>', 'where the answers are saved', 'probe-answers')
     .option('--offline <dir>', 'analyse answers saved earlier instead of calling the API')
     .option('--suggest <file>', 'where the suggested contract is written (default: in the answers folder)')
+    .option(
+      '--max-requests <n>',
+      `the most requests probe may spend, parameter names tried again included (default ${DEFAULT_MAX_PROBE_REQUESTS})`,
+    )
     .addHelpText('after', EXAMPLES)
     .action(async (flags: ProbeFlags) => {
       const parsed = parseEndpoints(flags.endpoint ?? [...PROBED_ENDPOINTS]);
@@ -192,6 +229,7 @@ export function registerProbeCommand(program: Command, io: CliIo): void {
         throw usageError(`--endpoint expects one of ${PROBED_ENDPOINTS.join(', ')}, got "${parsed.unknown}"`);
       let answers: RecordedAnswer[];
       let contract: CompiledContract;
+      let userFile: string | undefined;
       const dir = resolve(io.cwd, flags.offline ?? flags.out);
       if (flags.offline !== undefined) {
         if (!existsSync(dir)) throw usageError(`--offline: no folder ${dir}`);
@@ -204,20 +242,22 @@ export function registerProbeCommand(program: Command, io: CliIo): void {
           throw error;
         }
         const config = flags.config === undefined ? undefined : loadConfigOrThrow(io, flags.config);
-        contract = contractFrom(
-          flags.contract,
-          config === undefined ? undefined : pickWorkspace(config, flags.workspace),
-        );
+        const ws = config === undefined ? undefined : pickWorkspace(config, flags.workspace);
+        contract = contractFrom(flags.contract, ws);
+        userFile = contractFileOf(flags.contract, ws);
       } else {
         answers = await probeOnline({ ...flags, out: dir }, parsed, io);
         const config = loadConfigOrThrow(io, flags.config);
-        contract = contractFrom(flags.contract, pickWorkspace(config, flags.workspace));
+        const ws = pickWorkspace(config, flags.workspace);
+        contract = contractFrom(flags.contract, ws);
+        userFile = contractFileOf(flags.contract, ws);
       }
       const fits = reportProbe(
         contract,
         answers,
         resolve(io.cwd, flags.suggest ?? join(dir, 'contract.suggested.yaml')),
         io.stdout,
+        userFile === undefined ? undefined : resolve(io.cwd, userFile),
       );
       if (!fits)
         throw new CliError('the answers do not fit the contract', { exitCode: EXIT_CONTRACT_DOES_NOT_FIT });

@@ -72,19 +72,22 @@ async function probe(name: string, extra: string[] = []) {
 }
 
 describe('shelfwatch probe', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
-  it('fits the default dialect: exit 0, six requests, said first', async () => {
+  it('fits the default dialect: exit 0, eight requests, said first', async () => {
     const outcome = await probe('default');
     expect(outcome.stderr).toBe('');
     expect(outcome.code).toBe(0);
-    expect(outcome.stdout).toContain('at most 6 requests from workspace main');
+    expect(outcome.stdout).toContain('probe: 8 requests from workspace main');
+    expect(outcome.stdout).toContain('at most 30 (--max-requests)');
     expect(outcome.stdout).toContain('The contract fits every answer.');
-    expect(outcome.requests).toBe(6);
+    expect(outcome.requests).toBe(8);
   });
 
   it('dialect A: field by field, candidates, the suggested contract (pinned), a folder without secrets', async () => {
     const outcome = await probe('dialect-a');
     expect(outcome.code).toBe(3);
-    expect(outcome.requests).toBe(6);
+    // Its parameter names are not ours: each refused one is tried again under the next name.
+    expect(outcome.stdout).toContain(`probe: spent ${outcome.requests} requests`);
+    expect(outcome.requests).toBeLessThanOrEqual(30);
     const bsr = outcome.stdout.split('\n').find((line) => line.startsWith('bsrRank '));
     expect(bsr).toMatch(
       /missing\s+bsr\.rank\s+nothing \(the field is missing\)\s+result\.salesRank\.current/,
@@ -97,7 +100,7 @@ describe('shelfwatch probe', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     );
     expect(suggested).toEqual(pinned);
     const recorded = readdirSync(outcome.out).filter((f) => f.endsWith('.json'));
-    expect(recorded).toHaveLength(6);
+    expect(recorded.length).toBeGreaterThanOrEqual(7);
     for (const file of recorded) {
       const text = readFileSync(join(outcome.out, file), 'utf8');
       expect(text).not.toContain(KEY);

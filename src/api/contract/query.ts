@@ -10,6 +10,10 @@ export interface IncomingParam {
   filter: FilterParam;
   read: (value: string) => string;
   comma: boolean;
+  /** Whether one value is written in the parameter's format (the simulator refuses others, as an API would). */
+  accepts: (value: string) => boolean;
+  /** The format's name, for the simulator's messages. */
+  format: ParamFormat | undefined;
 }
 
 export type Filters = Partial<Record<FilterParam, string | readonly string[] | undefined>>;
@@ -55,6 +59,16 @@ function writer(r: Resolved): (value: string) => string {
   return (v) => v;
 }
 
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+function accepter(r: Resolved): (value: string) => boolean {
+  if (r.format === undefined) return () => true;
+  if (r.format === 'date') return (v) => ISO_DAY.test(v);
+  if (r.format === 'rfc3339') return (v) => RFC3339.test(v);
+  return (v) => /^-?\d+$/.test(v);
+}
+
 /** The simulator's side: the API's value back to ours (times as RFC 3339; `sales` wants dates). */
 function reader(r: Resolved): (value: string) => string {
   const unit = r.format === undefined ? undefined : UNIT_MS[r.format];
@@ -76,7 +90,13 @@ export function compileQuery(
   const fixedEntries = Object.entries({ ...contract.fixedParams, ...fixed });
   const incoming = new Map<string, IncomingParam>();
   for (const { filter, r } of entries)
-    incoming.set(r.name, { filter, read: reader(r), comma: r.list === 'comma' });
+    incoming.set(r.name, {
+      filter,
+      read: reader(r),
+      comma: r.list === 'comma',
+      accepts: accepter(r),
+      format: r.format,
+    });
   return {
     incoming,
     fixed: fixedEntries,

@@ -2,12 +2,15 @@
 export { analyseAnswer, type EndpointAnalysis, type RecordedAnswer, valueAt } from './probe-analyse.ts';
 export { RecordingError, readRecording, writeRecording } from './probe-record.ts';
 export {
+  DEFAULT_MAX_PROBE_REQUESTS,
   PROBED_ENDPOINTS,
   type ProbedEndpoint,
   ProbeError,
   parseEndpoints,
   plannedEndpoints,
+  plannedRequests,
   probeService,
 } from './probe-run.ts';
 export { type ContractSimDialect, createSimDialect } from './serve.ts';
 export { suggestContract } from './suggest-contract.ts';
+export { lineDiff } from './suggest-diff.ts';

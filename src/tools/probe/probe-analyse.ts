@@ -15,6 +15,7 @@ import {
   type ObjectNode,
   splitPath,
 } from '../../api/tooling.ts';
+import type { ParamFinding } from './probe-params.ts';
 
 /**
  * The value at a dotted path, following own properties only: `at` on a pair must not find
@@ -48,6 +49,10 @@ export interface RecordedAnswer {
   status: number;
   headers: Record<string, string>;
   body: unknown;
+  /** The query parameters sent, as probe named them: ours → the API's name and format. */
+  params?: ParamFinding[];
+  /** Parameters the API asked for and probe added (`granularity=day`). */
+  fixed?: Record<string, string>;
 }
 
 export type FieldStatus = 'found' | 'missing' | 'wrong type';
@@ -96,7 +101,7 @@ const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   history: ['series', 'points'],
   organic: ['keywords'],
   comp: ['comparables', 'comps', 'similar'],
-  marketplace: ['market', 'locale', 'site'],
+  marketplace: ['market', 'locale', 'site', 'domain', 'region'],
   platform: ['source', 'channel'],
   details: ['violations', 'errors', 'fields'],
   path: ['field', 'pointer'],
@@ -131,10 +136,15 @@ const NUMERIC_TEXT = /^-?\d+(\.\d+)?$/;
 export function fitsKind(kind: FieldKind, value: unknown): boolean {
   switch (kind) {
     case 'string':
-    case 'marketplace':
     case 'platform':
     case 'inviteStatus':
       return typeof value === 'string';
+    case 'marketplace':
+      // Some APIs number their markets (Keepa's domain ids).
+      return (
+        typeof value === 'string' ||
+        (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < 100)
+      );
     case 'nullableString':
       return typeof value === 'string' || value === null;
     case 'int':
@@ -150,8 +160,10 @@ export function fitsKind(kind: FieldKind, value: unknown): boolean {
       );
     case 'time':
     case 'date':
+      // A count of seconds, milliseconds or minutes (Keepa's minutes since 2011 are about 8.5 million).
       return (
-        (typeof value === 'string' && ISO_LIKE.test(value)) || (typeof value === 'number' && value > 1e8)
+        (typeof value === 'string' && (ISO_LIKE.test(value) || /^\d{7,}$/.test(value))) ||
+        (typeof value === 'number' && Number.isInteger(value) && value > 1e6)
       );
     case 'money':
       return (
@@ -160,7 +172,14 @@ export function fitsKind(kind: FieldKind, value: unknown): boolean {
         (typeof value === 'object' && value !== null && !Array.isArray(value))
       );
     case 'list':
-      return Array.isArray(value);
+      // An object keyed by time is a list too (layout: keyed).
+      return (
+        Array.isArray(value) ||
+        (typeof value === 'object' &&
+          value !== null &&
+          Object.keys(value).length > 0 &&
+          Object.keys(value).every((k) => /^\d{7,}$/.test(k)))
+      );
     case 'finality':
       return typeof value === 'boolean' || typeof value === 'string' || typeof value === 'number';
   }

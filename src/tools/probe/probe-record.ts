@@ -3,7 +3,7 @@
  * the key, credentials and personal data (email addresses) taken out before anything is written,
  * and checked again on the text that would be written. Read back by `probe --offline` and replay.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ENDPOINT_NAMES, type EndpointName } from '../../api/tooling.ts';
 import { redactDeep } from '../../util/redact.ts';
@@ -49,6 +49,9 @@ export function writeRecording(
   secrets: readonly string[],
 ): string[] {
   mkdirSync(dir, { recursive: true });
+  // A folder holds one probe's answers: those of an earlier probe would be read back with them.
+  for (const name of readdirSync(dir))
+    if (/^\d{2,}-[A-Za-z]+\.json$/.test(name)) rmSync(join(dir, name), { force: true });
   const files: string[] = [];
   answers.forEach((answer, index) => {
     const text = `${JSON.stringify(redactAnswer(answer, secrets), null, 2)}\n`;
@@ -99,6 +102,11 @@ function checkAnswer(raw: unknown, file: string): RecordedAnswer {
     status: r.status,
     headers: headers as Record<string, string>,
     body: r.body,
+    // What probe learnt of the parameters (names, formats, required extras): read back as written.
+    ...(Array.isArray(r.params) ? { params: r.params as RecordedAnswer['params'] } : {}),
+    ...(typeof r.fixed === 'object' && r.fixed !== null && !Array.isArray(r.fixed)
+      ? { fixed: r.fixed as Record<string, string> }
+      : {}),
   };
 }
 

@@ -1,12 +1,24 @@
 /**
- * The requests `probe` makes: at most one per read endpoint, in an order that finds a real ASIN
- * (from the rankings, which list the account's books) before the book endpoints need one. Every
- * request first passes `beforeRequest` (the workspace's budget). A service that cannot be the API
+ * The requests `probe` makes: one per read endpoint, in an order that finds a real ASIN (from the
+ * rankings, which list the account's books) before the book endpoints need one, and a follow-up of
+ * the rankings and reviews with the filters their first answers gave values for; a parameter the API
+ * refuses is asked again under other names, within a cap. Every request first passes
+ * `beforeRequest` (the workspace's budget). A service that cannot be the API
  * (unreachable, refusing the key, answering HTML) stops the probe at that request.
  */
 import type { CompiledContract, EndpointName } from '../../api/tooling.ts';
 import { keyUrlOrThrow } from '../../util/key-url.ts';
 import type { RecordedAnswer } from './probe-analyse.ts';
+import {
+  contractParam,
+  formatCandidates,
+  NAME_CANDIDATES,
+  type ParamFinding,
+  type PlannedParam,
+  type ProbeParam,
+  readRefusal,
+  writeValue,
+} from './probe-params.ts';
 
 export const PROBED_ENDPOINTS = [
   'rankings',
@@ -47,7 +59,14 @@ export interface ProbeOptions {
   /** Takes one request from the budget; throws when there is none. */
   beforeRequest: () => Promise<void>;
   timeoutMs?: number;
+  /** The most requests the probe may spend, parameter names tried again included (default 30). */
+  maxRequests?: number;
+  /** Filled with what the probe did not check because the cap was reached or the API refused every name. */
+  unchecked?: string[];
 }
+
+/** The default cap on a probe's requests: the answers, their follow-ups and the names tried again. */
+export const DEFAULT_MAX_PROBE_REQUESTS = 30;
 
 /** What will be requested: the picked endpoints, plus the rankings when a book needs an ASIN. */
 export function plannedEndpoints(
@@ -58,32 +77,109 @@ export function plannedEndpoints(
   return PROBED_ENDPOINTS.filter((e) => picked.includes(e) || (e === 'rankings' && needsAsin));
 }
 
+/**
+ * Requests a probe makes when the API takes every parameter as the contract names it: one per
+ * planned endpoint, and a second rankings (one book, a time window) and reviews (one campaign) request
+ * that try the filters the first answers gave values for.
+ */
+export function plannedRequests(picked: readonly ProbedEndpoint[], asin: string | undefined): number {
+  const planned = plannedEndpoints(picked, asin);
+  return planned.length + (planned.includes('rankings') ? 1 : 0) + (planned.includes('reviews') ? 1 : 0);
+}
+
 /** An ASIN (B0 and 8 letters/digits, or an ISBN-10) anywhere in an answer. */
 export function findAsin(body: unknown): string | undefined {
   const text = JSON.stringify(body) ?? '';
   return text.match(/"(B0[0-9A-Z]{8}|\d{9}[\dX])"/)?.[1];
 }
 
-function pathFor(endpoint: ProbedEndpoint, c: CompiledContract, asin: string, now: number): string {
+function findCampaign(body: unknown): string | undefined {
+  const text = JSON.stringify(body) ?? '';
+  return text.match(/"campaign_?id"\s*:\s*"([^"]+)"/i)?.[1];
+}
+
+/** Counts in the answers that are Keepa time (minutes since 2011: about 8 million these years). */
+function keepaTimeIn(answers: readonly RecordedAnswer[]): boolean {
+  const text = answers.map((a) => JSON.stringify(a.body) ?? '').join('');
+  return /"\w*(time|update|observed|at)\w*"\s*:\s*[2-9]\d{6}\b/i.test(text);
+}
+
+/** Marketplaces the answers send as small numbers (Keepa's domain ids: 1 is US). */
+function numberedMarkets(answers: readonly RecordedAnswer[]): boolean {
+  const text = answers.map((a) => JSON.stringify(a.body) ?? '').join('');
+  return /"\w*(domain|market)\w*"\s*:\s*\d{1,2}\b/i.test(text);
+}
+
+interface Planned {
+  endpoint: ProbedEndpoint;
+  path: string;
+  params: PlannedParam[];
+}
+
+function plan(
+  endpoint: ProbedEndpoint,
+  c: CompiledContract,
+  known: { asin: string; campaign?: string; followUp: boolean; answers: readonly RecordedAnswer[] },
+  now: number,
+  learnt: ReadonlyMap<ProbeParam, string>,
+): Planned {
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-  const q = (entries: [string, string][]) => `?${new URLSearchParams(entries).toString()}`;
-  const limit = (e: 'rankings' | 'reviews' | 'sales' | 'keywordSearch'): [string, string] => [
-    c.pagination[e].limitParam,
-    String(c.pagination[e].maxLimit),
-  ];
+  const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const param = (p: ProbeParam, value: string): PlannedParam => {
+    if (p === 'limit') {
+      const paging =
+        endpoint === 'bookKeywords' ? c.pagination.bookKeywords : c.pagination[endpoint as 'rankings'];
+      return { param: p, value, name: learnt.get(p) ?? paging?.limitParam ?? 'limit' };
+    }
+    const own = contractParam(c, endpoint, p);
+    return { param: p, value, ...own, name: learnt.get(p) ?? own.name };
+  };
+  const limit = (e: 'rankings' | 'reviews' | 'sales' | 'keywordSearch') =>
+    param('limit', String(c.pagination[e].maxLimit));
+  const market = () => {
+    const written = c.queries[endpoint].build({ marketplace: 'US' })[0]?.[1] ?? 'US';
+    return param('marketplace', numberedMarkets(known.answers) && written === 'US' ? '1' : written);
+  };
+  const asin = encodeURIComponent(known.asin);
   switch (endpoint) {
     case 'rankings':
-      return `/v1/rankings${q([limit('rankings')])}`;
+      return known.followUp
+        ? {
+            endpoint,
+            path: '/v1/rankings',
+            params: [
+              param('asin', known.asin),
+              param('from', iso(now - 86_400_000)),
+              param('to', iso(now)),
+              limit('rankings'),
+            ],
+          }
+        : { endpoint, path: '/v1/rankings', params: [limit('rankings')] };
     case 'reviews':
-      return `/v1/arc/reviews${q([limit('reviews')])}`;
+      return {
+        endpoint,
+        path: '/v1/arc/reviews',
+        params: [
+          ...(known.followUp && known.campaign !== undefined ? [param('campaign', known.campaign)] : []),
+          limit('reviews'),
+        ],
+      };
     case 'sales':
-      return `/v1/sales${q([[c.params.from, day(now - 7 * 86_400_000)], [c.params.to, day(now)], limit('sales')])}`;
+      return {
+        endpoint,
+        path: '/v1/sales',
+        params: [market(), param('from', day(now - 7 * 86_400_000)), param('to', day(now)), limit('sales')],
+      };
     case 'book':
-      return `/v1/books/${encodeURIComponent(asin)}`;
+      return { endpoint, path: `/v1/books/${asin}`, params: [market()] };
     case 'bookKeywords':
-      return `/v1/books/${encodeURIComponent(asin)}/keywords`;
+      return { endpoint, path: `/v1/books/${asin}/keywords`, params: [market()] };
     case 'keywordSearch':
-      return `/v1/keywords/search${q([[c.params.query, 'book'], limit('keywordSearch')])}`;
+      return {
+        endpoint,
+        path: '/v1/keywords/search',
+        params: [param('query', 'book'), limit('keywordSearch')],
+      };
   }
 }
 
@@ -135,24 +231,138 @@ async function request(
   return { endpoint, method: 'GET', path, status: response.status, headers, body };
 }
 
-/** Probes the picked endpoints once each; the answers in request order. */
+const TIMES = new Set<ProbeParam>(['from', 'to', 'since']);
+
+/**
+ * Asks one planned request; while the API refuses a parameter it names, asks again with the next
+ * name (or, for a time whose name it knew, the next format), and adds what it says is required.
+ */
+async function ask(
+  options: ProbeOptions,
+  planned: Planned,
+  state: {
+    spent: number;
+    max: number;
+    learnt: Map<ProbeParam, string>;
+    keepa: boolean;
+    /** The API's refusals, kept: they show its error body. */
+    refusals: RecordedAnswer[];
+  },
+): Promise<RecordedAnswer | undefined> {
+  const unchecked = options.unchecked ?? [];
+  const params = planned.params.map((p) => ({ ...p }));
+  const fixed: Record<string, string> = Object.fromEntries(options.contract.queries[planned.endpoint].fixed);
+  const tried = new Map<ProbeParam, Set<string>>(params.map((p) => [p.param, new Set([p.name])]));
+  const formats = new Map<ProbeParam, number>();
+  let last: RecordedAnswer | undefined;
+  for (;;) {
+    if (state.spent >= state.max) {
+      unchecked.push(
+        `${planned.endpoint}: not ${last === undefined ? 'asked' : 'asked again'}: the cap of ${state.max} requests was reached${last === undefined ? '' : ` (its parameters ${params.map((p) => p.param).join(', ')} are unchecked)`}`,
+      );
+      return last;
+    }
+    await options.beforeRequest();
+    state.spent += 1;
+    const query = [
+      ...params.map((p): [string, string] => [p.name, writeValue(p.value, p.format, p.epoch)]),
+      ...Object.entries(fixed),
+    ];
+    const path =
+      query.length === 0 ? planned.path : `${planned.path}?${new URLSearchParams(query).toString()}`;
+    const answer = await request(options, planned.endpoint, path);
+    const findings: ParamFinding[] = params.map((p) => ({
+      param: p.param,
+      name: p.name,
+      ...(p.format === undefined ? {} : { format: p.format }),
+      ...(p.epoch === undefined ? {} : { epoch: p.epoch }),
+    }));
+    last = { ...answer, params: findings, fixed: { ...fixed } };
+    if (answer.status !== 400 && answer.status !== 422) {
+      if (answer.status < 300) for (const p of params) state.learnt.set(p.param, p.name);
+      return last;
+    }
+    // One refusal kept is enough to show the error body; the rest would only repeat it.
+    if (state.refusals.length === 0) state.refusals.push(last);
+    const refusal = readRefusal(answer.body, params);
+    const needed = Object.entries(refusal.required).filter(([name]) => fixed[name] === undefined);
+    if (needed.length > 0) {
+      Object.assign(fixed, Object.fromEntries(needed));
+      continue;
+    }
+    const blamed = refusal.blamed;
+    const p = params.find((q) => q.param === blamed?.param);
+    if (blamed === undefined || p === undefined) return last;
+    if (blamed.value && TIMES.has(p.param)) {
+      const date = planned.endpoint === 'sales';
+      const choices = formatCandidates(date, state.keepa);
+      const next = (formats.get(p.param) ?? 0) + 1;
+      const choice = choices[next];
+      if (choice !== undefined) {
+        // From and to of one endpoint share a format.
+        for (const q of params.filter((q) => TIMES.has(q.param))) {
+          formats.set(q.param, next);
+          q.format = choice.format;
+          if (choice.epoch === undefined) delete q.epoch;
+          else q.epoch = choice.epoch;
+        }
+        continue;
+      }
+    }
+    const seen = tried.get(p.param) ?? new Set();
+    const name = NAME_CANDIDATES[p.param].find((n) => !seen.has(n));
+    if (name !== undefined) {
+      seen.add(name);
+      tried.set(p.param, seen);
+      p.name = name;
+      continue;
+    }
+    unchecked.push(
+      `${planned.endpoint}: the API refused ${p.param} under every name tried (${[...seen].join(', ')}): left out; find its name in the API document`,
+    );
+    params.splice(params.indexOf(p), 1);
+  }
+}
+
+/**
+ * Probes the picked endpoints, each once if the API takes the parameters as the contract names
+ * them; a refused parameter is tried under other names (see probe-params.ts) within `maxRequests`.
+ */
 export async function probeService(options: ProbeOptions): Promise<RecordedAnswer[]> {
   // The key goes with every request: refused here, before the first one and before any budget is taken.
   keyUrlOrThrow(options.baseUrl, { allowInsecure: options.allowInsecure === true });
   const answers: RecordedAnswer[] = [];
+  const state = {
+    spent: 0,
+    max: options.maxRequests ?? DEFAULT_MAX_PROBE_REQUESTS,
+    learnt: new Map<ProbeParam, string>(),
+    keepa: false,
+    refusals: [] as RecordedAnswer[],
+  };
   let asin = options.asin;
-  for (const endpoint of plannedEndpoints(options.endpoints, options.asin)) {
-    if ((endpoint === 'book' || endpoint === 'bookKeywords') && asin === undefined) continue;
-    await options.beforeRequest();
-    const answer = await request(
+  let campaign: string | undefined;
+  const run = async (endpoint: ProbedEndpoint, followUp: boolean) => {
+    state.keepa ||= keepaTimeIn(answers);
+    const known = { asin: asin ?? '', followUp, answers, ...(campaign === undefined ? {} : { campaign }) };
+    const answer = await ask(
       options,
-      endpoint,
-      pathFor(endpoint, options.contract, asin ?? '', options.now),
+      plan(endpoint, options.contract, known, options.now, state.learnt),
+      state,
     );
+    if (answer === undefined) return;
     asin ??= answer.status < 400 ? findAsin(answer.body) : undefined;
+    campaign ??= answer.status < 400 && endpoint === 'reviews' ? findCampaign(answer.body) : undefined;
     answers.push(answer);
+  };
+  const planned = plannedEndpoints(options.endpoints, options.asin);
+  for (const endpoint of planned) {
+    if ((endpoint === 'book' || endpoint === 'bookKeywords') && asin === undefined) continue;
+    await run(endpoint, false);
   }
-  return answers;
+  // The filters that need a value from an answer: a book's window of rankings, one campaign's reviews.
+  if (planned.includes('rankings') && asin !== undefined) await run('rankings', true);
+  if (planned.includes('reviews') && campaign !== undefined) await run('reviews', true);
+  return [...answers, ...state.refusals.filter((r) => !answers.includes(r))];
 }
 
 /** Endpoints named on the command line, checked. */

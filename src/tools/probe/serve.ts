@@ -21,6 +21,14 @@ interface Answer {
   headers?: Record<string, string>;
 }
 
+const FORMAT_WORDS: Readonly<Record<string, string>> = {
+  date: 'a date (YYYY-MM-DD)',
+  rfc3339: 'an RFC 3339 time',
+  epoch_s: 'a count of seconds',
+  epoch_ms: 'a count of milliseconds',
+  epoch_min: 'a count of minutes',
+};
+
 /** The simulator pages internally by at most this many items (its own MAX_LIMIT). */
 const SIM_PAGE = 100;
 /** A sales day stays provisional for 14 days (today and the 13 before). */
@@ -33,8 +41,9 @@ function place(path: string, value: unknown): Record<string, unknown> {
   return out;
 }
 
-function refuse(status: number, code: string, message: string): Answer {
-  return { status, body: { error: { code, message } } };
+function refuse(status: number, code: string, message: string, path?: string, why?: string): Answer {
+  const details = path === undefined ? {} : { details: [{ path, message: why ?? message }] };
+  return { status, body: { error: { code, message, ...details } } };
 }
 
 export function createSimDialect(contract: CompiledContract) {
@@ -70,7 +79,13 @@ export function createSimDialect(contract: CompiledContract) {
     const fixed = new Map(query.fixed);
     for (const [name, value] of fixed) {
       if (url.searchParams.get(name) !== value)
-        return refuse(400, 'invalid_request', `the parameter ${name}=${value} is required`);
+        return refuse(
+          400,
+          'invalid_request',
+          `the parameter ${name}=${value} is required`,
+          name,
+          `required: ${value}`,
+        );
     }
     let position: string | undefined;
     for (const [name, value] of url.searchParams) {
@@ -80,12 +95,19 @@ export function createSimDialect(contract: CompiledContract) {
       else if (paging !== undefined && name === cursorParam) search.append('cursor', value);
       else {
         const param = query.incoming.get(name);
-        if (param === undefined) {
-          search.append(name, value);
-          continue;
-        }
+        // An API refuses a parameter it does not know, and says which: a dialect's names are its own.
+        if (param === undefined)
+          return refuse(400, 'invalid_request', `unknown parameter ${name}`, name, 'unknown parameter');
         const ours = DEFAULT_CONTRACT.params[param.filter];
         for (const one of param.comma ? value.split(',') : [value]) {
+          if (!param.accepts(one))
+            return refuse(
+              400,
+              'invalid_request',
+              `${name} must be ${FORMAT_WORDS[param.format ?? 'date']}, got "${one}"`,
+              name,
+              `expected ${FORMAT_WORDS[param.format ?? 'date']}`,
+            );
           let v = param.read(one);
           if (param.filter === 'marketplace') v = contract.enumIn.marketplace(v);
           if (param.filter === 'platform') v = contract.enumIn.platform(v);

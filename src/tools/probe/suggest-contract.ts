@@ -29,6 +29,18 @@ import {
   valueAt,
   words,
 } from './probe-analyse.ts';
+import { paramSections } from './probe-params.ts';
+import {
+  absentFromSome,
+  finalitySpec,
+  historyLayout,
+  KEEPA_DOMAINS,
+  ratingScale,
+  type Sentinel,
+  sortSentinels,
+  timeSpec,
+  unrankedSeen,
+} from './suggest-evidence.ts';
 import { keepUsersSections } from './suggest-merge.ts';
 import { headersOf, paginationOf, suggestPagination } from './suggest-wire.ts';
 
@@ -42,8 +54,31 @@ export interface Suggestion {
 interface Ctx {
   undecided: string[];
   marketplaces: Set<string>;
+  /** Marketplaces sent as numbers (Keepa's domain ids). */
+  marketplaceIds: Set<number>;
   platforms: Set<string>;
+  /** Each "no rank" value seen, and the first place it was seen. */
+  sentinels: Map<Sentinel, string>;
+  /** What the API says "no rank" with anywhere (a first pass over every answer), for ranks that show none. */
+  dialect: readonly Sentinel[];
+  /** Where the first pass saw a rank left out. */
+  dialectWhere: string;
+  salesStatus: Record<string, 'final' | 'provisional'>;
+  /** Ranks no answer showed a "no rank" value for: offered the values no rank can be, said once. */
+  unseenRanks: Set<string>;
 }
+
+const newCtx = (dialect: readonly Sentinel[] = [], dialectWhere = ''): Ctx => ({
+  undecided: [],
+  marketplaces: new Set(),
+  marketplaceIds: new Set(),
+  platforms: new Set(),
+  sentinels: new Map(),
+  dialect,
+  dialectWhere,
+  salesStatus: {},
+  unseenRanks: new Set(),
+});
 
 const asObject = (spec: FieldSpec | undefined): FieldSpecObject =>
   spec === undefined ? { path: '' } : typeof spec === 'string' ? { path: spec } : spec;
@@ -58,11 +93,6 @@ function sample(list: readonly unknown[]): unknown {
     for (const [k, v] of Object.entries(item)) if (out[k] === undefined || out[k] === null) out[k] = v;
   }
   return out;
-}
-
-function timeFormat(value: unknown, date: boolean): string {
-  if (typeof value === 'number') return value < 1e11 ? 'epoch_s' : 'epoch_ms';
-  return date && typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) ? 'date' : 'iso';
 }
 
 function moneySpec(path: string, container: unknown, name: string): FieldSpecObject {
@@ -92,20 +122,68 @@ function moneySpec(path: string, container: unknown, name: string): FieldSpecObj
   return { path: '', format, amount: path, currency };
 }
 
+const NEVER_RANKS: Sentinel[] = [null, 0, -1];
+/** Filters probe does not send: nothing in the account gives it a value to try. */
+const FILTERS_NOT_ASKED = 'keyword, since, platform';
+
 /**
- * What the items of a list say "no rank" with: a null, a 0 or a negative sentinel among numbers, or
- * the field absent from some items. Empty when nothing shows it (one object, all ranked).
+ * A rank's or rating's "no rank" values, offered from evidence: those seen here, and those the API
+ * uses elsewhere (one convention per API: a 0 among keyword ranks says a missing BSR is 0 too).
+ * Nothing seen anywhere keeps the contract's and says so.
  */
-function unrankedSeen(path: string, siblings: readonly unknown[]): (null | number | 'missing')[] {
-  const values = siblings.map((item) => valueAt(item, path));
-  const out: (null | number | 'missing')[] = [];
-  if (values.some((v) => v === null)) out.push(null);
-  const numbers = values
-    .map((v) => (typeof v === 'string' ? Number(v) : v))
-    .filter((v): v is number => typeof v === 'number');
-  for (const sentinel of [0, -1]) if (numbers.includes(sentinel)) out.push(sentinel);
-  if (values.length > 1 && values.some((v) => v === undefined) && values.some((v) => v !== undefined))
-    out.push('missing');
+function unrankedFor(
+  path: string,
+  siblings: readonly unknown[],
+  old: FieldSpecObject,
+  where: string,
+  ctx: Ctx,
+): Sentinel[] | undefined {
+  const seen = unrankedSeen(path, siblings);
+  for (const s of seen) if (!ctx.sentinels.has(s)) ctx.sentinels.set(s, where);
+  // null, 0 and -1 can never be a rank, so reading each as "no rank" is always safe; an absent
+  // member is offered only where the API was seen leaving one out (it would hide a renamed field).
+  const offered = sortSentinels([...NEVER_RANKS, ...seen, ...ctx.dialect]);
+  if (seen.length === 0 && !offered.includes('missing')) ctx.unseenRanks.add(where);
+  else if (seen.length === 0)
+    ctx.undecided.push(
+      `${where}: its own answer shows no "no rank" value; "missing" is offered because the API leaves ranks out elsewhere (${ctx.dialectWhere}): check it`,
+    );
+  return offered;
+}
+
+/** Extras a field that already reads may still need: its "no rank" values, a scale, "may be absent". */
+function extrasOf(
+  node: ObjectNode['fields'][number],
+  path: string,
+  siblings: readonly unknown[],
+  old: FieldSpecObject,
+  where: string,
+  ctx: Ctx,
+): Partial<FieldSpecObject> {
+  const out: Partial<FieldSpecObject> = {};
+  if (node.kind === 'rank' || node.kind === 'rating') {
+    const unranked = unrankedFor(path, siblings, old, where, ctx);
+    if (unranked !== undefined && JSON.stringify(unranked) !== JSON.stringify(old.unranked ?? [null]))
+      out.unranked = unranked;
+  }
+  if (node.kind === 'rating' || (node.kind === 'int' && node.name === 'rating')) {
+    const scale = ratingScale(path, siblings);
+    if (scale !== undefined && scale !== old.scale) {
+      out.scale = scale;
+      ctx.undecided.push(
+        `${where}: values up to ${scale * 5} seen: read as a rating sent x${scale} (check it)`,
+      );
+    }
+  }
+  if (
+    node.kind !== 'rank' &&
+    node.kind !== 'rating' &&
+    node.kind !== 'list' &&
+    old.optional !== true &&
+    absentFromSome(path, siblings)
+  ) {
+    out.optional = true;
+  }
   return out;
 }
 
@@ -124,8 +202,8 @@ function specAt(
   switch (node.kind) {
     case 'time':
     case 'date': {
-      const format = timeFormat(value, node.kind === 'date');
-      if (format !== (node.kind === 'date' ? 'date' : 'iso')) out.format = format;
+      const spec = timeSpec(value, node.kind === 'date');
+      if (spec.format !== (node.kind === 'date' ? 'date' : 'iso')) Object.assign(out, spec);
       break;
     }
     case 'money':
@@ -136,24 +214,28 @@ function specAt(
     case 'rating':
       if (typeof value === 'string') out.format = 'string';
       if (node.kind === 'rank' || node.kind === 'rating') {
-        const seen = unrankedSeen(path, siblings);
-        if (seen.length > 0) {
-          out.unranked = seen;
-          break;
+        const unranked = unrankedFor(path, siblings, old, where, ctx);
+        if (unranked !== undefined) out.unranked = unranked;
+      }
+      if (node.kind === 'rating' || (node.kind === 'int' && node.name === 'rating')) {
+        const scale = ratingScale(path, siblings);
+        if (scale !== undefined) {
+          out.scale = scale;
+          ctx.undecided.push(
+            `${where}: values up to ${scale * 5} seen: read as a rating sent x${scale} (check it)`,
+          );
         }
-        if (old.unranked !== undefined) out.unranked = old.unranked;
-        ctx.undecided.push(
-          `${where}: which value means "no rank" (null, 0, a sentinel such as -1, or missing) cannot be told from one answer; kept ${JSON.stringify(old.unranked ?? [null])}`,
-        );
       }
       break;
     case 'marketplace':
       if (typeof value === 'string') ctx.marketplaces.add(value);
+      if (typeof value === 'number') ctx.marketplaceIds.add(value);
       break;
     case 'platform':
       if (typeof value === 'string') ctx.platforms.add(value);
       break;
     default:
+      if (absentFromSome(path, siblings)) out.optional = true;
       break;
   }
   return Object.keys(out).length === 1 ? path : out;
@@ -204,7 +286,8 @@ function suggestObject(
     }
     taken.add(path);
     if (field.items !== undefined) {
-      const list = valueAt(container, path);
+      const shape = historyLayout(valueAt(container, path));
+      const list = shape?.items;
       const item = Array.isArray(list) && list.length > 0 ? sample(list) : undefined;
       if (item === undefined) {
         out[field.name] = specs[field.name] ?? path;
@@ -214,12 +297,18 @@ function suggestObject(
         continue;
       }
       const inner = suggestObject(field.items, item, list as unknown[], old.items ?? {}, `${here}[]`, ctx);
-      changed ||= path !== field.rawPath || inner.changed;
-      out[field.name] = { path, items: inner.specs };
+      const layout = shape?.layout ?? old.layout;
+      changed ||= path !== field.rawPath || inner.changed || layout !== old.layout;
+      out[field.name] = { path, ...(layout === undefined ? {} : { layout }), items: inner.specs };
       continue;
     }
     if (fine) {
+      const extras = extrasOf(field, path, siblings, old, here, ctx);
       out[field.name] = specs[field.name] ?? path;
+      if (Object.keys(extras).length > 0) {
+        out[field.name] = { ...old, path, ...extras };
+        changed = true;
+      }
       if (field.kind === 'marketplace' && typeof value === 'string') ctx.marketplaces.add(value);
       if (field.kind === 'platform' && typeof value === 'string') ctx.platforms.add(value);
       continue;
@@ -278,15 +367,30 @@ function suggestEndpoint(
   }
   const specs = (contract.source.endpoints?.[name]?.fields ?? {}) as Record<string, FieldSpec>;
   const fields = suggestObject(contract.nodes[name], container, siblings, specs, name, ctx);
+  if (name === 'sales' && specs.final === undefined) {
+    const taken = new Set(Object.values(fields.specs).map((spec) => asObject(spec).path.split('.')[0] ?? ''));
+    const state = finalitySpec(container, siblings, taken);
+    if (state !== undefined) {
+      fields.specs.final = state.spec;
+      fields.changed = true;
+      Object.assign(ctx.salesStatus, state.enums);
+      ctx.undecided.push(
+        `sales.final: a day's state read from "${state.spec.path}" (${state.spec.format}): check which value means final`,
+      );
+    }
+  }
   if (!fields.changed && best.root === current) return undefined;
   return { [list ? 'items' : 'root']: best.root, fields: fields.specs };
 }
 
 /** The contract file that would fit the recorded answers, and what a person must still decide. */
 export function suggestContract(contract: CompiledContract, answers: readonly RecordedAnswer[]): Suggestion {
-  const ctx: Ctx = { undecided: [], marketplaces: new Set(), platforms: new Set() };
-  const endpoints: Record<string, unknown> = {};
   const ok = answers.filter((a) => a.status < 400);
+  // A first pass finds how the API says "no rank" anywhere, for the ranks whose own answer shows none.
+  const first = newCtx();
+  for (const answer of ok) suggestEndpoint(contract, answer, first);
+  const ctx = newCtx(first.sentinels.has('missing') ? ['missing'] : [], first.sentinels.get('missing') ?? '');
+  const endpoints: Record<string, unknown> = {};
   for (const answer of ok) {
     const spec = suggestEndpoint(contract, answer, ctx);
     if (spec !== undefined) endpoints[answer.endpoint] = spec;
@@ -327,6 +431,19 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
   if (Object.keys(platforms).length > 0) enums.platform = platforms;
   const marketplaces = recased(ctx.marketplaces, MARKETPLACES);
   if (Object.keys(marketplaces).length > 0) enums.marketplace = marketplaces;
+  if (ctx.marketplaceIds.size > 0) {
+    const ids = [...ctx.marketplaceIds].sort((a, b) => a - b);
+    if (ids.every((id) => KEEPA_DOMAINS[String(id)] !== undefined)) {
+      enums.marketplace = { ...KEEPA_DOMAINS };
+      ctx.undecided.push(
+        `enums.marketplace: marketplaces come as numbers (${ids.join(', ')}): Keepa's domain ids are offered (1 US, 2 UK, 3 DE, …): check them in the API document`,
+      );
+    } else
+      ctx.undecided.push(
+        `enums.marketplace: marketplaces come as numbers (${ids.join(', ')}): map each to ours (${MARKETPLACES.join(', ')})`,
+      );
+  }
+  if (Object.keys(ctx.salesStatus).length > 0) enums.salesStatus = ctx.salesStatus;
   const unknown = [...ctx.marketplaces].filter((m) => !isMarketplace(m) && !isMarketplace(m.toUpperCase()));
   if (unknown.length > 0)
     ctx.undecided.push(
@@ -334,13 +451,43 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
     );
   if (Object.keys(enums).length > 0) suggestion.enums = enums;
   if (pagination.shared !== undefined) suggestion.pagination = pagination.shared;
-  ctx.undecided.push(
-    'params: query parameter names cannot be seen in answers: check them in the API document (kept as the contract says)',
-  );
+  const asked = ok.filter((a) => a.params !== undefined);
+  if (asked.length === 0)
+    ctx.undecided.push(
+      'params: query parameter names cannot be seen in answers: check them in the API document (kept as the contract says)',
+    );
+  else {
+    const found = paramSections(
+      contract,
+      asked.map((a) => {
+        const own = new Map(contract.queries[a.endpoint].fixed);
+        const fixed = Object.fromEntries(Object.entries(a.fixed ?? {}).filter(([k, v]) => own.get(k) !== v));
+        return { endpoint: a.endpoint, params: a.params ?? [], fixed };
+      }),
+    );
+    for (const [name, own] of Object.entries(found.endpoints)) {
+      const spec = (endpoints[name] ?? {}) as Record<string, unknown>;
+      endpoints[name] = { ...spec, ...own };
+    }
+    if (Object.keys(found.top).length > 0)
+      suggestion.params = { ...suggestion.params, ...found.top } as ContractFile['params'];
+    if (found.limit !== undefined) {
+      const users = contract.source.pagination?.limit;
+      suggestion.pagination = { ...suggestion.pagination, limit: { ...users, param: found.limit } };
+    }
+    ctx.undecided.push(
+      ...found.undecided,
+      `params: names and formats as the API took them (${[...new Set(asked.flatMap((a) => (a.params ?? []).map((p) => p.param)))].join(', ')}); the others (${FILTERS_NOT_ASKED}) are kept as the contract says`,
+    );
+  }
+  if (ctx.unseenRanks.size > 0)
+    ctx.undecided.push(
+      `no "no rank" value was in any answer for ${[...ctx.unseenRanks].join(', ')}: offered [null, 0, -1], which no rank can be; add "missing" where the API leaves the member out for a book or keyword without a rank`,
+    );
   keepUsersSections(contract.source, suggestion, endpoints);
   if (Object.keys(endpoints).length > 0) suggestion.endpoints = endpoints as ContractFile['endpoints'];
   const wire = headersOf(contract, answers, ctx.undecided);
   if (wire.rateLimit !== undefined) suggestion.rateLimit = { ...suggestion.rateLimit, ...wire.rateLimit };
   if (wire.requestIdHeader !== undefined) suggestion.requestIdHeader = wire.requestIdHeader;
-  return { contract: suggestion, undecided: ctx.undecided };
+  return { contract: suggestion, undecided: [...new Set(ctx.undecided)] };
 }

@@ -26,7 +26,8 @@ export function keepUsersSections(
   endpoints: Record<string, unknown>,
 ): void {
   const params = own(source.params, DEFAULTS.params);
-  if (params !== undefined) suggestion.params = params;
+  // Names probe found by asking win over the user's for the same filter.
+  if (params !== undefined) suggestion.params = { ...params, ...suggestion.params };
   if (source.fixedParams !== undefined && Object.keys(source.fixedParams).length > 0)
     suggestion.fixedParams = source.fixedParams;
   const codes = own(source.errors?.codes, DEFAULTS.errors?.codes);
@@ -60,6 +61,9 @@ export function keepUsersSections(
     const own = { ...(endpoints[name] as Record<string, unknown> | undefined) };
     for (const key of ['params', 'fixedParams', 'request', 'pagination'] as const) {
       if (own[key] === undefined && spec?.[key] !== undefined) own[key] = spec[key];
+      // Parameters probe found are added to the user's, name by name.
+      else if ((key === 'params' || key === 'fixedParams') && spec?.[key] !== undefined)
+        own[key] = { ...spec[key], ...(own[key] as object) };
     }
     if (Object.keys(own).length > 0) endpoints[name] = own;
   }
