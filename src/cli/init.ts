@@ -171,7 +171,9 @@ export function registerInitCommand(program: Command, io: CliIo): void {
         campaigns: account.campaigns.map((id) => ({ id })),
       };
       const header = `# Written by shelfwatch init from ${plural(spent, 'request')} to probe ${baseUrl} (saved in ./probe-answers) and ${plural(listed.requests, 'more request')} for the rest of its lists.\n`;
-      writeFileSync(file, `${header}${yamlText({ workspaces: [workspace] })}`);
+      // REDIS_URL wins over the file whenever it is set (docs/configuration.md); the file says so too.
+      const redis = { url: '${REDIS_URL:-redis://127.0.0.1:6379}' };
+      writeFileSync(file, `${header}${yamlText({ redis, workspaces: [workspace] })}`);
       io.stdout.write(
         `\nWrote ${file}: ${plural(workspace.books.length, 'book')}, ${plural(workspace.campaigns.length, 'ARC campaign')}${contractFile === undefined ? '' : `, api.contract ${contractFile}${given === undefined ? ' (edit what it could not decide)' : ''}`}\n`,
       );

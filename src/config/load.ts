@@ -160,7 +160,7 @@ function loadFile(file: string, shown: string, env: Env, given?: string): LoadCo
   if (!yaml.ok) return { ok: false, problems: yaml.problems, source };
   const parsed = yaml.value;
   const interpolated = interpolate(parsed, env);
-  const checked = parseConfig(interpolated.value);
+  const checked = parseConfig(connectionFromEnv(interpolated.value, env));
   if (checked.ok && interpolated.problems.length === 0) {
     const config = relativeToFile(checked.config, file);
     const contractProblems = checkWorkspaceContracts(config);
@@ -204,6 +204,19 @@ export function anchorDocument(raw: unknown, file: string): unknown {
       return { ...ws, api: { ...api, contract: from((api as Record<string, unknown>).contract) } };
     });
   return out;
+}
+
+/**
+ * The connection the environment names wins over the file's (12-factor: a container's REDIS_URL is
+ * where its Redis is, whatever the file it was given says); the table in docs/configuration.md.
+ */
+function connectionFromEnv(value: unknown, env: Env): unknown {
+  const url = env.REDIS_URL?.trim();
+  if (url === undefined || url === '' || typeof value !== 'object' || value === null || Array.isArray(value))
+    return value;
+  const raw = value as Record<string, unknown>;
+  const redis = typeof raw.redis === 'object' && raw.redis !== null ? raw.redis : {};
+  return { ...raw, redis: { ...redis, url } };
 }
 
 /** An outbox `dir: ./outbox` means next to the config file, wherever the process was started. */

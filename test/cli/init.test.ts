@@ -34,8 +34,11 @@ describe('shelfwatch init', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     const text = readFileSync(file, 'utf8');
     expect(text).not.toContain(KEY);
     const written = parseYaml(text) as {
+      redis: { url: string };
       workspaces: { apiKey: string; books: { asin: string }[]; campaigns: { id: string }[] }[];
     };
+    // Redis is written down, REDIS_URL first (which wins over the file in any case).
+    expect(written.redis.url).toBe(['$', '{REDIS_URL:-redis://127.0.0.1:6379}'].join(''));
     const ws = written.workspaces[0];
     // The config names the variable; the key itself stays in the environment.
     expect(ws?.apiKey).toBe(['$', '{PUBLISHING_API_KEY}'].join(''));

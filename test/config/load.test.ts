@@ -11,6 +11,16 @@ const EXAMPLE = resolve(dirname(fileURLToPath(import.meta.url)), '../../examples
 describe('loadConfig from a file', () => {
   const dir = tempDir();
 
+  it("REDIS_URL wins over the file's redis.url (docs/configuration.md: which wins)", () => {
+    const env = { PUBLISHING_API_KEY: 'sk-example', SHELFWATCH_PORT: '9500' };
+    const fromFile = loadConfig({ path: EXAMPLE, env });
+    const fromEnv = loadConfig({ path: EXAMPLE, env: { ...env, REDIS_URL: 'redis://10.0.0.9:6390/2' } });
+    if (!fromFile.ok || !fromEnv.ok) throw new Error('example did not load');
+    expect(fromFile.config.redis.url).toBe('redis://127.0.0.1:6379');
+    expect(fromEnv.config.redis.url).toBe('redis://10.0.0.9:6390/2');
+    expect(fromEnv.config.redis.prefix).toBe(fromFile.config.redis.prefix);
+  });
+
   it('loads the full example with its typed values', () => {
     const result = loadConfig({
       path: EXAMPLE,
