@@ -30,8 +30,8 @@ import { LIST_LIMIT } from './template-text.ts';
 import type { DigestFigures, KeywordMove } from './types.ts';
 
 const S = {
-  body: 'margin:0;padding:16px;background:#f5f5f4;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;color:#1c1917;font-size:14px;line-height:1.45',
-  card: 'max-width:680px;margin:0 auto;background:#ffffff;border-radius:8px;padding:20px',
+  body: 'margin:0;padding:8px;background:#f5f5f4;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;color:#1c1917;font-size:14px;line-height:1.45',
+  card: 'max-width:680px;margin:0 auto;background:#ffffff;border-radius:8px;padding:16px;overflow-wrap:break-word',
   h1: 'font-size:18px;margin:0 0 4px 0',
   h2: 'font-size:15px;margin:20px 0 6px 0;border-bottom:1px solid #e7e5e4;padding-bottom:4px',
   muted: 'color:#78716c;font-size:12px',
@@ -40,7 +40,7 @@ const S = {
   table: 'border-collapse:collapse;width:100%;font-size:13px',
   th: 'text-align:left;padding:4px 6px;border-bottom:1px solid #e7e5e4;color:#57534e;font-weight:600',
   td: 'padding:4px 6px;border-bottom:1px solid #f5f5f4;vertical-align:top',
-  num: 'padding:4px 6px;border-bottom:1px solid #f5f5f4;text-align:right;white-space:nowrap',
+  num: 'padding:4px 6px;border-bottom:1px solid #f5f5f4;text-align:right',
   li: 'margin:2px 0',
 };
 
@@ -48,7 +48,7 @@ const UL = 'margin:4px 0;padding-left:20px';
 
 function img(chart: DigestChart | undefined): SafeHtml {
   if (chart === undefined) return html``;
-  return html`<img src="cid:${chart.cid}" alt="${chart.alt}" width="${chart.width}" height="${chart.height}" style="display:block;border:0">`;
+  return html`<img src="cid:${chart.cid}" alt="${chart.alt}" width="${chart.width}" height="${chart.height}" style="display:block;border:0;max-width:100%;height:auto">`;
 }
 
 function list<T>(items: readonly T[], text: (item: T) => string, limit = LIST_LIMIT): SafeHtml {
@@ -141,13 +141,19 @@ function ranksHtml(f: DigestFigures, charts: DigestCharts): SafeHtml {
             `${pairName(l, l.title)}: ${rank(l.dayBeforeMedian)} → ${rank(l.yesterdayMedian)} (${factor(l.change ?? 0)})`,
         ),
       );
-    const rows = f.bsr.books
+    // One block a book, its name and rank above its chart: side by side they need 600 px.
+    const blocks = f.bsr.books
       .filter((l) => charts.bsr.has(`${l.asin}|${l.marketplace}`))
-      .map(
-        (l) =>
-          html`<tr>${bookCell(pairName(l, l.title), storeUrl(l))}${cells([rank(l.yesterdayMedian)])}<td style="${S.td}">${img(charts.bsr.get(`${l.asin}|${l.marketplace}`))}</td></tr>`,
-      );
-    if (rows.length > 0) out.push(html`<table style="${S.table}">${rows}</table>`);
+      .map((l) => {
+        const name = pairName(l, l.title);
+        const url = storeUrl(l);
+        const label =
+          url === undefined
+            ? html`${name}`
+            : html`<a href="${url}" style="color:#0969da;text-decoration:none">${name}</a>`;
+        return html`<div style="margin:10px 0;border-bottom:1px solid #f5f5f4;padding-bottom:6px"><p style="margin:0 0 4px 0">${label} · <b>${rank(l.yesterdayMedian)}</b></p>${img(charts.bsr.get(`${l.asin}|${l.marketplace}`))}</div>`;
+      });
+    out.push(...blocks);
   }
   const k = f.keywords;
   if (k.tracked > 0) {
