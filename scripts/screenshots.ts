@@ -34,6 +34,8 @@ import { digestInputs, sampleAlerts } from './screenshots-samples.ts';
 const DOCS_IMG = join(REPO_ROOT, 'docs', 'img');
 /** Taken by the browser tests, copied here with the rest. */
 const CONSOLE_SHOTS = ['console-overview', 'console-book'];
+/** Taken by test/deliver/email-browser.test.ts: the digest on a phone and a desktop. */
+const EMAIL_SHOTS = ['email-digest-390', 'email-digest-1280'];
 const ZONE = 'Europe/Berlin';
 
 async function captureSlackAndEmail(dir: string, message: OutgoingMessage) {
@@ -121,11 +123,11 @@ async function main(): Promise<string[]> {
 
 /** Copies the screenshots in .artifacts/img/ to docs/img/; says which console shots are missing. */
 async function copyToDocs(names: readonly string[]): Promise<void> {
-  for (const name of [...names, ...CONSOLE_SHOTS]) {
+  for (const name of [...names, ...CONSOLE_SHOTS, ...EMAIL_SHOTS]) {
     const from = artifactPath('img', `${name}.png`);
     if (!existsSync(from)) {
       process.stderr.write(
-        `docs/img/${name}.png left as it is: run the browser tests first (npx vitest run test/console/browser.test.ts)\n`,
+        `docs/img/${name}.png left as it is: run the browser tests first (npx vitest run test/console/browser.test.ts test/deliver/email-browser.test.ts)\n`,
       );
       continue;
     }
