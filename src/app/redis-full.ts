@@ -13,6 +13,14 @@ export function isOutOfMemory(error: unknown): boolean {
   return error instanceof Error && /\bOOM\b/.test(error.message);
 }
 
+/** A stretch of refused writes that has just ended. */
+export interface FullStretch {
+  since: number;
+  fullForMs: number;
+  /** Refusals counted in it (the first one logged, the rest suppressed). */
+  refused: number;
+}
+
 export class RedisFullWatch {
   private stretchStartedAt: number | undefined;
   private suppressed = 0;
@@ -21,6 +29,8 @@ export class RedisFullWatch {
     private readonly logger: Logger,
     private readonly metrics: Metrics,
     private readonly now: () => number = Date.now,
+    /** Told once a stretch ends (start.ts: the `redis_writable` alert, schedulers restarted). */
+    private readonly onWritable?: (stretch: FullStretch) => void,
   ) {}
 
   /** True when the error was a refusal for want of memory (said here, once per stretch). */
@@ -42,12 +52,18 @@ export class RedisFullWatch {
   writable(): void {
     this.metrics.redisWritable(true);
     if (this.stretchStartedAt === undefined) return;
+    const stretch = {
+      since: this.stretchStartedAt,
+      fullForMs: this.now() - this.stretchStartedAt,
+      refused: this.suppressed + 1,
+    };
     this.logger.info(
-      { suppressed: this.suppressed, fullMs: this.now() - this.stretchStartedAt },
+      { suppressed: this.suppressed, fullMs: stretch.fullForMs },
       'Redis accepts writes again',
     );
     this.stretchStartedAt = undefined;
     this.suppressed = 0;
+    this.onWritable?.(stretch);
   }
 
   get full(): boolean {

@@ -7,9 +7,11 @@ import { startDigestWorker } from '../jobs/digest-job.ts';
 import { startPollWorker } from '../jobs/poll-job.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Shutdown } from '../ops/shutdown.ts';
-import { readyProbeKey } from '../poll/keys.ts';
+import { readyProbeKey, writableAlertKey } from '../poll/keys.ts';
+import { redisWritableAlert } from '../rules/redis-health.ts';
+import { ClockSkewWatch } from './clock-skew.ts';
 import { isConnectionError, type RedisConnectionWatch, watchRedisConnection } from './redis-connection.ts';
-import { isOutOfMemory, probeWrite, RedisFullWatch } from './redis-full.ts';
+import { type FullStretch, isOutOfMemory, probeWrite, RedisFullWatch } from './redis-full.ts';
 import type { Runtime } from './runtime.ts';
 import { ScheduleWatch } from './schedule-watch.ts';
 import { ensureShardLayout } from './shard-layout.ts';
@@ -34,6 +36,8 @@ export interface StartOptions {
   scheduleCheckEveryMs?: number;
   /** How often the state marker is checked (a lost Redis state noticed and said). */
   stateCheckEveryMs?: number;
+  /** How often this process's clock is compared with Redis TIME (clock-skew.ts). */
+  clockCheckEveryMs?: number;
   /** Called before the first poll is scheduled, so a listener misses no job event (run's report). */
   onWorkers?: (workers: Pick<StartedWorkers, 'poll' | 'deliver'>) => void;
 }
@@ -77,6 +81,16 @@ export async function startWorkers(
   await ensureShardLayout(runtime);
   const connection = runtime.redis;
   const prefix = runtime.prefix;
+  // Before any worker exists: BullMQ promotes and plans jobs by this process's Date.now().
+  const clock = new ClockSkewWatch(runtime.redis, runtime.logger, runtime.metrics);
+  const checkClock = () =>
+    clock.check().catch((error: unknown) => runtime.logger.debug({ err: error }, 'clock check failed'));
+  await checkClock();
+  const clockTimer = setInterval(() => {
+    if (runtime.redis.status === 'ready') void checkClock();
+  }, options.clockCheckEveryMs ?? 60_000);
+  clockTimer.unref();
+  shutdown.add('clock check', () => clearInterval(clockTimer));
   // The state marker is read (or written) before the first poll: a loss after this one is noticed.
   await runtime.stateLoss
     .check()
@@ -117,7 +131,20 @@ export async function startWorkers(
     shutdownSignal: shutdown.signal,
   });
   const watch = watchRedisConnection(runtime.redis, runtime.logger);
-  const redisFull = new RedisFullWatch(runtime.logger, runtime.metrics);
+  const redisFull = new RedisFullWatch(runtime.logger, runtime.metrics, undefined, (stretch) => {
+    void afterFull(stretch);
+  });
+  // The end of a full stretch: one `redis_writable` alert across the processes (a claim in Redis),
+  // and the schedulers whose next job a refused write lost restarted now, not at the next re-plan.
+  const afterFull = async (stretch: FullStretch) => {
+    try {
+      const claim = await runtime.redis.set(writableAlertKey(runtime.prefix), '1', 'PX', 60_000, 'NX');
+      if (claim === 'OK') await runtime.pollDeps.alerts.enqueue([redisWritableAlert(stretch, Date.now())]);
+      if (options.reconcile !== false) await reconcile();
+    } catch (error) {
+      runtime.logger.warn({ err: error }, 'after a full Redis: the alert or the schedulers failed');
+    }
+  };
   logWorkerErrors(runtime.logger, 'digest', digest, watch, redisFull);
   shutdown.add('redis connection watch', () => watch.stop());
   runtime.metricQueues.digest = runtime.digestQueue;

@@ -29,7 +29,13 @@ export interface SchedulerQueue<T> {
     template: { name: string; data: T; opts: JobSchedulerTemplateOptions },
   ): Promise<unknown>;
   removeJobScheduler(id: string): Promise<boolean>;
+  /** Job ids in the given states (BullMQ's `getRanges`): the schedulers' pending jobs. */
+  getRanges(types: PendingState[], start?: number, end?: number): Promise<string[]>;
 }
+
+/** States in which a scheduler's current job will still run (and, once it starts, plan the next). */
+const PENDING_STATES = ['waiting', 'delayed', 'prioritized', 'active'] as const;
+type PendingState = (typeof PENDING_STATES)[number];
 
 export interface ReconcileReport {
   created: number;
@@ -200,6 +206,13 @@ export async function reconcileSchedulers<T extends object>(options: {
   if (locked !== 'OK') return { created: 0, updated: 0, removed: 0, unchanged: 0, ranHere: false };
   try {
     const existing = new Map((await queue.getJobSchedulers(0, -1)).map((s) => [s.key, s]));
+    // BullMQ plans a scheduler's next job when its current one starts; a write refused then (a full
+    // Redis) leaves a scheduler whose current job ran with nothing after it, and it never fires
+    // again. Such a scheduler (its `next` job is in no pending state) is upserted, which adds one.
+    const pending = new Set(await queue.getRanges([...PENDING_STATES], 0, -1));
+    const stopped = (have: { key: string; next?: number | null }) =>
+      have.next != null && !pending.has(`repeat:${have.key}:${have.next}`);
+    let restarted = 0;
     const report: ReconcileReport = { created: 0, updated: 0, removed: 0, unchanged: 0, ranHere: true };
     const now = Date.now();
     const upserts: { want: DesiredScheduler<T>; repeat: UpsertRepeat; created: boolean }[] = [];
@@ -208,8 +221,11 @@ export async function reconcileSchedulers<T extends object>(options: {
       existing.delete(want.schedulerId);
       const decision = repeatFor(want.repeat, have, now);
       if (have !== undefined && !decision.changed && sameData(have.template?.data, want.data)) {
-        report.unchanged += 1;
-        continue;
+        if (!stopped(have)) {
+          report.unchanged += 1;
+          continue;
+        }
+        restarted += 1;
       }
       upserts.push({ want, repeat: decision.repeat, created: have === undefined });
     }
@@ -226,6 +242,11 @@ export async function reconcileSchedulers<T extends object>(options: {
       await queue.removeJobScheduler(stale);
       report.removed += 1;
     });
+    if (restarted > 0)
+      logger.warn(
+        { queue: queue.name, restarted },
+        'schedulers without a next job (a write refused?) restarted',
+      );
     logger.info({ queue: queue.name, ...report }, 'schedulers reconciled');
     return report;
   } finally {

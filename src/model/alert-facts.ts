@@ -162,3 +162,20 @@ export interface SourceRecoveredFacts extends PauseFacts {
   channel?: string;
   sent_at?: string;
 }
+
+/** Redis lost shelfwatch's state (app/state-watch.ts): the state markers before and now, and when. */
+export interface StateLostFacts {
+  previousEpoch: string;
+  epoch: string;
+  /** When the process that raised it noticed. */
+  detectedAt: number;
+}
+
+/** Redis accepts writes again after refusing them for want of memory (app/redis-full.ts). */
+export interface RedisWritableFacts {
+  /** When the process that raised it saw the first refusal. */
+  since: number;
+  fullForMs: number;
+  /** Refusals that process counted in the stretch. */
+  refused: number;
+}

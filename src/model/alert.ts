@@ -7,6 +7,7 @@ import type {
   BsrRemovalFacts,
   CompFacts,
   KeywordRankFacts,
+  RedisWritableFacts,
   ReviewCountFacts,
   ReviewFacts,
   RoyaltyFacts,
@@ -14,6 +15,7 @@ import type {
   SentimentFacts,
   SourceFailingFacts,
   SourceRecoveredFacts,
+  StateLostFacts,
 } from './alert-facts.ts';
 
 /** Every alert kind, in one list: the config's route filter and the type are both made from it. */
@@ -36,6 +38,8 @@ export const ALERT_KINDS = [
   'sales_revision',
   'source_health',
   'source_recovered',
+  'state_lost',
+  'redis_writable',
 ] as const;
 
 export type AlertKind = (typeof ALERT_KINDS)[number];
@@ -60,6 +64,8 @@ export interface AlertFactsByKind {
   sales_revision: SalesRevisionFacts;
   source_health: SourceFailingFacts;
   source_recovered: SourceRecoveredFacts;
+  state_lost: StateLostFacts;
+  redis_writable: RedisWritableFacts;
 }
 
 export type Severity = 'info' | 'warning' | 'critical';

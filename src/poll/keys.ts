@@ -34,3 +34,8 @@ export function recoveredCutoffsKey(prefix: string, workspace: string): string {
 export function readyProbeKey(prefix: string): string {
   return `${prefix}:state:probe`;
 }
+
+/** Claimed (60 s) by the process that raises `redis_writable` for a stretch: one alert, not one each. */
+export function writableAlertKey(prefix: string): string {
+  return `${prefix}:state:writable-alert`;
+}

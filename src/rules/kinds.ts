@@ -12,6 +12,7 @@ import { compJudges, compKinds } from './comps.ts';
 import type { RuleConfig, RuleKind } from './config.ts';
 import { keywordJudges, keywordKinds } from './keyword-rank.ts';
 import type { KindParts, KindTable } from './kind-parts.ts';
+import { redisHealthKinds } from './redis-health.ts';
 import type { ReviewPass } from './review-track.ts';
 import { reviewJudges, reviewKinds } from './reviews.ts';
 import { salesJudges, salesKinds } from './sales.ts';
@@ -27,6 +28,7 @@ export const KINDS = {
   ...sentimentKinds,
   ...salesKinds,
   ...sourceHealthKinds,
+  ...redisHealthKinds,
 } satisfies KindTable;
 
 const TABLE: KindTable = KINDS;

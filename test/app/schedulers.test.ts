@@ -48,6 +48,27 @@ const every = (schedulerId: string, ms: number, firstRunDelayMs = 0): DesiredSch
 });
 
 describe('reconcileSchedulers on a real BullMQ queue', () => {
+  it('restarts a scheduler whose next job is gone (a write refused while Redis was full), and only that one', async () => {
+    const { queue, reconcile, scheduler } = setUp('stopped');
+    const wanted = [every('t1', HOUR, HOUR), every('t2', HOUR, HOUR)];
+    expect(await reconcile(wanted)).toMatchObject({ created: 2 });
+    const lost = await scheduler('t1');
+    // What a refused updateJobScheduler leaves: the scheduler, and no job at its `next`.
+    const jobId = `repeat:t1:${lost.next}`;
+    expect(await queue.getJob(jobId)).toBeDefined();
+    // (BullMQ refuses to remove a scheduler's job: taken out of Redis by hand.)
+    expect(await redis.zrem(queue.keys.delayed ?? '', jobId)).toBe(1);
+    await redis.del(queue.toKey(jobId));
+    expect(await reconcile(wanted)).toMatchObject({ created: 0, updated: 1, unchanged: 1, removed: 0 });
+    const restarted = await scheduler('t1');
+    const pending = await queue.getRanges(['delayed', 'waiting'], 0, -1);
+    expect(pending).toContain(`repeat:t1:${restarted.next}`);
+    expect(pending).toContain(`repeat:t2:${(await scheduler('t2')).next}`);
+    expect(pending).toHaveLength(2);
+    // Nothing lost any more: the next reconcile leaves both alone.
+    expect(await reconcile(wanted)).toMatchObject({ updated: 0, unchanged: 2 });
+  });
+
   it('keeps the phase of a scheduler whose cadence changes, and leaves one within the band alone', async () => {
     const { queue, reconcile, scheduler } = setUp('phase');
     expect(await reconcile([every('t1', HOUR)])).toMatchObject({ created: 1, ranHere: true });

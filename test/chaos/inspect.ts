@@ -26,6 +26,8 @@ const KINDS: Record<AlertKind, true> = {
   sales_revision: true,
   source_health: true,
   source_recovered: true,
+  state_lost: true,
+  redis_writable: true,
 };
 
 /** Group hash → channel, for every group an alert of these workspaces could land in. */

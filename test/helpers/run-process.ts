@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { BIN, ROOT } from './cli.ts';
 import { processMarks } from './leftover-processes.ts';
 import { waitFor } from './wait.ts';
@@ -35,8 +36,25 @@ export interface RunProcess {
   stop(): Promise<number | null>;
 }
 
+/** Where Debian's libfaketime puts its library (the `faketime` package depends on it). */
+const LIBFAKETIME = [
+  '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1',
+  '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1',
+  '/usr/lib/faketime/libfaketime.so.1',
+];
+
+/**
+ * A wrapper that runs node with its clock moved by `offset` (libfaketime's syntax, e.g. `+30s`), or
+ * undefined without libfaketime. Not the `faketime` command: it forks and waits, and neither
+ * passes signals on nor dies with its child, so a kill would leave node running. `env` execs.
+ */
+export function faketimeWrapper(offset: string): string[] | undefined {
+  const library = LIBFAKETIME.find((path) => existsSync(path));
+  return library === undefined ? undefined : ['env', `LD_PRELOAD=${library}`, `FAKETIME=${offset}`];
+}
+
 export interface RunProcessOptions {
-  /** A command that runs node, e.g. `['faketime', '-f', '+30s']`. */
+  /** A command that runs node and is replaced by it (exec), e.g. `faketimeWrapper('+30s')`. */
   wrapper?: readonly string[];
   env?: Record<string, string>;
 }

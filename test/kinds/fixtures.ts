@@ -154,6 +154,8 @@ export const FACTS: { [K in AlertKind]: AlertFactsByKind[K] } = {
   sales_revision: revision,
   source_health: failing,
   source_recovered: recovered,
+  state_lost: { previousEpoch: `before ${HOSTILE}`, epoch: `now ${HOSTILE}`, detectedAt: T },
+  redis_writable: { since: T - 30_000, fullForMs: 30_000, refused: 76_015 },
 };
 
 export function alertOfKind<K extends AlertKind>(kind: K): AlertOf<K> {

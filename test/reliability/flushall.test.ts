@@ -1,11 +1,13 @@
 /**
  * FLUSHALL under two running `shelfwatch run` processes (a private redis-server): the loss is said
- * within 30 s (an error line), and every review published after the flush is alerted exactly once
- * (the new baseline must not swallow them), with nothing alerted twice.
+ * within 30 s (an error line, and one `state_lost` alert on the route that matches it, at a local
+ * receiver), and every review published after the flush is alerted exactly once (the new baseline
+ * must not swallow them), with nothing alerted twice.
  */
 import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
 import { startPrivateRedis } from '../../src/tools/private-redis.ts';
+import { startHttpReceiver } from '../../src/tools/receivers/http.ts';
 import { tempDir } from '../config/helpers.ts';
 import { writeConfig } from '../helpers/cli.ts';
 import { type RunProcess, startRun } from '../helpers/run-process.ts';
@@ -43,6 +45,9 @@ it('FLUSHALL mid-run: said within 30 s, every review published after it alerted 
     });
     return String(answer.review_id);
   };
+  // The operators' route: state_lost only, to a webhook (a local receiver).
+  const ops = await startHttpReceiver();
+  releases.push(() => ops.close());
   const file = writeConfig(tempDir(), 'run.json', {
     redis: { url: redis.url, prefix: '{flush}' },
     server: { port: 0 },
@@ -56,7 +61,21 @@ it('FLUSHALL mid-run: said within 30 s, every review published after it alerted 
         cadence: { reviews: '2s' },
       },
     ],
-    channels: [{ id: 'log', type: 'log', groupWait: '0s', groupInterval: '1s' }],
+    channels: [
+      { id: 'log', type: 'log', groupWait: '0s', groupInterval: '1s' },
+      {
+        id: 'ops',
+        type: 'webhook',
+        url: ops.url,
+        secret: 'whsec_flushall_0123456789abcdef',
+        groupWait: '0s',
+        groupInterval: '1s',
+      },
+    ],
+    routes: [
+      { match: { kind: ['review_new'] }, channels: ['log'] },
+      { match: { kind: ['state_lost'] }, channels: ['ops'] },
+    ],
     rules: [{ id: 'new-review', kind: 'review_new' }],
   });
   const workers = [startRun(file), startRun(file)];
@@ -99,6 +118,12 @@ it('FLUSHALL mid-run: said within 30 s, every review published after it alerted 
     60_000,
   );
 
+  const [lost] = await ops.waitForMessages(1, 30_000);
+  console.log(
+    `state_lost at the receiver ${((Number(lost?.receivedAt) - flushedAt) / 1_000).toFixed(1)} s after the flush`,
+  );
+  expect(JSON.stringify(lost?.body)).toContain('state_lost');
+
   const alerted = reviewAlerts(workers);
   const counts = new Map<string, number>();
   for (const id of alerted) counts.set(id, (counts.get(id) ?? 0) + 1);
@@ -108,4 +133,6 @@ it('FLUSHALL mid-run: said within 30 s, every review published after it alerted 
   expect(alerted.filter((id) => ![...before, ...after, ...later].includes(id))).toEqual([]);
   expect(Number(told.time) - flushedAt).toBeLessThanOrEqual(30_000);
   for (const w of workers) expect(await w.stop()).toBe(0);
+  // Both processes noticed the loss and raised it: delivered once all the same.
+  expect(ops.requests.filter((r) => JSON.stringify(r.body).includes('state_lost'))).toHaveLength(1);
 }, 240_000);

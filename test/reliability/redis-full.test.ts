@@ -1,11 +1,15 @@
 /**
  * A full Redis (`maxmemory` with `noeviction`) under a running `shelfwatch run` (a private
  * redis-server): one warning for the stretch, not one line per refusal; `/readyz` not ready while
- * writes fail; the end of the stretch said once writes go through.
+ * writes fail; the end of the stretch said once writes go through, as a log line and one
+ * `redis_writable` alert at a local receiver; and every poll scheduler has a next job again within
+ * one reconcile of memory being freed (a refused write may have lost some).
  */
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
 import { startPrivateRedis } from '../../src/tools/private-redis.ts';
+import { startHttpReceiver } from '../../src/tools/receivers/http.ts';
 import { tempDir } from '../config/helpers.ts';
 import { writeConfig } from '../helpers/cli.ts';
 import { startOneBookSim } from '../helpers/one-book-sim.ts';
@@ -19,19 +23,39 @@ afterAll(async () => {
   for (const release of releases.reverse()) await release();
 });
 
-// Open (issue 27 item 2): after memory is freed some schedulers have lost their next job and polls
-// do not resume within a reconcile; not asserted here yet.
-it('Redis full for 30 s: at most 200 log lines, /readyz not ready, writes said to go through after', async () => {
+/** Poll schedulers whose `next` job is in no pending state: BullMQ will never run them again. */
+async function stoppedSchedulers(queue: Queue): Promise<string[]> {
+  const pending = new Set(await queue.getRanges(['waiting', 'delayed', 'prioritized', 'active'], 0, -1));
+  const schedulers = await queue.getJobSchedulers(0, -1);
+  return schedulers.filter((s) => !pending.has(`repeat:${s.key}:${s.next}`)).map((s) => s.key);
+}
+
+it('Redis full for 30 s: at most 200 log lines, /readyz not ready, writes said to go through after, schedulers back', async () => {
   const redis = await startPrivateRedis({ extraArgs: ['--maxmemory-policy', 'noeviction'] });
   releases.push(() => redis.stop());
   const { sim, workspace } = await startOneBookSim(KEY, 5);
   releases.push(() => sim.close());
+  const ops = await startHttpReceiver();
+  releases.push(() => ops.close());
   const prefix = '{full}';
   const file = writeConfig(tempDir(), 'run.json', {
     redis: { url: redis.url, prefix },
     server: { port: 0 },
     workspaces: [workspace({ sales: false, cadence: { book: '1s', keywords: '1s' } })],
-    channels: [{ id: 'log', type: 'log' }],
+    channels: [
+      { id: 'log', type: 'log' },
+      {
+        id: 'ops',
+        type: 'webhook',
+        url: ops.url,
+        secret: 'whsec_redis_full_0123456789abcdef',
+        groupWait: '0s',
+      },
+    ],
+    routes: [
+      { match: { kind: ['redis_writable'] }, channels: ['ops'] },
+      { match: { kind: ['bsr_worsened', 'keyword_rank_drop'] }, channels: ['log'] },
+    ],
   });
   const worker = startRun(file);
   releases.push(() => worker.kill());
@@ -67,6 +91,30 @@ it('Redis full for 30 s: at most 200 log lines, /readyz not ready, writes said t
     () => worker.lines.some((l) => l.msg === 'Redis accepts writes again'),
     60_000,
   );
-  console.log(`writes again ${((Date.now() - freedAt) / 1_000).toFixed(1)} s after memory was freed`);
+  const writableAt = Date.now();
+  console.log(`writes again ${((writableAt - freedAt) / 1_000).toFixed(1)} s after memory was freed`);
+  // The reconcile that the end of the stretch runs (its line) restarts what a refused write lost.
+  const pollQueue = new Queue('poll', { connection: admin, prefix });
+  releases.push(() => pollQueue.close());
+  const reconciled = await worker.waitForLine(
+    'a reconcile after the stretch',
+    (l) => l.msg === 'schedulers reconciled' && Number(l.time) >= fullAt,
+    30_000,
+  );
+  const restarted = worker.lines.find(
+    (l) => l.msg.includes('without a next job') && Number(l.time) >= fullAt,
+  );
+  const stopped = await stoppedSchedulers(pollQueue);
+  console.log(
+    `reconciled ${((Number(reconciled.time) - freedAt) / 1_000).toFixed(1)} s after memory was freed; ` +
+      `${String(restarted?.restarted ?? 0)} schedulers restarted; ${stopped.length} without a next job after it`,
+  );
+  expect(await pollQueue.getJobSchedulersCount()).toBeGreaterThan(0);
+  expect(stopped).toEqual([]);
+  const [writable] = await ops.waitForMessages(1, 30_000);
+  expect(JSON.stringify(writable?.body)).toContain('redis_writable');
+  const polled = await polls();
+  await waitFor('polls again', async () => (await polls()) > polled + 2, 30_000);
   expect(await worker.stop()).toBe(0);
+  expect(ops.requests.filter((r) => JSON.stringify(r.body).includes('redis_writable'))).toHaveLength(1);
 }, 240_000);
