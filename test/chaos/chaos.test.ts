@@ -12,8 +12,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
+import { createRedisConnection } from '../../src/app/redis-connection.ts';
+import { ShardMap } from '../../src/config/shards.ts';
 import type { DeliverQueueData } from '../../src/deliver/enqueue.ts';
 import { DELIVER_QUEUE, POLL_QUEUE } from '../../src/jobs/queues.ts';
 import type { PollJobData } from '../../src/poll/processor.ts';
@@ -31,9 +32,10 @@ import {
 } from './deliveries.ts';
 import { busiestWindowRequests, explainGroups, loopLagMonitor } from './diagnose.ts';
 import { deliverState, groupLeftovers, redisSecretHits } from './inspect.ts';
-import { RestartableRedis } from './redis-aof.ts';
+import { type ChaosRedis, RestartableRedis } from './redis-aof.ts';
+import { ChaosCluster } from './redis-cluster.ts';
 import { renderFigures, saveFigures } from './report.ts';
-import { ChaosRng, chaosSeed, sleep } from './rng.ts';
+import { ChaosRng, chaosSeed, chaosShards, sleep } from './rng.ts';
 import {
   configYaml,
   type ExpectedAlert,
@@ -60,6 +62,14 @@ import { PollWatchdog } from './watchdog.ts';
 import { WorkerPool } from './worker-pool.ts';
 
 const seed = chaosSeed(process.env);
+const shards = chaosShards(process.env);
+/**
+ * With 3 shards the workspace is pinned to shard 1, so each of its alerts crosses masters: its
+ * polls, budget, snapshots, delivery queue and groups on one, the silences, channel state and
+ * alert log of the home shard on another.
+ */
+const WORKSPACE_SHARD = 1;
+const where = shards === 1 ? '' : `, ${shards} shards on a ${shards}-master Redis Cluster`;
 const PER_MINUTE = 60;
 const PLAN = `custom:${PER_MINUTE}:5000000`;
 const SETTLE_DEADLINE_MS = 150_000;
@@ -67,11 +77,16 @@ const SETTLE_DEADLINE_MS = 150_000;
 const EVENTS_CUTOFF_MS = 200_000;
 const CHANNELS = ['slack', 'email', 'log', 'dead'];
 
-it(`chaos run, seed ${seed}: every change alerted once, nothing invented, nothing lost, plan kept`, async () => {
-  console.log(`chaos seed: ${seed} (CHAOS_SEED=${seed} npm run test:chaos)`);
+it(`chaos run, seed ${seed}${where}: every change alerted once, nothing invented, nothing lost, plan kept`, async () => {
+  const again = shards === 1 ? '' : `CHAOS_SHARDS=${shards} `;
+  console.log(`chaos seed: ${seed}${where} (${again}CHAOS_SEED=${seed} npm run test:chaos)`);
   const startedAt = Date.now();
   const rng = new ChaosRng(seed);
   const prefix = `{chaos-${seed}}`;
+  const shardMap = new ShardMap(
+    prefix,
+    shards === 1 ? undefined : { count: shards, pin: { [WORKSPACE_SHARD]: [WORKSPACE] } },
+  );
   const dir = mkdtempSync(join(tmpdir(), 'shelfwatch-chaos-'));
   const secrets = {
     apiKey: `sk_chaos_${randomBytes(12).toString('hex')}`,
@@ -84,7 +99,15 @@ it(`chaos run, seed ${seed}: every change alerted once, nothing invented, nothin
     console.log(stamped); // as it happens, so a run that hangs still shows how far it got
   };
 
-  const redis = await RestartableRedis.create();
+  // On a Cluster, the master that restarts is the workspace's (its budget, snapshots, groups).
+  const redis: ChaosRedis =
+    shards === 1
+      ? await RestartableRedis.create()
+      : await ChaosCluster.create(shards, `${shardMap.of(WORKSPACE)}:restart`);
+  if (redis instanceof ChaosCluster)
+    log(
+      `${shards}-master Cluster up; the workspace's master (:${redis.restartedPort}) is the one that restarts`,
+    );
   const sim = await startSimulator({
     seed,
     books: 6,
@@ -118,7 +141,14 @@ it(`chaos run, seed ${seed}: every change alerted once, nothing invented, nothin
   const configPath = join(dir, 'shelfwatch.yaml');
   writeFileSync(
     configPath,
-    configYaml({ redisUrl: redis.url, prefix, simUrl: sim.url, plan: PLAN, s: subjects }),
+    configYaml({
+      redisUrl: redis.url,
+      prefix,
+      simUrl: sim.url,
+      plan: PLAN,
+      s: subjects,
+      ...(shards === 1 ? {} : { shards: { count: shards, workspaceShard: WORKSPACE_SHARD } }),
+    }),
   );
   const workers = new WorkerPool({
     configPath,
@@ -137,12 +167,20 @@ it(`chaos run, seed ${seed}: every change alerted once, nothing invented, nothin
     redis.killNow();
   };
   process.once('exit', onExit);
-  const conn = new Redis(redis.url, { maxRetriesPerRequest: null });
+  // The product's own connection: a Cluster client on a Cluster.
+  const conn = createRedisConnection({ url: redis.url, cluster: shards > 1 });
   conn.on('error', () => {}); // Redis restarts on purpose; the client reconnects
-  const store = new RedisSnapshotStore({ redis: conn, prefix });
-  const pollQueue = new Queue<PollJobData>(POLL_QUEUE, { connection: conn, prefix });
-  const deliverQueue = new Queue<DeliverQueueData>(DELIVER_QUEUE, { connection: conn, prefix });
-  for (const queue of [pollQueue, deliverQueue]) queue.on('error', () => {});
+  const store = new RedisSnapshotStore({ redis: conn, prefix: shards === 1 ? prefix : shardMap });
+  // Every shard's queues (the channel-disabled notice, of no workspace, may sit on another shard).
+  const pollQueues = shardMap.prefixes.map(
+    (p) => new Queue<PollJobData>(POLL_QUEUE, { connection: conn, prefix: p }),
+  );
+  const deliverQueues = shardMap.prefixes.map(
+    (p) => new Queue<DeliverQueueData>(DELIVER_QUEUE, { connection: conn, prefix: p }),
+  );
+  const pollQueue = pollQueues[shardMap.shardOf(WORKSPACE)] as Queue<PollJobData>;
+  const deliverQueue = deliverQueues[shardMap.shardOf(WORKSPACE)] as Queue<DeliverQueueData>;
+  for (const queue of [...pollQueues, ...deliverQueues] as Queue[]) queue.on('error', () => {});
   let passed = false;
   try {
     await pinBaselines(admin, subjects);
@@ -207,9 +245,9 @@ it(`chaos run, seed ${seed}: every change alerted once, nothing invented, nothin
     const { waitingFor, pollLeft } = await settle({
       deadlineMs: SETTLE_DEADLINE_MS,
       reports,
-      deliverQueue,
-      pollQueue,
-      groups: () => groupLeftovers(conn, prefix, CHANNELS, [WORKSPACE, '*']),
+      deliverQueues,
+      pollQueues,
+      groups: () => groupLeftovers(conn, shardMap.prefixes, CHANNELS, [WORKSPACE, '*']),
     });
     await watchdog.stop();
     const settleMs = Date.now() - settleStart;
@@ -222,7 +260,7 @@ it(`chaos run, seed ${seed}: every change alerted once, nothing invented, nothin
 
     // --- figures ---
     const exitCodes = await workers.stopAll(30_000);
-    const groups = await groupLeftovers(conn, prefix, CHANNELS, [WORKSPACE, '*']);
+    const groups = await groupLeftovers(conn, shardMap.prefixes, CHANNELS, [WORKSPACE, '*']);
     const requests = (await admin.requests()).filter((r) => r.path.startsWith('/v1/'));
     const secretList = [secrets.apiKey, secrets.slack, secrets.dead, secrets.smtp];
     const figures = judgeRun({
@@ -249,7 +287,7 @@ it(`chaos run, seed ${seed}: every change alerted once, nothing invented, nothin
       records,
       expected,
       channels: reports(),
-      deliver: await deliverState(deliverQueue),
+      deliver: await deliverState(deliverQueues),
       groups,
       pollLeftovers: pollLeft,
       exitCodes,
@@ -284,7 +322,7 @@ it(`chaos run, seed ${seed}: every change alerted once, nothing invented, nothin
     const table = renderFigures(figures);
     const kept = figures.failures.length === 0 ? '' : `\n\nworker logs kept in ${dir}`;
     console.log(`${evidence.join('\n')}\n\n${table}${kept}`);
-    saveFigures(seed, table);
+    saveFigures(seed, table, shards);
     expect(figures.failures).toEqual([]);
     passed = true;
   } finally {
@@ -292,8 +330,7 @@ it(`chaos run, seed ${seed}: every change alerted once, nothing invented, nothin
     clearInterval(stamper);
     lag.stop();
     await workers.killAll();
-    await pollQueue.close();
-    await deliverQueue.close();
+    for (const queue of [...pollQueues, ...deliverQueues] as Queue[]) await queue.close();
     conn.disconnect();
     await admin.close();
     await sim.close();

@@ -1,5 +1,6 @@
 import type { Job, Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
+import type { RedisConnection } from '../../src/app/redis-connection.ts';
 import type { DeliverQueueData } from '../../src/deliver/enqueue.ts';
 import { groupHash } from '../../src/deliver/groups.ts';
 import { groupKeyOf } from '../../src/deliver/processor.ts';
@@ -58,27 +59,52 @@ export interface GroupLeft {
 /** Every alert a group holds, buffered or in flight. */
 export const heldAlerts = (g: GroupLeft): Alert[] => [...g.buffered, ...[...g.inflight.values()].flat()];
 
+/** The nodes to SCAN: every master of a Cluster (a SCAN sees one node's keys), else the one server. */
+export function scanNodes(redis: RedisConnection): Redis[] {
+  return redis instanceof Cluster ? redis.nodes('master') : [redis];
+}
+
+async function scanAll(redis: RedisConnection, match: string | undefined, each: (key: string) => void) {
+  for (const node of scanNodes(redis)) {
+    let cursor = '0';
+    do {
+      const [next, found] =
+        match === undefined
+          ? await node.scan(cursor, 'COUNT', 1000)
+          : await node.scan(cursor, 'MATCH', match, 'COUNT', 1000);
+      cursor = next;
+      for (const key of found) each(key);
+    } while (cursor !== '0');
+  }
+}
+
+/** What is left of the groups under each of `prefixes` (each shard's, on a Cluster). */
 export async function groupLeftovers(
-  redis: Redis,
+  redis: RedisConnection,
+  prefixes: readonly string[],
+  channels: readonly string[],
+  workspaces: readonly string[],
+): Promise<GroupLeft[]> {
+  const all = await Promise.all(prefixes.map((p) => shardGroupLeftovers(redis, p, channels, workspaces)));
+  return all.flat();
+}
+
+async function shardGroupLeftovers(
+  redis: RedisConnection,
   prefix: string,
   channels: readonly string[],
   workspaces: readonly string[],
 ): Promise<GroupLeft[]> {
   const owners = groupOwners(channels, workspaces);
   const inflightKeys = new Map<string, string[]>();
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:grp:*`, 'COUNT', 1000);
-    cursor = next;
-    for (const key of found) {
-      const [hash, part] = key.slice(`${prefix}:grp:`.length).split(':');
-      // `last` (when the group last sent) is kept on purpose; anything else is work not done.
-      if (hash === undefined || part === 'last') continue;
-      const keys = inflightKeys.get(hash) ?? [];
-      if (part === 'inflight') keys.push(key);
-      inflightKeys.set(hash, keys);
-    }
-  } while (cursor !== '0');
+  await scanAll(redis, `${prefix}:grp:*`, (key) => {
+    const [hash, part] = key.slice(`${prefix}:grp:`.length).split(':');
+    // `last` (when the group last sent) is kept on purpose; anything else is work not done.
+    if (hash === undefined || part === 'last') return;
+    const keys = inflightKeys.get(hash) ?? [];
+    if (part === 'inflight') keys.push(key);
+    inflightKeys.set(hash, keys);
+  });
   const alerts = async (key: string) => (await redis.hvals(key)).map((v) => JSON.parse(v) as Alert);
   const base = (hash: string) => `${prefix}:grp:${hash}`;
   return Promise.all(
@@ -104,11 +130,22 @@ export interface DeliverState {
   failedAdmits: number;
 }
 
-export async function deliverState(queue: Queue<DeliverQueueData>): Promise<DeliverState> {
-  const pending = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
+/** The delivery queues' state, every shard's added up. */
+export async function deliverState(queues: readonly Queue<DeliverQueueData>[]): Promise<DeliverState> {
+  const pending: Record<string, number> = {};
+  for (const queue of queues) {
+    const counts = await queue.getJobCounts(
+      'waiting',
+      'active',
+      'delayed',
+      'prioritized',
+      'waiting-children',
+    );
+    for (const [state, n] of Object.entries(counts)) pending[state] = (pending[state] ?? 0) + n;
+  }
   const deadLetters = new Map<string, number>();
   let failedAdmits = 0;
-  for (const job of await queue.getFailed(0, -1)) {
+  for (const job of (await Promise.all(queues.map((q) => q.getFailed(0, -1)))).flat()) {
     if (job.name !== 'flush') {
       failedAdmits += 1;
       continue;
@@ -192,25 +229,21 @@ export function faultTally(entries: readonly RequestLogEntry[]): Record<string, 
 }
 
 /** Keys whose value contains one of `secrets` (every type BullMQ and shelfwatch use). */
-export async function redisSecretHits(redis: Redis, secrets: readonly string[]): Promise<string[]> {
+export async function redisSecretHits(redis: RedisConnection, secrets: readonly string[]): Promise<string[]> {
   const hits: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'COUNT', 1000);
-    cursor = next;
-    for (const key of keys) {
-      const type = await redis.type(key);
-      let values: string[] = [];
-      if (type === 'string') values = [(await redis.get(key)) ?? ''];
-      else if (type === 'hash') values = Object.entries(await redis.hgetall(key)).flat();
-      else if (type === 'list') values = await redis.lrange(key, 0, -1);
-      else if (type === 'set') values = await redis.smembers(key);
-      else if (type === 'zset') values = await redis.zrange(key, 0, -1);
-      else if (type === 'stream')
-        values = (await redis.xrange(key, '-', '+')).flatMap(([, fields]) => fields);
-      const text = [key, ...values].join('\n');
-      if (secrets.some((s) => text.includes(s))) hits.push(key);
-    }
-  } while (cursor !== '0');
+  const keys: string[] = [];
+  await scanAll(redis, undefined, (key) => keys.push(key));
+  for (const key of keys) {
+    const type = await redis.type(key);
+    let values: string[] = [];
+    if (type === 'string') values = [(await redis.get(key)) ?? ''];
+    else if (type === 'hash') values = Object.entries(await redis.hgetall(key)).flat();
+    else if (type === 'list') values = await redis.lrange(key, 0, -1);
+    else if (type === 'set') values = await redis.smembers(key);
+    else if (type === 'zset') values = await redis.zrange(key, 0, -1);
+    else if (type === 'stream') values = (await redis.xrange(key, '-', '+')).flatMap(([, fields]) => fields);
+    const text = [key, ...values].join('\n');
+    if (secrets.some((s) => text.includes(s))) hits.push(key);
+  }
   return hits;
 }

@@ -17,7 +17,17 @@ export interface RedisOutage {
  * every write it acknowledged. `startPrivateRedis` (src/ops) starts throw-away servers without
  * persistence in a new directory each time, which is why the chaos suite has its own starter.
  */
-export class RestartableRedis {
+/** What the chaos run restarts and inspects: one Redis (RestartableRedis) or a Cluster of them. */
+export interface ChaosRedis {
+  readonly url: string;
+  readonly outages: RedisOutage[];
+  /** Stops (one master of) it with `signal`, keeps it down for `downMs`, starts it again. */
+  restart(signal: 'SIGTERM' | 'SIGKILL', downMs: number): Promise<RedisOutage>;
+  killNow(): void;
+  dispose(): Promise<void>;
+}
+
+export class RestartableRedis implements ChaosRedis {
   readonly outages: RedisOutage[] = [];
   private child: ChildProcess | undefined;
 
@@ -25,15 +35,18 @@ export class RestartableRedis {
     private readonly binary: string,
     readonly port: number,
     readonly dir: string,
+    private readonly extraArgs: readonly string[],
   ) {}
 
-  static async create(): Promise<RestartableRedis> {
+  /** `extraArgs`: e.g. the Cluster node's (its `nodes.conf` stays in `dir`, so it restarts as itself). */
+  static async create(extraArgs: readonly string[] = []): Promise<RestartableRedis> {
     const binary = findRedisServerBinary();
     if (binary === undefined) throw new Error('the chaos suite needs redis-server on PATH');
     const redis = new RestartableRedis(
       binary,
       await freePort(),
       mkdtempSync(join(tmpdir(), 'shelfwatch-chaos-redis-')),
+      extraArgs,
     );
     await redis.up();
     return redis;
@@ -41,6 +54,10 @@ export class RestartableRedis {
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
   }
 
   get running(): boolean {
@@ -64,6 +81,7 @@ export class RestartableRedis {
       'always',
       '--maxmemory-policy',
       'noeviction',
+      ...this.extraArgs,
     ];
     const child = spawn(this.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -120,5 +138,10 @@ export class RestartableRedis {
   async dispose(): Promise<void> {
     await this.down('SIGTERM');
     rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** As a Cluster node (startPrivateCluster): stopping it for good is disposing of it. */
+  stop(): Promise<void> {
+    return this.dispose();
   }
 }

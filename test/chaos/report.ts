@@ -120,13 +120,14 @@ const BEGIN = '<!-- chaos-figures:begin -->';
 const END = '<!-- chaos-figures:end -->';
 
 /** Where a run with this seed leaves its figures (the folder is ignored by git). */
-export function figuresPath(seed: number): string {
-  return artifactPath('chaos', `figures-seed-${seed}.md`);
+/** One shard (the docs' figures) as before; a Cluster run (`CHAOS_SHARDS=3`) apart from it. */
+export function figuresPath(seed: number, shards = 1): string {
+  return artifactPath('chaos', `figures-seed-${seed}${shards === 1 ? '' : `-shards-${shards}`}.md`);
 }
 
 /** Keeps this run's figures in .artifacts/chaos/: a run writes no tracked file. */
-export function saveFigures(seed: number, figures: string): string {
-  const path = figuresPath(seed);
+export function saveFigures(seed: number, figures: string, shards = 1): string {
+  const path = figuresPath(seed, shards);
   writeFileSync(path, `${figures}\n`);
   return path;
 }

@@ -48,5 +48,13 @@ export function chaosSeed(env: Readonly<Record<string, string | undefined>>): nu
   return seed;
 }
 
+/** `CHAOS_SHARDS`: 1 (one Redis, the default) or 3 (three shards on a 3-master Redis Cluster). */
+export function chaosShards(env: Readonly<Record<string, string | undefined>>): 1 | 3 {
+  const raw = env.CHAOS_SHARDS?.trim();
+  if (raw === undefined || raw === '' || raw === '1') return 1;
+  if (raw === '3') return 3;
+  throw new RangeError(`CHAOS_SHARDS must be 1 or 3, got "${raw}"`);
+}
+
 export const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));

@@ -63,11 +63,17 @@ export function configYaml(o: {
   simUrl: string;
   plan: string;
   s: Subjects;
+  /** On a Cluster: the shard count, and the shard the workspace is pinned to. */
+  shards?: { count: number; workspaceShard: number };
 }): string {
   const { s } = o;
   const channel = 'groupWait: 1s, groupInterval: 2s';
+  const cluster =
+    o.shards === undefined
+      ? ''
+      : `, cluster: true, shards: { count: ${o.shards.count}, pin: { "${o.shards.workspaceShard}": [${WORKSPACE}] } }`;
   return [
-    `redis: { url: "${o.redisUrl}", prefix: "${o.prefix}" }`,
+    `redis: { url: "${o.redisUrl}", prefix: "${o.prefix}"${cluster} }`,
     'server: { port: 0 }',
     'workspaces:',
     `  - id: ${WORKSPACE}`,

@@ -14,16 +14,17 @@ import { sleep } from './rng.ts';
 export async function settle(o: {
   deadlineMs: number;
   reports: () => ChannelReport[];
-  deliverQueue: Queue<DeliverQueueData>;
-  pollQueue: Queue<PollJobData>;
+  /** Every shard's queues. */
+  deliverQueues: readonly Queue<DeliverQueueData>[];
+  pollQueues: readonly Queue<PollJobData>[];
   groups: () => Promise<GroupLeft[]>;
 }): Promise<{ waitingFor: string[]; pollLeft: string[] }> {
   const start = Date.now();
   let quietChecks = 0;
   for (;;) {
-    const state = await deliverState(o.deliverQueue);
+    const state = await deliverState(o.deliverQueues);
     const groups = await o.groups();
-    const pollLeft = await pollLeftovers(o.pollQueue, Date.now());
+    const pollLeft = (await Promise.all(o.pollQueues.map((q) => pollLeftovers(q, Date.now())))).flat();
     const waitingFor = [
       ...o
         .reports()

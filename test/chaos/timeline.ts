@@ -1,7 +1,7 @@
 import type { SimFaultInput } from '../../src/sim/control-schemas.ts';
 import type { SimControlClient } from '../../src/sim/index.ts';
 import type { SmtpReceiver } from '../../src/tools/receivers/smtp.ts';
-import type { RestartableRedis } from './redis-aof.ts';
+import type { ChaosRedis } from './redis-aof.ts';
 import { type ChaosRng, sleep } from './rng.ts';
 import type { EventContext, ScriptedEvent } from './scenario.ts';
 import type { WorkerPool } from './worker-pool.ts';
@@ -13,7 +13,7 @@ export interface ChaosTargets {
   rng: ChaosRng;
   admin: SimControlClient;
   workers: WorkerPool;
-  redis: RestartableRedis;
+  redis: ChaosRedis;
   smtp: SmtpReceiver;
   setSlackMode(mode: SlackMode): void;
   /** Slack posts refused so far (500 or 429). */
