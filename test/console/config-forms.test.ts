@@ -158,7 +158,7 @@ describe('config forms', () => {
     await c.runtime.budget.syncMinuteUsed('ws', ws.plan.perMinute);
     const minute = await post('/config/workspaces/ws/poll', { rev: 1, target });
     expect(minute.statusCode).toBe(429);
-    expect(minute.body).toContain("minute&#39;s budget has no room: 0 request(s) left");
+    expect(minute.body).toContain('minute&#39;s budget has no room: 0 request(s) left');
     expect(await c.runtime.pollQueue.count()).toBe(queued);
     await c.runtime.budget.syncMonthUsed('ws', pollLimits(ws).monthCeiling ?? ws.plan.perMonth);
     const month = await post('/config/workspaces/ws/poll', { rev: 1, target });
