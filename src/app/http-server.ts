@@ -154,8 +154,9 @@ export function readinessChecks(
     const entries = await Promise.all(
       Object.entries(checks).map(async ([name, check]): Promise<[string, string]> => {
         try {
-          await withTimeout(Promise.resolve().then(check), timeoutMs, name);
-          return [name, 'ok'];
+          const said = await withTimeout(Promise.resolve().then(check), timeoutMs, name);
+          // A check may say what it found (the config revision a process runs).
+          return [name, typeof said === 'string' && said !== '' ? `ok: ${said}` : 'ok'];
         } catch (error) {
           return [
             name,
@@ -164,6 +165,9 @@ export function readinessChecks(
         }
       }),
     );
-    return { ok: entries.every(([, state]) => state === 'ok'), checks: Object.fromEntries(entries) };
+    return {
+      ok: entries.every(([, state]) => state === 'ok' || state.startsWith('ok: ')),
+      checks: Object.fromEntries(entries),
+    };
   };
 }

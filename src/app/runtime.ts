@@ -7,7 +7,7 @@ import type { Notifier } from '../channels/notifier.ts';
 import { createSmtpPool, type SmtpPool } from '../channels/smtp-pool.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
 import { ShardMap } from '../config/shards.ts';
-import { ChannelHealth } from '../deliver/channel-health.ts';
+import { ChannelHealth, channelSettings, sharedTimeZone } from '../deliver/channel-health.ts';
 import type { DeliverQueueData, DeliveryJobSettings } from '../deliver/enqueue.ts';
 import type { ChannelSettings, DeliveryDeps } from '../deliver/processor.ts';
 import type { DigestDeps } from '../digest/build.ts';
@@ -58,7 +58,10 @@ export interface RuntimeOptions {
  * status) are built on top of it.
  */
 export class Runtime {
-  readonly config: ShelfwatchConfig;
+  /** The config in force: replaced whole by `apply` when a new revision arrives (live config). */
+  config: ShelfwatchConfig;
+  /** The revision `config` is (revisions/); 0 for a config read from a file or the environment. */
+  revision = 0;
   readonly logger: Logger;
   readonly clock: Clock;
   readonly redis: RedisConnection;
@@ -71,12 +74,12 @@ export class Runtime {
   readonly shards: ShardParts[] = [];
   readonly budget: RedisRequestBudget;
   readonly store: RedisSnapshotStore;
-  readonly registry: ConfigTargetRegistry;
+  registry: ConfigTargetRegistry;
   readonly pollQueue: Queue<PollJobData>;
   readonly deliverQueue: Queue<DeliverQueueData>;
   readonly digestQueue: Queue<DigestJobData>;
   readonly channelHealth: ChannelHealth;
-  readonly notifiers: Map<string, Notifier>;
+  notifiers: Map<string, Notifier>;
   /** One pooled SMTP transport per URL, shared by email channels and the digest. */
   readonly smtp: SmtpPool;
   readonly metrics: Metrics;
@@ -84,9 +87,12 @@ export class Runtime {
   readonly workers: Worker[] = [];
   /** Queues whose depths /metrics reports; the digest queue joins when its worker starts. */
   readonly metricQueues: Record<string, Queue> = {};
-  readonly clients: ApiClients;
-  readonly pollDeps: PollDeps;
-  readonly deliveryDeps: DeliveryDeps;
+  clients: ApiClients;
+  pollDeps!: PollDeps;
+  deliveryDeps!: DeliveryDeps;
+  private readonly options: RuntimeOptions;
+  /** Set by the live config (live-config.ts): the revision in force in the store. */
+  revisionInForce: (() => Promise<number>) | undefined;
   readonly silences: SilenceStore;
   /** Every alert handed to delivery and each channel's outcome, for the console. */
   readonly alertLog: AlertLog;
@@ -95,6 +101,7 @@ export class Runtime {
 
   constructor(options: RuntimeOptions) {
     const { config, logger } = options;
+    this.options = options;
     this.config = config;
     this.logger = logger;
     this.clock = options.clock ?? systemClock;
@@ -129,15 +136,7 @@ export class Runtime {
     this.smtp = createSmtpPool();
     this.notifiers =
       options.notifiers ?? createNotifiers(config.channels, { logger, smtp: this.smtp, clock: this.clock });
-    this.clients = new ApiClients({
-      config,
-      budget: this.budget,
-      metrics: this.metrics,
-      logger,
-      clock: this.clock,
-      version: options.version,
-      tuning: options.client ?? {},
-    });
+    this.clients = this.buildClients();
     this.stateLoss = new StateLoss({
       redis: this.redis,
       prefix: this.prefix,
@@ -159,29 +158,110 @@ export class Runtime {
         this.metricQueues[`${POLL_QUEUE}~${index}`] = pollQueue;
         this.metricQueues[`${DELIVER_QUEUE}~${index}`] = deliverQueue;
       }
-      const parts = { ...this.jobParts(), prefix, deliverQueue };
       this.shards.push({
         index,
         prefix,
-        workspaces: this.shardMap.workspacesOn(
-          index,
-          config.workspaces.map((ws) => ws.id),
-        ),
+        workspaces: [],
         pollQueue,
         deliverQueue,
-        pollDeps: pollDepsOf(parts, options.delivery),
-        deliveryDeps: deliveryDepsOf(parts, {
-          notifiers: this.notifiers,
-          health: this.channelHealth,
-          silences: this.silences,
-          settings: options.channelSettings,
-          delivery: options.delivery,
-        }),
+        // Filled in by buildShardDeps just below.
+        pollDeps: undefined as unknown as PollDeps,
+        deliveryDeps: undefined as unknown as DeliveryDeps,
+      });
+    }
+    this.buildShardDeps(new Map());
+  }
+
+  /**
+   * Every shard's job dependencies from the config in force. Jobs take their dependencies when they
+   * start (jobs/*-job.ts read them through a getter), so a poll already running finishes with the
+   * ones it started with and the next one takes these. `drain` are the settings of channels a new
+   * revision removed: their held groups are still sent through their old notifier.
+   */
+  private buildShardDeps(drain: Map<string, ChannelSettings>): void {
+    const { options } = this;
+    for (const shard of this.shards) {
+      const parts = { ...this.jobParts(), prefix: shard.prefix, deliverQueue: shard.deliverQueue };
+      shard.workspaces = this.shardMap.workspacesOn(
+        shard.index,
+        this.config.workspaces.map((ws) => ws.id),
+      );
+      shard.pollDeps = pollDepsOf(parts, options.delivery);
+      const configured =
+        options.channelSettings ??
+        channelSettings(this.config.channels, sharedTimeZone(this.config.workspaces));
+      shard.deliveryDeps = deliveryDepsOf(parts, {
+        notifiers: this.notifiers,
+        health: this.channelHealth,
+        silences: this.silences,
+        settings: drain.size === 0 ? configured : new Map([...drain, ...configured]),
+        delivery: options.delivery,
       });
     }
     const homeShard = this.shards[0] as ShardParts;
     this.pollDeps = homeShard.pollDeps;
     this.deliveryDeps = homeShard.deliveryDeps;
+  }
+
+  /**
+   * Puts a new revision in force without a restart: targets and rules (the registry), API clients,
+   * channels, routes, mute windows and every job's dependencies are rebuilt from it; the schedulers
+   * and the budget plan follow at the caller's reconcile. What cannot change in a running process
+   * (`redis`, and `server`, `workers`, `console` until a restart) is kept and named in the result.
+   * Old clients and channels are closed after `retireAfterMs`, so polls and sends already running
+   * on them finish; a removed channel keeps sending what its groups hold until then.
+   */
+  apply(next: ShelfwatchConfig, revision: number, retireAfterMs = 5 * 60_000): { restartNeeded: string[] } {
+    const before = this.config;
+    const restartNeeded = (['server', 'workers', 'console'] as const).filter(
+      (section) => JSON.stringify(before[section]) !== JSON.stringify(next[section]),
+    );
+    const config: ShelfwatchConfig = { ...next, redis: before.redis };
+    const retired: { close(): Promise<void> | void }[] = [this.clients];
+    const oldNotifiers = this.notifiers;
+    const oldSettings = this.deliveryDeps.settings;
+    this.config = config;
+    this.revision = revision;
+    this.registry = new ConfigTargetRegistry(config);
+    this.clients = this.buildClients();
+    const drain = new Map<string, ChannelSettings>();
+    if (this.options.notifiers === undefined) {
+      const fresh = createNotifiers(config.channels, {
+        logger: this.logger,
+        smtp: this.smtp,
+        clock: this.clock,
+      });
+      for (const [id, notifier] of oldNotifiers) {
+        retired.push({ close: () => notifier.close?.() });
+        const settings = oldSettings.get(id);
+        if (!fresh.has(id) && settings !== undefined) {
+          fresh.set(id, notifier);
+          drain.set(id, settings);
+        }
+      }
+      this.notifiers = fresh;
+    }
+    this.buildShardDeps(drain);
+    const timer = setTimeout(() => {
+      for (const part of retired) void Promise.resolve(part.close()).catch(() => {});
+      // The drained channels leave the map once their notifiers are closed.
+      for (const id of drain.keys())
+        if (this.notifiers.get(id) === oldNotifiers.get(id)) this.notifiers.delete(id);
+    }, retireAfterMs);
+    timer.unref();
+    return { restartNeeded };
+  }
+
+  private buildClients(): ApiClients {
+    return new ApiClients({
+      config: this.config,
+      budget: this.budget,
+      metrics: this.metrics,
+      logger: this.logger,
+      clock: this.clock,
+      version: this.options.version,
+      tuning: this.options.client ?? {},
+    });
   }
 
   private jobParts(): JobParts {
@@ -213,11 +293,13 @@ export class Runtime {
     // Scrapes during a Redis outage must not pile up commands behind the reconnect.
     const up = () => this.redis.status === 'ready';
     const { bookMetrics } = config.server;
-    const books = config.workspaces.flatMap((ws) =>
-      ws.books.flatMap((b) =>
-        b.marketplaces.map((m) => ({ workspace: ws.id, asin: b.asin, marketplace: m as string })),
-      ),
-    );
+    // Read at each scrape: a new revision changes the books, workspaces and channels shown.
+    const books = () =>
+      this.config.workspaces.flatMap((ws) =>
+        ws.books.flatMap((b) =>
+          b.marketplaces.map((m) => ({ workspace: ws.id, asin: b.asin, marketplace: m as string })),
+        ),
+      );
     return new Metrics({
       version,
       maxBookSeries: bookMetrics.maxSeries,
@@ -225,10 +307,9 @@ export class Runtime {
         // Off by default: per-book series multiply with the account (server.bookMetrics).
         ...(bookMetrics.enabled
           ? {
-              books: whenReady(
-                up,
+              books: whenReady(up, () =>
                 bookSource(
-                  books,
+                  books(),
                   async (book) => {
                     const id = bookTargetId(book.asin, book.marketplace);
                     const found = await this.store.get({ workspace: book.workspace, kind: 'book', id });
@@ -238,24 +319,22 @@ export class Runtime {
                   () => this.clock.now(),
                   // A book has at least BSR, reviews and rating: no more books than the cap allows.
                   Math.ceil(bookMetrics.maxSeries / 3),
-                ),
+                )(),
               ),
             }
           : {}),
-        budget: whenReady(
-          up,
+        budget: whenReady(up, () =>
           budgetSource(
             this.budget,
-            config.workspaces.map((ws) => ({ id: ws.id, limits: pollLimits(ws) })),
-          ),
+            this.config.workspaces.map((ws) => ({ id: ws.id, limits: pollLimits(ws) })),
+          )(),
         ),
         queues: whenReady(up, queueSource(this.metricQueues)),
-        channels: whenReady(
-          up,
+        channels: whenReady(up, () =>
           channelSource(
-            config.channels.map((c) => c.id),
+            this.config.channels.map((c) => c.id),
             (id) => this.channelHealth.disabledReason(id),
-          ),
+          )(),
         ),
         workersRunning: () => this.workers.filter((w) => w.isRunning() && !w.isPaused()).length,
       },
@@ -320,6 +399,7 @@ export class Runtime {
    * time per shard). Shards are reconciled apart: one whose Redis node is down fails alone.
    */
   async reconcile(): Promise<ReconcileReport> {
+    const inForce = this.inForceCheck();
     const plans = await this.plans();
     const reports = await Promise.allSettled(
       this.shards.map((shard) =>
@@ -331,10 +411,23 @@ export class Runtime {
             .filter(([workspace]) => this.shardMap.shardOf(workspace) === shard.index)
             .flatMap(([workspace, plan]) => schedulesFromPlan(workspace, plan, this.clock)),
           logger: this.logger.child({ component: 'reconciler', shard: shard.index }),
+          ...inForce,
         }),
       ),
     );
     return mergeReports(reports);
+  }
+
+  /**
+   * With a live config, schedulers are only written from the revision in force: a process still on
+   * an older one (it applies the new one within seconds) must not undo what the others planned.
+   * The revision is taken before planning, so a switch during the plan is caught too.
+   */
+  private inForceCheck(): { inForce?: () => Promise<boolean> } {
+    const current = this.revisionInForce;
+    if (current === undefined) return {};
+    const planned = this.revision;
+    return { inForce: async () => (await current()) === planned };
   }
 
   /** Makes the digest schedulers match the config (one process at a time; safe to call often). */
@@ -345,6 +438,7 @@ export class Runtime {
       lockKey: digestReconcileLockKey(this.prefix),
       desired: desiredDigestSchedules(this.config),
       logger: this.logger.child({ component: 'digest-reconciler' }),
+      ...this.inForceCheck(),
     });
   }
 

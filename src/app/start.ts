@@ -103,7 +103,7 @@ export async function startWorkers(
       connection,
       prefix: shard.prefix,
       concurrency: runtime.config.workers.deliverConcurrency,
-      deps: shard.deliveryDeps,
+      deps: () => shard.deliveryDeps,
       clock: runtime.clock,
       shutdownSignal: shutdown.signal,
       metrics: runtime.metrics,
@@ -112,7 +112,7 @@ export async function startWorkers(
       connection,
       prefix: shard.prefix,
       concurrency: runtime.config.workers.pollConcurrency,
-      deps: shard.pollDeps,
+      deps: () => shard.pollDeps,
       clock: runtime.clock,
       shutdownSignal: shutdown.signal,
       metrics: runtime.metrics,
@@ -126,7 +126,7 @@ export async function startWorkers(
   const digest = startDigestWorker({
     connection,
     prefix,
-    deps: runtime.digestDeps(),
+    deps: () => runtime.digestDeps(),
     clock: runtime.clock,
     shutdownSignal: shutdown.signal,
   });

@@ -25,6 +25,7 @@ export const COMMAND_SUMMARIES = {
   silence: 'add, list or expire silences: matching alerts are recorded, not sent',
   snooze: 'mute one firing condition until it resolves (or --for / --until)',
   console: 'Serve the web console (reads Redis only: it spends no API request)',
+  config: 'the live configuration: apply a file, export, history, diff, rollback (no restart needed)',
 } as const;
 
 export type CommandName = keyof typeof COMMAND_SUMMARIES;

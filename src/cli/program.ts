@@ -36,6 +36,7 @@ const LOADERS: Record<CommandName, () => Promise<RegisterCommand>> = {
   silence: async () => (await import('./silence.ts')).registerSilenceCommands,
   snooze: async () => (await import('./silence.ts')).registerSilenceCommands,
   console: async () => (await import('./console.ts')).registerConsoleCommand,
+  config: async () => (await import('./config.ts')).registerConfigCommand,
 };
 
 /** The command an argument list runs: the first word that is not a root flag (`help X` runs X's help). */

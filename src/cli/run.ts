@@ -17,7 +17,8 @@ import { summaryOf } from './commands.ts';
 import { ConsoleTokenMissing, generatedTokenLine, serveConsole } from './console-token.ts';
 import { CliError } from './errors.ts';
 import { type CliIo, outputStream } from './io.ts';
-import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
+import { startLiveRun } from './live-run.ts';
+import { CONFIG_OPTION_HELP, loadConfigFrom, loadConfigOrThrow } from './load-config.ts';
 import { describeRedisError, RedisConnectTimeout } from './redis-errors.ts';
 import { colourWanted, logLevelOption } from './terminal.ts';
 import { VERSION } from './version.ts';
@@ -81,6 +82,10 @@ at a time reconciles the poll schedulers.`,
     )
     .action(async (options: { config?: string; logLevel: string }) => {
       const config = loadConfigOrThrow(io, options.config);
+      const source = loadConfigFrom(io, options.config).source;
+      // A piped config (--config -) has no file to watch.
+      const file = source?.kind === 'file' && options.config !== '-' ? source.path : undefined;
+      const secrets = secretsIn(config);
       const tty = io.stdout.isTTY === true;
       const colorize = colourWanted(io.env, tty);
       // FORCE_COLOR asks for the coloured, human form even through a pipe (`| less -R`).
@@ -90,7 +95,7 @@ at a time reconciles the poll schedulers.`,
         pretty,
         colorize,
         destination: outputStream(io.stdout),
-        secrets: secretsIn(config),
+        secrets,
       });
       for (const insecure of insecureSettings(config)) logger.warn({ path: insecure.path }, insecure.message);
       const runtime = new Runtime({ config, logger, version: VERSION });
@@ -99,6 +104,8 @@ at a time reconciles the poll schedulers.`,
       const shutdown = new Shutdown(logger);
       shutdown.add('runtime', () => runtime.close());
       let started: StartedWorkers | undefined;
+      // The revision in force (or the file, stored as one) is applied before the workers start.
+      const liveRun = await startLiveRun({ runtime, logger, shutdown, env: io.env, file, secrets });
       const server = await startOpsServer({
         host: config.server.host,
         port: config.server.port,
@@ -121,6 +128,8 @@ at a time reconciles the poll schedulers.`,
           shards: () => shardsReadiness(runtime, 800),
           // Not ready for a minute after Redis lost the state (state-watch.ts).
           state: () => stateReadiness(runtime),
+          // The revision this process runs; failing while the newest cannot be applied here.
+          config: () => liveRun.live.readiness(),
           // Polling stops silently when the schedulers vanish from Redis (FLUSHALL): not ready then.
           schedules: () => {
             if (started === undefined) throw new Error('not reconciled yet');
@@ -149,7 +158,7 @@ at a time reconciles the poll schedulers.`,
         targets: new Map([...plans].map(([ws, plan]) => [ws, plan.rows.length])),
         monthUse: async () => {
           const use = new Map<string, { used: number; limit: number }>();
-          for (const ws of config.workspaces)
+          for (const ws of runtime.config.workspaces)
             use.set(ws.id, { used: (await runtime.budget.usage(ws.id)).monthUsed, limit: ws.plan.perMonth });
           return use;
         },
@@ -158,8 +167,13 @@ at a time reconciles the poll schedulers.`,
       started = await startWorkers(runtime, shutdown, {
         onWorkers: (w) => reporter.attach(w.poll, w.deliver),
       });
+      await liveRun.follow();
       logger.info(
-        { workspaces: config.workspaces.length, targets: runtime.registry.all().length },
+        {
+          workspaces: runtime.config.workspaces.length,
+          targets: runtime.registry.all().length,
+          revision: runtime.revision,
+        },
         'shelfwatch running; SIGTERM or Ctrl-C stops it',
       );
     });

@@ -15,7 +15,7 @@ import { checkReference, checkUnique, recordAt, stringsAt } from './references.t
 import { checkShards, type ShardsConfig, shardsSchema } from './shards.ts';
 import { type WorkspaceConfig, workspaceSchema } from './workspace.ts';
 
-const redisSchema = z
+export const redisSchema = z
   .strictObject({
     url: urlField(['redis', 'rediss'], 'redis://127.0.0.1:6379')
       .default('redis://127.0.0.1:6379')

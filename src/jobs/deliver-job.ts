@@ -17,13 +17,13 @@ import {
 import type { Metrics } from '../ops/metrics.ts';
 import type { Clock } from '../util/clock.ts';
 import { DELIVER_QUEUE } from './queues.ts';
-import { type JobPolicy, jobProcessor } from './run-job.ts';
+import { type DepsSource, depsNow, type JobPolicy, jobProcessor } from './run-job.ts';
 
 export interface DeliverWorkerOptions {
   connection: Redis | Cluster;
   prefix: string;
   concurrency: number;
-  deps: DeliveryDeps;
+  deps: DepsSource<DeliveryDeps>;
   clock: Clock;
   shutdownSignal: AbortSignal;
   metrics?: Metrics;
@@ -37,13 +37,15 @@ const MAX_DEFERRALS = 500;
 
 /** What a flush run means to the job wrapper: dead letters, the deferral limit, delivery metrics. */
 export function flushPolicy(options: DeliverWorkerOptions): JobPolicy<FlushJobData, FlushResult> {
-  const { deps, metrics } = options;
+  const { metrics } = options;
+  // Taken when the flush starts: the channels and settings of the revision in force then.
+  const deps = () => depsNow(options.deps);
   return {
-    process: (job, signal) => processFlush(deps, job.data, signal, job.id ?? ''),
+    process: (job, signal) => processFlush(deps(), job.data, signal, job.id ?? ''),
     isPermanent: (error): error is PermanentDeliveryError => error instanceof PermanentDeliveryError,
     maxDeferrals: MAX_DEFERRALS,
     beforeFinalFailure: async (job) => {
-      await keepForDeadLetter(deps, job.data, job.id ?? '');
+      await keepForDeadLetter(deps(), job.data, job.id ?? '');
     },
     count(job, ending) {
       if (ending.outcome === 'completed') {
@@ -64,7 +66,7 @@ export function startDeliverWorker(
   return new Worker<DeliverQueueData, AdmitResult | FlushResult>(
     DELIVER_QUEUE,
     async (job, token, jobSignal) => {
-      if (job.name !== 'flush') return processAdmit(options.deps, job.data as DeliveryJobData);
+      if (job.name !== 'flush') return processAdmit(depsNow(options.deps), job.data as DeliveryJobData);
       // A flush has no maxDeferMs, so it never ends as skipped.
       return (await flush(job as Job<FlushJobData>, token, jobSignal)) as FlushResult;
     },

@@ -7,13 +7,13 @@ import { type DigestJobResult, processDigest } from '../digest/processor.ts';
 import type { DigestJobData } from '../digest/schedule.ts';
 import { type Clock, clockTimeOfReal } from '../util/clock.ts';
 import { DIGEST_QUEUE } from './queues.ts';
-import { type JobPolicy, jobProcessor, type SkippedRun } from './run-job.ts';
+import { type DepsSource, depsNow, type JobPolicy, jobProcessor, type SkippedRun } from './run-job.ts';
 import { plannedRunTimeOf } from './schedulers.ts';
 
 export interface DigestWorkerOptions {
   connection: Redis | Cluster;
   prefix: string;
-  deps: DigestDeps;
+  deps: DepsSource<DigestDeps>;
   clock: Clock;
   shutdownSignal: AbortSignal;
   concurrency?: number;
@@ -33,7 +33,7 @@ export function digestPolicy(options: DigestWorkerOptions): JobPolicy<DigestJobD
   const { deps, clock } = options;
   return {
     process: (job, signal) =>
-      processDigest(deps, job.data, { signal, fireTimeMs: clockTimeOfReal(clock, fireTimeOf(job)) }),
+      processDigest(depsNow(deps), job.data, { signal, fireTimeMs: clockTimeOfReal(clock, fireTimeOf(job)) }),
     isPermanent: (error): error is DeliveryError => error instanceof DeliveryError && !error.retryable,
     maxDeferMs: options.maxDeferMs ?? 6 * 3_600_000,
   };

@@ -26,6 +26,7 @@ export function reconcileDigestSchedulers(options: {
   desired: readonly DesiredDigestSchedule[];
   logger: Logger;
   lockTtlMs?: number;
+  inForce?: () => Promise<boolean>;
 }): Promise<DigestReconcileReport> {
   return reconcileSchedulers<DigestJobData>({
     ...options,

@@ -5,14 +5,14 @@ import type { Metrics } from '../ops/metrics.ts';
 import { type PollDeps, type PollJobData, type PollResult, processPoll } from '../poll/processor.ts';
 import { type Clock, clockTimeOfReal } from '../util/clock.ts';
 import { POLL_QUEUE } from './queues.ts';
-import { type JobPolicy, jobProcessor, type SkippedRun } from './run-job.ts';
+import { type DepsSource, depsNow, type JobPolicy, jobProcessor, type SkippedRun } from './run-job.ts';
 import { plannedRunTimeOf } from './schedulers.ts';
 
 export interface PollWorkerOptions {
   connection: Redis | Cluster;
   prefix: string;
   concurrency: number;
-  deps: PollDeps;
+  deps: DepsSource<PollDeps>;
   clock: Clock;
   /** Aborted on shutdown; combined with BullMQ's own per-job signal. */
   shutdownSignal: AbortSignal;
@@ -53,7 +53,7 @@ export function pollPolicy(options: PollWorkerOptions): JobPolicy<PollJobData, P
   return {
     process(job, signal) {
       metrics?.pollLag((Date.now() - scheduledTimeOf(job)) / 1_000);
-      return processPoll(deps, job.data, {
+      return processPoll(depsNow(deps), job.data, {
         signal,
         pollTimeMs: clockTimeOfReal(clock, scheduledTimeOf(job)),
       });
@@ -61,7 +61,7 @@ export function pollPolicy(options: PollWorkerOptions): JobPolicy<PollJobData, P
     maxDeferMs: options.maxDeferMs ?? 15 * 60_000,
     count(job, ending) {
       if (metrics === undefined) return;
-      const kind = deps.registry.target(job.data.workspace, job.data.targetId)?.kind ?? 'unknown';
+      const kind = depsNow(deps).registry.target(job.data.workspace, job.data.targetId)?.kind ?? 'unknown';
       const outcome = ending.outcome === 'completed' ? ending.result.status : ending.outcome;
       // A poll never fails for good (no permanent errors): 'rejected' cannot reach here.
       if (outcome !== 'rejected') metrics.poll(job.data.workspace, kind, outcome);

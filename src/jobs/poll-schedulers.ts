@@ -18,6 +18,7 @@ export function reconcilePollSchedulers(options: {
   desired: readonly DesiredSchedule[];
   logger: Logger;
   lockTtlMs?: number;
+  inForce?: () => Promise<boolean>;
 }): Promise<ReconcileReport> {
   const desired: DesiredScheduler<PollJobData>[] = options.desired.map((want) => ({
     schedulerId: want.schedulerId,

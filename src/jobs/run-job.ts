@@ -96,3 +96,14 @@ export function jobProcessor<Data, Result>(
     }
   };
 }
+
+/**
+ * A job's dependencies, or a getter of the ones in force: a job reads them once, when it starts,
+ * so a new config revision (app/runtime.ts `apply`) takes effect at the next job and a job already
+ * running finishes on the one it started with.
+ */
+export type DepsSource<D> = D | (() => D);
+
+export function depsNow<D extends object>(source: DepsSource<D>): D {
+  return typeof source === 'function' ? (source as () => D)() : source;
+}

@@ -199,12 +199,20 @@ export async function reconcileSchedulers<T extends object>(options: {
   jobOptions: JobSchedulerTemplateOptions;
   logger: Logger;
   lockTtlMs?: number;
+  /**
+   * Asked once the lock is held: false when `desired` was planned from a config revision that is no
+   * longer in force (this process has not applied the new one yet), so it must not undo the
+   * schedulers of a process that has.
+   */
+  inForce?: () => Promise<boolean>;
 }): Promise<ReconcileReport> {
   const { queue, redis, lockKey, desired, logger } = options;
   const token = randomBytes(8).toString('hex');
   const locked = await redis.set(lockKey, token, 'PX', options.lockTtlMs ?? 60_000, 'NX');
   if (locked !== 'OK') return { created: 0, updated: 0, removed: 0, unchanged: 0, ranHere: false };
   try {
+    if (options.inForce !== undefined && !(await options.inForce()))
+      return { created: 0, updated: 0, removed: 0, unchanged: 0, ranHere: false };
     const existing = new Map((await queue.getJobSchedulers(0, -1)).map((s) => [s.key, s]));
     // BullMQ plans a scheduler's next job when its current one starts; a write refused then (a full
     // Redis) leaves a scheduler whose current job ran with nothing after it, and it never fires

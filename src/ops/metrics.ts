@@ -128,6 +128,16 @@ function families(registry: Registry) {
     redisOom: counter('redis_oom_errors_total', 'Redis commands refused for want of memory (OOM).', []),
     redisWritable: gauge('redis_writable', '1 while a probe write succeeds, 0 while Redis refuses it.', []),
     clockSkew: gauge('clock_skew_seconds', "This process's clock minus Redis TIME.", []),
+    configRevision: gauge(
+      'config_revision',
+      'The configuration revision this process runs (0: its file, not stored).',
+      [],
+    ),
+    configRevisionFailing: gauge(
+      'config_revision_failing',
+      '1 while the newest configuration revision cannot be applied here (the last good one runs).',
+      [],
+    ),
     bookBsr: gauge('book_bsr', 'Best-seller rank of the book as last polled.', [
       'workspace',
       'asin',
@@ -235,6 +245,12 @@ export class Metrics {
 
   redisWritable(writable: boolean): void {
     this.m.redisWritable.set(writable ? 1 : 0);
+  }
+
+  /** The configuration revision in force here, and whether a newer one failed to apply. */
+  configRevision(revision: number, failing: boolean): void {
+    this.m.configRevision.set(revision);
+    this.m.configRevisionFailing.set(failing ? 1 : 0);
   }
 
   clockSkew(seconds: number): void {

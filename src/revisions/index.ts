@@ -2,7 +2,7 @@
  * The configuration as live, versioned data: numbered revisions in Redis, each a whole document
  * checked by the config's schema before it is stored (docs/configuration.md, "Live configuration").
  *
- *   const store = openRevisionStore({ redis, prefix: config.redis.prefix, env, redisSection });
+ *   const store = openRevisionStore({ redis, prefix: config.redis.prefix, env, processRedis: config.redis });
  *
  *   store.current()        → { meta, document, config } | undefined (nothing stored yet);
  *                            throws RevisionUnusableError (with .problems) when this process cannot
@@ -20,6 +20,7 @@
  *   store.diff(a, b)       → { changes: Change[], text } (secrets as [secret]; a = 0: from nothing)
  *   store.rollback(rev, who, via?) → as propose: a new revision repeating rev's document
  *   store.subscribe(fn)    → fn(rev) on every switch; returns an unsubscribe function
+ *   store.processes()    → Map of `host:pid` → { rev, failing?, seenAt }: what each process runs
  *   store.canSeal          → false without SHELFWATCH_CONFIG_KEY: offer only ${VAR} for secrets
  *   documentYaml(doc), shownDocument(doc) → a document for people: secrets as [secret]
  *
@@ -39,6 +40,7 @@
  * still is `basedOn`, then publishes the new number; a script cut short leaves the pointer.
  */
 import type { Cluster, Redis } from 'ioredis';
+import type { ShelfwatchConfig } from '../config/schema.ts';
 import { sealingKeyFrom } from './sealing.ts';
 import { RevisionStore } from './store.ts';
 
@@ -49,7 +51,13 @@ export { documentYaml, shownDocument } from './export.ts';
 export type { Management, RevisionMeta, Via } from './meta.ts';
 export { managementText } from './meta.ts';
 export { CONFIG_KEY_VARIABLE, SECRET_SHOWN, SealingKeyError } from './sealing.ts';
-export type { CurrentRevision, ProposeOptions, ProposeResult, StoredRevision } from './store.ts';
+export type {
+  CurrentRevision,
+  ProcessRevision,
+  ProposeOptions,
+  ProposeResult,
+  StoredRevision,
+} from './store.ts';
 export { RevisionStore, RevisionUnusableError, textHash, UnknownRevisionError } from './store.ts';
 
 export interface OpenRevisionStoreOptions {
@@ -58,8 +66,8 @@ export interface OpenRevisionStoreOptions {
   readonly prefix: string;
   /** The process's environment: `${VAR}` and SHELFWATCH_CONFIG_KEY (throws SealingKeyError when malformed). */
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** The process's raw `redis` section, filled into every revision it checks. */
-  readonly redisSection?: unknown;
+  /** This process's `redis` settings (config.redis), put into every revision it checks. */
+  readonly processRedis?: ShelfwatchConfig['redis'];
   readonly now?: () => number;
 }
 

@@ -15,6 +15,8 @@ export interface RevisionKeys {
   readonly files: string;
   /** Pub/sub channel: the new revision's number, published by the switch. */
   readonly switched: string;
+  /** Hash: process (`host:pid`) → the revision it runs and whether the newest failed there (JSON). */
+  readonly processes: string;
 }
 
 export function revisionKeys(home: string): RevisionKeys {
@@ -24,5 +26,6 @@ export function revisionKeys(home: string): RevisionKeys {
     documents: `${home}:config:documents`,
     files: `${home}:config:files`,
     switched: `${home}:config:switched`,
+    processes: `${home}:config:processes`,
   };
 }

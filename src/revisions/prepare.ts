@@ -32,8 +32,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 export interface Reading {
   readonly env: Env;
   readonly key: SealingKey | undefined;
-  /** The process's `redis` section (raw): where the store itself lives is never part of a revision. */
-  readonly redisSection?: unknown;
+  /** The process's `redis` settings: where the store itself lives is never part of a revision. */
+  readonly redis?: ShelfwatchConfig['redis'];
 }
 
 export type Checked = { ok: true; config: ShelfwatchConfig } | { ok: false; problems: ConfigProblem[] };
@@ -53,7 +53,7 @@ export function checkDocument(document: JsonObject, reading: Reading): Checked {
     return '';
   });
   const interpolated = interpolate(opened, reading.env);
-  const raw = { ...(interpolated.value as Record<string, unknown>), redis: reading.redisSection ?? {} };
+  const raw = { ...(interpolated.value as Record<string, unknown>), redis: {} };
   const parsed = parseConfig(raw);
   const known = new Set([...problems, ...interpolated.problems].map((problem) => problem.path));
   const schemaProblems = parsed.ok ? [] : parsed.problems.filter((problem) => !known.has(problem.path));
@@ -61,7 +61,8 @@ export function checkDocument(document: JsonObject, reading: Reading): Checked {
   if (!parsed.ok || all.length > 0) return { ok: false, problems: all };
   const contractProblems = checkWorkspaceContracts(parsed.config);
   if (contractProblems.length > 0) return { ok: false, problems: contractProblems };
-  return { ok: true, config: parsed.config };
+  const redis = reading.redis ?? parsed.config.redis;
+  return { ok: true, config: { ...parsed.config, redis } };
 }
 
 export type Prepared =

@@ -32,10 +32,25 @@ export interface ProposeOptions {
 export type ProposeResult =
   | { outcome: 'stored'; meta: RevisionMeta; changes: Change[]; dropped: string[] }
   | { outcome: 'unchanged'; meta: RevisionMeta | undefined; dropped: string[] }
-  | { outcome: 'dry-run'; changes: Change[]; managed: Management; dropped: string[] }
+  | {
+      outcome: 'dry-run';
+      changes: Change[];
+      managed: Management;
+      dropped: string[];
+      config: ShelfwatchConfig;
+    }
   | { outcome: 'problems'; problems: ConfigProblem[] }
   | { outcome: 'conflict'; basedOn: number; current: number; message: string }
   | { outcome: 'refused'; managed: Management; message: string };
+
+/** A process's own account of its configuration. */
+export interface ProcessRevision {
+  /** The revision it runs (0: its file or environment, before any revision). */
+  readonly rev: number;
+  /** The newest revision it could not apply, and why (it keeps running `rev`). */
+  readonly failing?: { readonly rev: number; readonly reason: string };
+  readonly seenAt: number;
+}
 
 export interface StoredRevision {
   readonly meta: RevisionMeta;
@@ -83,8 +98,10 @@ redis.call('PUBLISH', ARGV[4], rev)
 return {1, rev}
 `;
 
-export interface RevisionStoreOptions extends Reading {
+export interface RevisionStoreOptions extends Omit<Reading, 'redis'> {
   readonly redis: Redis | Cluster;
+  /** This process's `redis` settings, put into every revision it checks. */
+  readonly processRedis?: ShelfwatchConfig['redis'];
   /** The home shard's prefix (config.redis.prefix). */
   readonly prefix: string;
   readonly now?: () => number;
@@ -103,7 +120,7 @@ export class RevisionStore {
   constructor(options: RevisionStoreOptions) {
     this.redis = options.redis;
     this.keys = revisionKeys(options.prefix);
-    this.reading = { env: options.env, key: options.key, redisSection: options.redisSection };
+    this.reading = { env: options.env, key: options.key, redis: options.processRedis };
     this.now = options.now ?? Date.now;
   }
 
@@ -170,7 +187,7 @@ export class RevisionStore {
     if (refusal !== undefined) return refusal;
     const changes = diffDocuments(current?.document, prepared.document);
     const manages = current === undefined || !sameManagement(was, managed);
-    if (options.dryRun) return { outcome: 'dry-run', changes, managed, dropped };
+    if (options.dryRun) return { outcome: 'dry-run', changes, managed, dropped, config: prepared.config };
     if (current !== undefined && changes.length === 0 && !manages) {
       if (options.fileText !== undefined)
         await this.redis.hset(this.keys.files, options.from, textHash(options.fileText));
@@ -224,6 +241,25 @@ export class RevisionStore {
       rollbackOf: rev,
       managed: current?.meta.managed ?? { by: 'console' },
     });
+  }
+
+  /** What a running process says it runs (live-config.ts writes it at each check, status reads it). */
+  async report(process: string, state: ProcessRevision): Promise<void> {
+    await this.redis.hset(this.keys.processes, process, JSON.stringify(state));
+  }
+
+  /** Every process that reported within `withinMs`; older entries (processes gone) are dropped. */
+  async processes(withinMs = 60_000): Promise<Map<string, ProcessRevision>> {
+    const all = await this.redis.hgetall(this.keys.processes);
+    const out = new Map<string, ProcessRevision>();
+    const stale: string[] = [];
+    for (const [process, text] of Object.entries(all)) {
+      const state = JSON.parse(text) as ProcessRevision;
+      if (this.now() - state.seenAt > withinMs) stale.push(process);
+      else out.set(process, state);
+    }
+    if (stale.length > 0) await this.redis.hdel(this.keys.processes, ...stale);
+    return out;
   }
 
   /**

@@ -107,3 +107,12 @@ export function startRun(configPath: string, options: RunProcessOptions = {}): R
     },
   };
 }
+
+/** The review ids the `review_new` alerts of the log channel name, across processes (one per line). */
+export function reviewAlertIds(workers: readonly RunProcess[]): string[] {
+  return workers.flatMap((w) =>
+    w.lines
+      .filter((l) => l.kind === 'review_new')
+      .map((l) => String((l.subject as { reviewId?: string } | undefined)?.reviewId)),
+  );
+}

@@ -10,7 +10,7 @@ import { startPrivateRedis } from '../../src/tools/private-redis.ts';
 import { startHttpReceiver } from '../../src/tools/receivers/http.ts';
 import { tempDir } from '../config/helpers.ts';
 import { writeConfig } from '../helpers/cli.ts';
-import { type RunProcess, startRun } from '../helpers/run-process.ts';
+import { reviewAlertIds, startRun } from '../helpers/run-process.ts';
 import { startSimFixture } from '../helpers/sim.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -20,13 +20,7 @@ afterAll(async () => {
   for (const release of releases.reverse()) await release();
 });
 
-function reviewAlerts(workers: RunProcess[]): string[] {
-  return workers.flatMap((w) =>
-    w.lines
-      .filter((l) => l.kind === 'review_new')
-      .map((l) => String((l.subject as { reviewId?: string } | undefined)?.reviewId)),
-  );
-}
+const reviewAlerts = reviewAlertIds;
 
 it('FLUSHALL mid-run: said within 30 s, every review published after it alerted once', async () => {
   const redis = await startPrivateRedis();
