@@ -3,6 +3,7 @@ import { Runtime } from '../app/runtime.ts';
 import { downShardLine } from '../app/shard-health.ts';
 import { gatherStatus, type StatusReport, type WorkspaceStatus } from '../app/status.ts';
 import { silentLogger } from '../ops/logger.ts';
+import { managementText, openRevisionStore } from '../revisions/index.ts';
 import { formatDuration } from '../util/duration.ts';
 import { summaryOf } from './commands.ts';
 import { cell, formatTable, groupDigits, isoSecond, printJson, whenText } from './format.ts';
@@ -195,10 +196,51 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
       await connectRuntime(runtime);
       try {
         const report = await gatherStatus(runtime);
-        if (options.json === true) printJson(report, io.stdout);
-        else io.stdout.write(formatStatus(report));
+        const live = await configStatus(runtime);
+        if (options.json === true) printJson({ ...report, config: live }, io.stdout);
+        else io.stdout.write(`${formatStatus(report)}${configStatusText(live)}`);
       } finally {
         await runtime.close();
       }
     });
+}
+
+interface ConfigStatus {
+  revision: number;
+  by?: string;
+  at?: string;
+  managed?: string;
+  /** Each running process (`host:pid`) and the revision it runs; `failing` when a newer one did not apply there. */
+  processes: { process: string; revision: number; failing?: string }[];
+}
+
+/** The live configuration: the revision in force and what each running process runs (revisions/). */
+async function configStatus(runtime: Runtime): Promise<ConfigStatus> {
+  const store = openRevisionStore({ redis: runtime.redis, prefix: runtime.prefix, env: {} });
+  const revision = await store.currentRev();
+  const meta = revision === 0 ? undefined : (await store.get(revision)).meta;
+  const processes = [...(await store.processes())].map(([process, state]) => ({
+    process,
+    revision: state.rev,
+    ...(state.failing === undefined
+      ? {}
+      : { failing: `revision ${state.failing.rev}: ${state.failing.reason}` }),
+  }));
+  return {
+    revision,
+    ...(meta === undefined ? {} : { by: meta.by, at: meta.at, managed: managementText(meta.managed) }),
+    processes,
+  };
+}
+
+function configStatusText(live: ConfigStatus): string {
+  const head =
+    live.revision === 0
+      ? 'config: no revision stored (processes run their own file)'
+      : `config: revision ${live.revision} in force (${live.at}, ${live.by}; managed by ${live.managed})`;
+  const lines = live.processes.map(
+    (p) =>
+      `  ${p.process}: revision ${p.revision}${p.failing === undefined ? '' : ` — NOT applied: ${p.failing}`}`,
+  );
+  return `\n${[head, ...lines].join('\n')}\n`;
 }
