@@ -40,7 +40,7 @@
  * still is `basedOn`, then publishes the new number; a script cut short leaves the pointer.
  */
 import type { Cluster, Redis } from 'ioredis';
-import type { ShelfwatchConfig } from '../config/schema.ts';
+import { redisSchema, type ShelfwatchConfig } from '../config/schema.ts';
 import { sealingKeyFrom } from './sealing.ts';
 import { RevisionStore } from './store.ts';
 
@@ -68,9 +68,24 @@ export interface OpenRevisionStoreOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** This process's `redis` settings (config.redis), put into every revision it checks. */
   readonly processRedis?: ShelfwatchConfig['redis'];
+  /** The same as a `redis` section (raw or checked), read with the schema: the first spelling of this API. */
+  readonly redisSection?: unknown;
   readonly now?: () => number;
 }
 
 export function openRevisionStore(options: OpenRevisionStoreOptions): RevisionStore {
-  return new RevisionStore({ ...options, key: sealingKeyFrom(options.env) });
+  const { redisSection, ...rest } = options;
+  const processRedis = options.processRedis ?? redisFrom(redisSection);
+  return new RevisionStore({
+    ...rest,
+    ...(processRedis === undefined ? {} : { processRedis }),
+    key: sealingKeyFrom(options.env),
+  });
+}
+
+function redisFrom(section: unknown): ShelfwatchConfig['redis'] | undefined {
+  if (section === undefined) return undefined;
+  const parsed = redisSchema.safeParse(section);
+  // A checked section (runtime.config.redis) is taken as it is when it does not read again.
+  return parsed.success ? parsed.data : (section as ShelfwatchConfig['redis']);
 }
