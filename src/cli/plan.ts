@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { Runtime } from '../app/runtime.ts';
-import type { Plan } from '../budget/planner.ts';
+import { type Plan, planVerdict } from '../budget/planner.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
 import { silentLogger } from '../ops/logger.ts';
 import { targetsOfWorkspace } from '../poll/registry.ts';
@@ -40,7 +40,8 @@ Examples:
   $ shelfwatch plan --offline      # before the first run: no Redis needed
   $ shelfwatch plan --json | jq '.workspaces[] | {id, fits, projectedUse}'
 
-Exit status 3 when a workspace's plan does not fit the month (polls would stop at the ceiling).`,
+Exit status 3 when a workspace's plan does not fit the month (polls would stop at the ceiling) or
+the per-minute limit (the budget gate would delay polls); the message names which, with its figures.`,
     )
     .action(async (options: { config?: string; offline?: boolean; json?: boolean }) => {
       const config = loadConfigOrThrow(io, options.config);
@@ -73,10 +74,14 @@ Exit status 3 when a workspace's plan does not fit the month (polls would stop a
         io.stdout.write(`${formatPlanTable(plan)}\n`);
         io.stdout.write('\n');
       }
-      const over = report.workspaces.filter((ws) => !ws.fits).map((ws) => ws.id);
+      // Each workspace that does not fit, with the limit that binds (the month, the minute, or both).
+      const over = report.workspaces.flatMap((ws) => {
+        const plan = plans.get(ws.id);
+        return ws.fits || plan === undefined ? [] : [`workspace ${ws.id}: ${planVerdict(plan)}`];
+      });
       if (over.length > 0) {
         throw new CliError(
-          `the plan does not fit the month for ${over.join(', ')}: drop targets, allow slower cadences, lower the reserve or raise the plan`,
+          `${over.join('; ')}: drop targets, allow slower cadences, lower the reserve or raise the plan`,
           { exitCode: EXIT_PLAN_DOES_NOT_FIT },
         );
       }

@@ -38,7 +38,7 @@ function budgetLines(ws: WorkspaceStatus, now: number): string[] {
     ],
     [
       'projected month end',
-      `${groupDigits(ws.projectedMonthEnd)} requests${ws.planFits ? '' : ' (the plan does NOT fit the month: see "shelfwatch plan")'}`,
+      `${groupDigits(ws.projectedMonthEnd)} requests${ws.planFits ? '' : ' (the plan does NOT fit: "shelfwatch plan" names the month or the per-minute limit)'}`,
     ],
     ['paused', pause],
   ];

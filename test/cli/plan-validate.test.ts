@@ -15,6 +15,14 @@ function withPlan(plan: string): Record<string, unknown> {
 
 const fits = writeConfig(dir, 'fits.yaml', withPlan('studio'));
 const tooSmall = writeConfig(dir, 'too-small.yaml', withPlan('custom:1:1'));
+// A month to spare and one request a minute: the minute is what binds.
+const tooSlow = writeConfig(dir, 'too-slow.yaml', {
+  ...withPlan('custom:10:1000000000'),
+  workspaces: (withPlan('custom:10:1000000000').workspaces as Record<string, unknown>[]).map((ws) => ({
+    ...ws,
+    cadence: { book: '10s' },
+  })),
+});
 
 interface PlanJson {
   fits: boolean;
@@ -37,8 +45,8 @@ describe('shelfwatch plan and validate', { timeout: CLI_TEST_TIMEOUT_MS }, () =>
     ]);
     expect(over.code).toBe(EXIT_PLAN_DOES_NOT_FIT);
     expect(over.stdout).toMatch(/fits +NO/);
-    expect(over.stderr).toBe(
-      'shelfwatch: the plan does not fit the month for acme: drop targets, allow slower cadences, lower the reserve or raise the plan\n',
+    expect(over.stderr).toMatch(
+      /^shelfwatch: workspace acme: the plan does NOT fit the month: [\d,]+ requests needed, [\d,]+ plannable: drop targets, allow slower cadences, lower the reserve or raise the plan\n$/,
     );
     expect(ok.code).toBe(0);
     expect(ok.stderr).toBe('');
@@ -55,6 +63,15 @@ describe('shelfwatch plan and validate', { timeout: CLI_TEST_TIMEOUT_MS }, () =>
       id: expect.any(String),
       cadenceMs: expect.any(Number),
     });
+  });
+
+  it('plan names the per-minute limit, with its figures, when the month fits but the minute does not', async () => {
+    const slow = await shelfwatch(['plan', '--offline', '--config', tooSlow]);
+    expect(slow.code).toBe(EXIT_PLAN_DOES_NOT_FIT);
+    expect(slow.stderr).toMatch(
+      /^shelfwatch: workspace acme: the plan does NOT fit the per-minute limit: [\d.]+ requests a minute needed on average, [\d.]+ allowed after the reserve: drop targets/,
+    );
+    expect(slow.stderr).not.toContain('month');
   });
 
   it('validate --json: {ok, source, summary} or {ok: false, problems} with exit 2', async () => {
