@@ -5,7 +5,7 @@
  * letter, look for secrets and unescaped hostile text on every page, and move by keyboard. The
  * console screenshots are saved in .artifacts/img/; `npm run screenshots` copies them to docs/img/.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Runtime } from '../../src/app/runtime.ts';
@@ -20,6 +20,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/chromium.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 import { type LiveSim, seedBook, startLiveSim, until } from './browser-seed.ts';
 import { ASIN, alertOf, consoleConfig, HOSTILE, mainWorkspace, SECRETS, TOKEN } from './harness.ts';
+import { checkLayout, type LayoutFinding } from './layout-check.ts';
 
 const CHROMIUM = CHROMIUM_PATH;
 const HOUR = 3_600_000;
@@ -253,4 +254,29 @@ describe.skipIf(!haveChromium)('console in chromium', () => {
     expect(await page.locator('[aria-current="page"]').textContent()).toBe('Overview');
     await page.screenshot({ path: artifactPath('img', 'console-overview.png'), fullPage: false });
   });
+
+  it('every page at 390 px and 1280 px: no horizontal scroll, no serious axe violation; screenshots', async () => {
+    const pages: [string, string][] = [
+      ['overview', '/'],
+      ['alerts', '/alerts'],
+      ['alert', '/alerts/fp-browser-hostile-1'],
+      ['book', `/books/main/${ASIN}/US`],
+      ['silences', '/silences'],
+      ['dead-letters', '/dead-letters'],
+      ['not-found', '/nowhere'],
+    ];
+    const findings: LayoutFinding[] = [];
+    for (const [name, path] of pages) findings.push(...(await checkLayout(page, url(path), name)));
+    const signedOut = await browser.newPage();
+    try {
+      findings.push(...(await checkLayout(signedOut, url('/'), 'login')));
+    } finally {
+      await signedOut.close();
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+    writeFileSync(artifactPath('console-layout.json'), `${JSON.stringify(findings, null, 2)}\n`);
+    const wide = findings.filter((f) => f.documentWidth > f.width);
+    expect(wide.map((f) => `${f.page} at ${f.width}: ${f.documentWidth} px`)).toEqual([]);
+    expect(findings.flatMap((f) => f.violations.map((v) => `${f.page} at ${f.width}: ${v}`))).toEqual([]);
+  }, 120_000);
 });
