@@ -6,6 +6,7 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import { isLoopback } from '../config/console.ts';
+import type { Person, Role } from '../config/schema.ts';
 import { sameSecret } from './access/secrets.ts';
 import { type Session, SessionStore } from './access/sessions.ts';
 import { FailureThrottle, type ThrottleLimit, type ThrottleRefusal } from './access/throttle.ts';
@@ -14,6 +15,16 @@ export const SESSION_COOKIE = 'shelfwatch_session';
 export const SESSION_MS = 12 * 3_600_000;
 /** The subject of sessions opened with the console token. */
 const TOKEN_SUBJECT = 'token';
+/** Sessions of a person: `person:ID` (their token or a sign-in link). */
+export const PERSON_SUBJECT = 'person:';
+
+/** Who may do what: admin edits everything; member their silences; viewer reads. */
+export function roleOf(session: Session, people: readonly Person[]): Role | undefined {
+  if (session.subject === TOKEN_SUBJECT) return 'admin';
+  if (!session.subject.startsWith(PERSON_SUBJECT)) return undefined;
+  const id = session.subject.slice(PERSON_SUBJECT.length);
+  return people.find((person) => person.id === id)?.role;
+}
 
 /**
  * Ten wrong tokens from one address in 15 minutes block that address; a hundred from anywhere block
@@ -38,6 +49,8 @@ export class ConsoleAuth {
     redis: Redis | Cluster,
     prefix: string,
     now: () => number = Date.now,
+    /** People with a personal token sign in with it as with the console token, as themselves. */
+    private readonly people: readonly Person[] = [],
   ) {
     this.sessions = new SessionStore(redis, prefix, SESSION_MS, now);
     this.throttle = new FailureThrottle(redis, prefix, LOGIN_LIMITS);
@@ -48,12 +61,24 @@ export class ConsoleAuth {
     const subjects = { client, secret: TOKEN_SUBJECT };
     const throttle = await this.throttle.refusal(subjects);
     if (throttle !== undefined) return { ok: false, refused: 'throttled', throttle };
-    if (typeof given !== 'string' || given.length === 0 || !sameSecret(given, this.token)) {
+    const subject = typeof given === 'string' && given.length > 0 ? this.subjectOf(given) : undefined;
+    if (subject === undefined) {
       await this.throttle.failed(subjects);
       return { ok: false, refused: 'wrong' };
     }
     await this.throttle.succeeded({ client });
-    return { ok: true, session: await this.sessions.create(TOKEN_SUBJECT) };
+    return { ok: true, session: await this.sessions.create(subject) };
+  }
+
+  /** Whose token this is; every token is compared (in constant time), so timing tells nothing. */
+  private subjectOf(given: string): string | undefined {
+    let subject = sameSecret(given, this.token) ? TOKEN_SUBJECT : undefined;
+    for (const person of this.people) {
+      const token = person.token?.reveal();
+      if (token !== undefined && sameSecret(given, token) && subject === undefined)
+        subject = `${PERSON_SUBJECT}${person.id}`;
+    }
+    return subject;
   }
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml, trustedHtml } from './html.ts';
 
 /** What every page needs from the request: where it is and the session's CSRF token for its forms. */
 export interface PageContext {
@@ -25,18 +25,20 @@ export function csrfField(ctx: PageContext): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${ctx.csrf}">`;
 }
 
-export function page(
-  title: string,
-  ctx: PageContext,
-  body: SafeHtml,
-  options: { refreshS?: number } = {},
-): string {
+/**
+ * On a phone a wide table scrolls inside itself (style.ts): a scrolling region must take the focus
+ * so it can be scrolled by keyboard. Every `<table` here is our markup: escaped text cannot hold one.
+ */
+function focusableTables(body: SafeHtml): SafeHtml {
+  return trustedHtml(body.value.replaceAll('<table', '<table tabindex="0"'));
+}
+
+export function page(title: string, ctx: PageContext, body: SafeHtml): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-${options.refreshS === undefined ? '' : html`<meta http-equiv="refresh" content="${options.refreshS}">`}
 <title>${title} · shelfwatch</title>
 <link rel="stylesheet" href="/static/console.css">
 </head>
@@ -54,7 +56,7 @@ ${options.refreshS === undefined ? '' : html`<meta http-equiv="refresh" content=
 </header>
 <main id="main" tabindex="-1">
 <h1>${title}</h1>
-${body}
+${focusableTables(body)}
 </main>
 </body>
 </html>`.value;
@@ -70,14 +72,20 @@ export function barePage(title: string, body: SafeHtml): string {
 </html>`.value;
 }
 
-export function loginPage(message?: string): string {
+export function loginPage(message?: string, notice?: string): string {
   return barePage(
     'Log in',
     html`${message === undefined ? '' : html`<p class="error" role="alert">${message}</p>`}
+${notice === undefined ? '' : html`<p class="notice" role="status">${notice}</p>`}
 <form method="post" action="/login" class="login">
-  <label for="token">Console token</label>
+  <label for="token">Console token or personal token</label>
   <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
   <button type="submit">Log in</button>
+</form>
+<form method="post" action="/login/link" class="login">
+  <label for="email">Or get a sign-in link by email</label>
+  <input id="email" name="email" type="email" autocomplete="email" required>
+  <button type="submit" class="secondary">Email me a link</button>
 </form>
 <p class="hint">The token is in <code>console.token</code> of the config, <code>SHELFWATCH_CONSOLE_TOKEN</code>, or was printed once by <code>shelfwatch console</code>.</p>`,
   );

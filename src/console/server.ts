@@ -6,10 +6,11 @@
  */
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Runtime } from '../app/runtime.ts';
+import type { Role } from '../config/schema.ts';
 import type { Session } from './access/sessions.ts';
-import { allowedHosts, ConsoleAuth, SESSION_COOKIE } from './auth.ts';
+import { allowedHosts, ConsoleAuth, roleOf, SESSION_COOKIE } from './auth.ts';
 import type { ConfigEditor } from './config-editor.ts';
 import { registerConfigRoutes } from './config-routes.ts';
 import { html } from './html.ts';
@@ -17,6 +18,7 @@ import { barePage, loginPage, notFound } from './layout.ts';
 import { MUTE_PATH, registerMuteRoutes } from './mute-routes.ts';
 import { mountQueues } from './queues.ts';
 import { registerPages } from './routes.ts';
+import { registerSignIn } from './sign-in.ts';
 import { CONSOLE_CSS } from './style.ts';
 import { FORM_CSS } from './style-forms.ts';
 
@@ -42,7 +44,13 @@ const PAGE_CSP =
 const QUEUES_CSP =
   "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'self'";
 
-const PUBLIC = new Set(['/login', '/static/console.css']);
+const PUBLIC = new Set(['/login', '/login/link', '/login/link/use', '/static/console.css']);
+/** Writes a role may not make (a viewer none but logging out; a member no dead-letter retries). */
+function forbidden(role: Role | undefined, path: string): boolean {
+  if (path === '/logout' || role === 'admin') return false;
+  if (role === 'member') return !path.startsWith('/silences');
+  return true;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -62,7 +70,14 @@ function isPublic(path: string): boolean {
 export async function buildConsole(options: ConsoleOptions): Promise<FastifyInstance> {
   const { runtime } = options;
   const { publicUrl, trustedProxies } = runtime.config.console;
-  const auth = new ConsoleAuth(options.token, runtime.redis, runtime.prefix, () => runtime.clock.now());
+  const people = runtime.config.people.accounts;
+  const auth = new ConsoleAuth(
+    options.token,
+    runtime.redis,
+    runtime.prefix,
+    () => runtime.clock.now(),
+    people,
+  );
   let hosts: Set<string> | undefined;
   // Bound to port 0 (tests), the real port is only known once it listens.
   const hostsNow = () => {
@@ -84,6 +99,14 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
   });
   const secureCookie = (request: FastifyRequest) =>
     publicUrl?.startsWith('https:') === true || request.protocol === 'https';
+  const setCookie = (request: FastifyRequest, reply: FastifyReply, session: Session) =>
+    reply.setCookie(SESSION_COOKIE, session.id, {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: secureCookie(request),
+      path: '/',
+      maxAge: Math.floor(auth.sessions.ttlMs / 1_000),
+    });
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody);
 
@@ -112,7 +135,7 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
     if (
       request.method === 'GET' ||
       request.method === 'HEAD' ||
-      path === '/login' ||
+      PUBLIC.has(path) ||
       path.startsWith(MUTE_PATH)
     )
       return;
@@ -126,6 +149,14 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
             'Refused',
             html`<p class="error" role="alert">This form was not sent from a page of this console (missing or wrong CSRF token). Reload the page and try again.</p>`,
           ),
+        );
+    }
+    if (forbidden(roleOf(request.session, people), path)) {
+      return reply
+        .code(403)
+        .type('text/html')
+        .send(
+          barePage('Refused', html`<p class="error" role="alert">Your role does not allow this change.</p>`),
         );
     }
   });
@@ -172,14 +203,14 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
         .send(loginPage(`Too many wrong tokens: sign-in is blocked for ${minutes} more minute(s).`));
     }
     if (!result.ok) return reply.code(401).type('text/html').send(loginPage('Wrong token.'));
-    reply.setCookie(SESSION_COOKIE, result.session.id, {
-      httpOnly: true,
-      sameSite: 'strict',
-      secure: secureCookie(request),
-      path: '/',
-      maxAge: Math.floor(auth.sessions.ttlMs / 1_000),
-    });
+    setCookie(request, reply, result.session);
     return reply.redirect('/', 303);
+  });
+  registerSignIn(app, {
+    runtime,
+    signingKey: options.token,
+    openSession: (subject) => auth.sessions.create(subject),
+    setCookie,
   });
   app.post('/logout', async (request, reply) => {
     // The session ends in Redis, for every process: a copy of the cookie is worth nothing after.
