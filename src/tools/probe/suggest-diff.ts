@@ -40,7 +40,7 @@ export function lineDiff(before: string, after: string, context = 1): string {
     text.split('\n').filter((line) => !/^\s*#/.test(line) && line.trim() !== '');
   const all = ops(strip(before), strip(after));
   if (all.every((op) => op.kind === ' ')) return '';
-  const keep = all.map((op, index) =>
+  const keep = all.map((_op, index) =>
     all.slice(Math.max(0, index - context), index + context + 1).some((near) => near.kind !== ' '),
   );
   const lines: string[] = [];

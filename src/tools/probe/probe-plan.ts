@@ -1,0 +1,137 @@
+/**
+ * What a probe will ask, before it asks: the endpoints in an order that finds a real ASIN before the
+ * book endpoints need one, how many requests that is when the API takes every parameter as the
+ * contract names it, the cap, and each request's parameters under the contract's names and formats
+ * (or the names an earlier answer taught). Pure.
+ */
+import type { CompiledContract } from '../../api/tooling.ts';
+import type { RecordedAnswer } from './probe-analyse.ts';
+import { contractParam, type PlannedParam, type ProbeParam } from './probe-params.ts';
+
+export const PROBED_ENDPOINTS = [
+  'rankings',
+  'reviews',
+  'sales',
+  'book',
+  'bookKeywords',
+  'keywordSearch',
+] as const;
+export type ProbedEndpoint = (typeof PROBED_ENDPOINTS)[number];
+
+/** The default cap on a probe's requests: the answers, their follow-ups and the names tried again. */
+export const DEFAULT_MAX_PROBE_REQUESTS = 30;
+
+/** What will be requested: the picked endpoints, plus the rankings when a book needs an ASIN. */
+export function plannedEndpoints(
+  picked: readonly ProbedEndpoint[],
+  asin: string | undefined,
+): ProbedEndpoint[] {
+  const needsAsin = asin === undefined && picked.some((e) => e === 'book' || e === 'bookKeywords');
+  return PROBED_ENDPOINTS.filter((e) => picked.includes(e) || (e === 'rankings' && needsAsin));
+}
+
+/**
+ * Requests a probe makes when the API takes every parameter as the contract names it: one per
+ * planned endpoint, and a second rankings (one book, a time window) and reviews (one campaign) request
+ * that try the filters the first answers gave values for.
+ */
+export function plannedRequests(picked: readonly ProbedEndpoint[], asin: string | undefined): number {
+  const planned = plannedEndpoints(picked, asin);
+  return planned.length + (planned.includes('rankings') ? 1 : 0) + (planned.includes('reviews') ? 1 : 0);
+}
+
+/** An ASIN (B0 and 8 letters/digits, or an ISBN-10) anywhere in an answer. */
+export function findAsin(body: unknown): string | undefined {
+  const text = JSON.stringify(body) ?? '';
+  return text.match(/"(B0[0-9A-Z]{8}|\d{9}[\dX])"/)?.[1];
+}
+
+export function findCampaign(body: unknown): string | undefined {
+  const text = JSON.stringify(body) ?? '';
+  return text.match(/"campaign_?id"\s*:\s*"([^"]+)"/i)?.[1];
+}
+
+/** Counts in the answers that are Keepa time (minutes since 2011: about 8 million these years). */
+export function keepaTimeIn(answers: readonly RecordedAnswer[]): boolean {
+  const text = answers.map((a) => JSON.stringify(a.body) ?? '').join('');
+  return /"\w*(time|update|observed|at)\w*"\s*:\s*[2-9]\d{6}\b/i.test(text);
+}
+
+/** Marketplaces the answers send as small numbers (Keepa's domain ids: 1 is US). */
+export function numberedMarkets(answers: readonly RecordedAnswer[]): boolean {
+  const text = answers.map((a) => JSON.stringify(a.body) ?? '').join('');
+  return /"\w*(domain|market)\w*"\s*:\s*\d{1,2}\b/i.test(text);
+}
+
+export interface Planned {
+  endpoint: ProbedEndpoint;
+  path: string;
+  params: PlannedParam[];
+}
+
+export function plan(
+  endpoint: ProbedEndpoint,
+  c: CompiledContract,
+  known: { asin: string; campaign?: string; followUp: boolean; answers: readonly RecordedAnswer[] },
+  now: number,
+  learnt: ReadonlyMap<ProbeParam, string>,
+): Planned {
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const param = (p: ProbeParam, value: string): PlannedParam => {
+    if (p === 'limit') {
+      const paging =
+        endpoint === 'bookKeywords' ? c.pagination.bookKeywords : c.pagination[endpoint as 'rankings'];
+      return { param: p, value, name: learnt.get(p) ?? paging?.limitParam ?? 'limit' };
+    }
+    const own = contractParam(c, endpoint, p);
+    return { param: p, value, ...own, name: learnt.get(p) ?? own.name };
+  };
+  const limit = (e: 'rankings' | 'reviews' | 'sales' | 'keywordSearch') =>
+    param('limit', String(c.pagination[e].maxLimit));
+  const market = () => {
+    const written = c.queries[endpoint].build({ marketplace: 'US' })[0]?.[1] ?? 'US';
+    return param('marketplace', numberedMarkets(known.answers) && written === 'US' ? '1' : written);
+  };
+  const asin = encodeURIComponent(known.asin);
+  switch (endpoint) {
+    case 'rankings':
+      return known.followUp
+        ? {
+            endpoint,
+            path: '/v1/rankings',
+            params: [
+              param('asin', known.asin),
+              param('from', iso(now - 86_400_000)),
+              param('to', iso(now)),
+              limit('rankings'),
+            ],
+          }
+        : { endpoint, path: '/v1/rankings', params: [limit('rankings')] };
+    case 'reviews':
+      return {
+        endpoint,
+        path: '/v1/arc/reviews',
+        params: [
+          ...(known.followUp && known.campaign !== undefined ? [param('campaign', known.campaign)] : []),
+          limit('reviews'),
+        ],
+      };
+    case 'sales':
+      return {
+        endpoint,
+        path: '/v1/sales',
+        params: [market(), param('from', day(now - 7 * 86_400_000)), param('to', day(now)), limit('sales')],
+      };
+    case 'book':
+      return { endpoint, path: `/v1/books/${asin}`, params: [market()] };
+    case 'bookKeywords':
+      return { endpoint, path: `/v1/books/${asin}/keywords`, params: [market()] };
+    case 'keywordSearch':
+      return {
+        endpoint,
+        path: '/v1/keywords/search',
+        params: [param('query', 'book'), limit('keywordSearch')],
+      };
+  }
+}
