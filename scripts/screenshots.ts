@@ -33,7 +33,13 @@ import { digestInputs, sampleAlerts } from './screenshots-samples.ts';
 
 const DOCS_IMG = join(REPO_ROOT, 'docs', 'img');
 /** Taken by the browser tests, copied here with the rest. */
-const CONSOLE_SHOTS = ['console-overview', 'console-book'];
+const CONSOLE_PAGES = ['overview', 'alerts', 'alert', 'book', 'silences', 'dead-letters', 'not-found', 'login'];
+/** Each console page at a phone's 390 px and at 1280 px (test/console/layout-check.ts). */
+const CONSOLE_SHOTS = [
+  'console-overview',
+  'console-book',
+  ...CONSOLE_PAGES.flatMap((page) => [`console-${page}-390`, `console-${page}-1280`]),
+];
 /** Taken by test/deliver/email-browser.test.ts: the digest on a phone and a desktop. */
 const EMAIL_SHOTS = ['email-digest-390', 'email-digest-1280'];
 const ZONE = 'Europe/Berlin';
