@@ -33,7 +33,16 @@ import { digestInputs, sampleAlerts } from './screenshots-samples.ts';
 
 const DOCS_IMG = join(REPO_ROOT, 'docs', 'img');
 /** Taken by the browser tests, copied here with the rest. */
-const CONSOLE_PAGES = ['overview', 'alerts', 'alert', 'book', 'silences', 'dead-letters', 'not-found', 'login'];
+const CONSOLE_PAGES = [
+  'overview',
+  'alerts',
+  'alert',
+  'book',
+  'silences',
+  'dead-letters',
+  'not-found',
+  'login',
+];
 /** Each console page at a phone's 390 px and at 1280 px (test/console/layout-check.ts). */
 const CONSOLE_SHOTS = [
   'console-overview',
