@@ -221,6 +221,39 @@ describe.skipIf(!haveChromium)('console in chromium', () => {
     );
   });
 
+  it('Bull Board at /queues renders under its own CSP: a queue and its job count appear', async () => {
+    const note = alertOf(3, { fingerprint: 'fp-browser-queues', title: 'a job for the board' });
+    await runtime.pollDeps.alerts.enqueue([note]);
+    await until(
+      () => runtime.alertLog.get(note.fingerprint),
+      (e) => e?.deliveries['slack-main'] === 'delivered',
+      'delivered',
+    );
+    const counts = await runtime.deliverQueue.getJobCounts('completed');
+    expect(counts.completed).toBeGreaterThan(0);
+    await page.goto(url('/'));
+    // Signed in by the first test; alone (-t), sign in here.
+    if (await page.getByLabel('Console token').isVisible()) {
+      await page.getByLabel('Console token').fill(TOKEN);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.waitForSelector('h1:text("Overview")');
+    }
+    const blocked: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') blocked.push(message.text());
+    });
+    await page.goto(url('/queues'));
+    // The app draws the queue list with script: on "Loading" (its assets blocked) nothing appears.
+    await page.waitForSelector('text=deliver', { timeout: 20_000 });
+    const text = (await page.locator('body').innerText()).replace(/\s+/g, ' ');
+    console.log(`/queues: ${text.slice(0, 600)}`);
+    const total = Object.values(await runtime.deliverQueue.getJobCounts()).reduce((a, b) => a + b, 0);
+    // The deliver queue's card: its name and how many jobs it holds, as BullMQ counts them.
+    expect(text).toContain(`deliver ${total} Job${total === 1 ? '' : 's'}`);
+    // Blocked by the policy on purpose: its web font from Google (the page renders without it).
+    expect(blocked.filter((m) => !m.includes('fonts.googleapis.com'))).toEqual([]);
+  });
+
   it('no secret and no unescaped hostile text on any page; nothing ran', async () => {
     for (const path of [
       '/',
