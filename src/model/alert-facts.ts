@@ -102,6 +102,9 @@ export interface SentimentFacts extends BookFacts, RepeatFacts {
 export interface RoyaltyFacts {
   asin?: string;
   marketplace?: string | null;
+  /** The book's title and author where a book snapshot names it (poll/book-names.ts). */
+  bookTitle?: string | null;
+  author?: string | null;
   date?: string;
   currency?: string;
   royalties?: number;
@@ -118,6 +121,9 @@ export interface RoyaltyFacts {
 export interface SalesRevisionFacts {
   asin?: string;
   marketplace?: string | null;
+  /** The book's title and author where a book snapshot names it (poll/book-names.ts). */
+  bookTitle?: string | null;
+  author?: string | null;
   date?: string;
   unitsBefore?: number;
   unitsAfter?: number;

@@ -1,5 +1,5 @@
 /**
- * The titles (and authors) of the books a keyword or review poll is about, read from the latest
+ * The titles (and authors) of the books a keyword, sales or review poll is about, read from the latest
  * book snapshots of the same workspace, so its alerts name the book people know instead of an
  * ASIN. Costs no API request; a book never polled yet is simply not named.
  */
@@ -27,6 +27,14 @@ export async function bookNames(
   if (target.kind === 'keywords') {
     const book = await read(target.asin, target.marketplace);
     if (book !== undefined) names.set(`${target.asin}|${target.marketplace}`, book);
+  } else if (observation?.kind === 'sales') {
+    // Sales alerts name their books too: each watched book of the answer, one snapshot read each.
+    const pairs = new Set(observation.days.map((d) => `${d.asin}|${d.marketplace}`));
+    for (const pair of pairs) {
+      const [asin = '', marketplace = ''] = pair.split('|');
+      const book = await read(asin, marketplace);
+      if (book !== undefined) names.set(pair, book);
+    }
   } else if (observation?.kind === 'reviews') {
     // Reviews name no marketplace: the first configured marketplace with a snapshot names the book.
     const asins = new Set(observation.reviews.map((r) => r.asin));

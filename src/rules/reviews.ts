@@ -124,6 +124,10 @@ export function evaluateReviewNew(
       kind: 'review_new',
       subject: reviewSubject(next, review),
       observation: review.reviewId,
+      // Severity follows meaning: a low-star review (≤ lowStarAt, 2★ by default) is at least a warning.
+      ...(review.rating <= rule.lowStarAt && rule.severity === 'info'
+        ? { severity: 'warning' as const }
+        : {}),
       title: `New ${stars(review.rating)} ${PLATFORM[review.platform]} review of ${bookName(scope.ctx, review.asin, null)} (campaign ${next.campaignId})`,
       facts: {
         ...reviewFacts(next, review),

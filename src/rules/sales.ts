@@ -15,7 +15,7 @@ import {
   showProvisional,
 } from './kind-parts.ts';
 import { base, percentSchema } from './rule-fields.ts';
-import { appliesTo, emit, type Judge, type Scope, sameKind } from './scope.ts';
+import { appliesTo, bookFacts, bookOf, emit, type Judge, type Scope, sameKind } from './scope.ts';
 
 // ---- configuration -------------------------------------------------------------------------
 
@@ -176,10 +176,11 @@ function judgeDay(
     kind: 'royalty_change',
     subject: { asin: day.asin, marketplace: day.marketplace, currency, date: day.date },
     observation: day.date,
-    title: `Royalties of ${day.asin} (${day.marketplace}) on ${day.date}: ${money(current, currency)}, ${moved} from ${against}`,
+    title: `Royalties of ${salesBook(scope, day)} on ${day.date}: ${money(current, currency)}, ${moved} from ${against}`,
     facts: {
       asin: day.asin,
       marketplace: day.marketplace,
+      ...bookFacts(scope.ctx, day.asin, day.marketplace),
       date: day.date,
       currency,
       royalties: current,
@@ -195,6 +196,14 @@ function judgeDay(
     series: list.filter((x) => x.date <= day.date).map((x) => x.royalties.minor),
     observedAt: next.observedAt,
   });
+}
+
+/** `“Title” (B0…, US)` where a book snapshot names it, else `B0… (US)`: the title first. */
+function salesBook(scope: Scope, day: SalesDay): string {
+  const book = bookOf(scope.ctx, day.asin, day.marketplace);
+  return book === undefined
+    ? `${day.asin} (${day.marketplace})`
+    : `“${book.title}” (${day.asin}, ${day.marketplace})`;
 }
 
 function sameMoney(a: MoneyMinor, b: MoneyMinor): boolean {
@@ -237,10 +246,11 @@ export function evaluateSalesRevision(
       subject: { asin: day.asin, marketplace: day.marketplace, date: day.date, currency: royalties.currency },
       // The new figures make the occurrence: a second revision of the same day is a new alert.
       observation: `${day.date}:${day.units}:${royalties.minor} ${royalties.currency}:${adSpend.minor} ${adSpend.currency}`,
-      title: `Sales of ${day.asin} (${day.marketplace}) for ${day.date} revised: ${parts.join(', ')}`,
+      title: `Sales of ${salesBook(scope, day)} for ${day.date} revised: ${parts.join(', ')}`,
       facts: {
         asin: day.asin,
         marketplace: day.marketplace,
+        ...bookFacts(scope.ctx, day.asin, day.marketplace),
         date: day.date,
         unitsBefore: before.units,
         unitsAfter: day.units,

@@ -48,6 +48,16 @@ describe('review_new', () => {
     );
   });
 
+  it('severity follows meaning: a 1–2★ review is a warning by default, a 5★ one stays info', () => {
+    const low = review('r7', 2, { body: 'Meh.' });
+    const high = review('r8', 5, { body: 'Great.' });
+    const { alerts } = run([newReview], [reviews(T0, []), reviews(T0 + HOUR, [low, high])]);
+    expect(alerts.map((a) => [a.subject.reviewId, a.severity])).toEqual([
+      ['r7', 'warning'],
+      ['r8', 'info'],
+    ]);
+  });
+
   it('carries hostile text verbatim: escaping is the channel’s job', () => {
     const hostile = review('r6', 5, {
       title: '<!channel> & <script>alert(1)</script>',

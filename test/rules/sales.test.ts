@@ -155,6 +155,19 @@ describe('sales_revision', () => {
     expect(again.alerts[0]?.fingerprint).toBe(alerts[0]?.fingerprint);
   });
 
+  it('names the book by its title first when a book snapshot knows it (issue 25)', () => {
+    const revised = week.map((d) => (d.date === date(5) ? { ...d, units: 12 } : d));
+    const ctx = {
+      workspace: 'ws',
+      targetId: 't1',
+      nowMs: at(8),
+      books: new Map([['B0CJ4XQ2ZK|US', { title: 'The Lighthouse Keeper', author: 'M. A. Winter' }]]),
+    };
+    const { alerts } = evaluate(ctx, [revision], sales(at(7), week), sales(at(8), revised), undefined);
+    expect(alerts[0]?.title).toMatch(/^Sales of “The Lighthouse Keeper” \(B0CJ4XQ2ZK, US\) for /);
+    expect(alerts[0]?.facts).toMatchObject({ bookTitle: 'The Lighthouse Keeper', author: 'M. A. Winter' });
+  });
+
   it('compares a revised day only with the same day in the same currency', () => {
     const usd = day(date(5), 10_000);
     const eur = day(date(5), 9_000, {}, 'EUR');
