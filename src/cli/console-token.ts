@@ -49,7 +49,7 @@ export async function serveConsole(
     redis: runtime.redis,
     prefix: runtime.prefix,
     env: options.env,
-    redisSection: runtime.config.redis,
+    processRedis: runtime.config.redis,
   });
   const running = await startConsole({
     runtime,

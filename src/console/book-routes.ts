@@ -62,7 +62,8 @@ export function registerBookRoutes(
   // The same routing delivery uses, so the page hides review text exactly where alerts do.
   const router = createRouter(config);
   const configuredBook = (ws: string, asin: string, mp: string) => {
-    const workspace = config.workspaces.find((w) => w.id === ws);
+    // The config in force now: a revision applied since the console started adds or removes books.
+    const workspace = runtime.config.workspaces.find((w) => w.id === ws);
     const book = workspace?.books.find((b) => b.asin === asin && b.marketplaces.includes(mp as never));
     return workspace === undefined || book === undefined ? undefined : { workspace, book };
   };
@@ -181,7 +182,7 @@ export function registerBookRoutes(
     '/export/:ws/:file',
     async (request, reply) => {
       const { ws, file } = request.params;
-      const workspace = config.workspaces.find((w) => w.id === ws);
+      const workspace = runtime.config.workspaces.find((w) => w.id === ws);
       if (workspace === undefined)
         return notFound(reply, context(request), 'No such workspace in the config.');
       const [table = '', format = ''] = file.split('.');

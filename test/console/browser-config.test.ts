@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LiveConfig } from '../../src/app/live-config.ts';
 import { startWorkers } from '../../src/app/start.ts';
 import { storeEditor } from '../../src/console/config-store-editor.ts';
 import { type RunningConsole, startConsole } from '../../src/console/start.ts';
@@ -41,6 +42,15 @@ beforeAll(async () => {
   shutdown = new Shutdown(silentLogger());
   shutdown.add('runtime', () => c.runtime.close());
   await startWorkers(c.runtime, shutdown, { reconcile: false });
+  // As `run` follows the store: each new revision applied in this process (the registry rebuilt).
+  const live = new LiveConfig({
+    runtime: c.runtime,
+    store: c.store,
+    logger: silentLogger(),
+    checkEveryMs: 500,
+  });
+  await live.start();
+  shutdown.add('live config', () => live.stop());
   running = await startConsole({
     runtime: c.runtime,
     token: TOKEN,
@@ -93,7 +103,7 @@ describe.skipIf(!haveChromium)('config forms in chromium', () => {
     await page.waitForSelector('h1:text("Workspace ws")');
   });
 
-  it('adds a book: one lookup request, then the book saved as a new revision', async () => {
+  it('adds a book: one lookup request, the book saved as a new revision, applied, and its first poll', async () => {
     const book = sim.book(2);
     const spent = (await c.runtime.budget.usage('ws')).monthUsed;
     await page.getByLabel('ASIN').fill(book.asin);
@@ -108,9 +118,28 @@ describe.skipIf(!haveChromium)('config forms in chromium', () => {
     const [latest] = await c.store.history();
     expect(latest).toMatchObject({ rev: 2, by: 'token', via: 'console' });
     expect(await page.locator('li', { hasText: book.asin }).count()).toBeGreaterThan(0);
+    // No restart: the worker's process applies revision 2, then "poll now" polls the new book.
+    await waitFor('revision 2 applied', () => c.runtime.revision >= 2 || undefined, 10_000);
+    const target = bookTargetId(book.asin, 'US');
+    const ref = { workspace: 'ws', kind: 'book' as const, id: target };
+    expect((await c.runtime.store.getHealth(ref)).lastPollAt).toBeNull();
+    await page.getByRole('button', { name: `Poll ${target} now (costs 1 request)` }).click();
+    await page.waitForSelector('text=queued');
+    const health = await waitFor(
+      'the first poll of the new book',
+      async () => {
+        const h = await c.runtime.store.getHealth(ref);
+        return h.lastPollAt === null ? undefined : h;
+      },
+      15_000,
+    );
+    expect(health.lastOutcome).toBe('ok');
+    await page.goto(url(`/books/ws/${book.asin}/US`));
+    expect(await page.locator('main').textContent()).toContain(book.title);
   });
 
   it('polls a target now: the poll is counted and its data shows on the book page', async () => {
+    await page.goto(url('/config/workspaces/ws'));
     const book = sim.book(0);
     const target = bookTargetId(book.asin, 'US');
     const ref = { workspace: 'ws', kind: 'book' as const, id: target };

@@ -50,8 +50,8 @@ export async function startConfigConsole(
   const prefix = testPrefix(name);
   const redis = testRedis(prefix);
   const env = { SIM_KEY: sim.key, SHELFWATCH_CONFIG_KEY: SEAL_KEY };
-  const redisSection = { url: redisUrl(), prefix };
-  const store = openRevisionStore({ redis, prefix, env, redisSection });
+  const processRedis = { url: redisUrl(), prefix, cluster: false, shards: { count: 1, pin: {} } };
+  const store = openRevisionStore({ redis, prefix, env, processRedis });
   const first = await store.propose(document, { basedOn: 0, by: 'setup', from: 'test', ...via });
   if (first.outcome !== 'stored')
     throw new Error(`the first revision was not stored: ${JSON.stringify(first)}`);
