@@ -74,4 +74,16 @@ describe('the real binary', () => {
     expect(outcome.code).toBe(2);
     expect(outcome.stderr).toBe("shelfwatch: unknown option '--frob' (see --help)\n");
   });
+
+  it('exits 0 without a word when the reader of its output stops early (EPIPE)', {
+    timeout: CLI_TEST_TIMEOUT_MS,
+  }, async () => {
+    // `schema` prints more than a pipe holds, so its writes meet the closed pipe whatever the
+    // timing; `true` has exited before node starts, so the early `--version` answer meets it too.
+    const outcome = await runCliProcess([], {
+      shell:
+        '{ "$NODE" "$BIN" schema; echo "schema $?" >&2; } | head -c 1; { "$NODE" "$BIN" --version; echo "version $?" >&2; } | true',
+    });
+    expect(outcome).toMatchObject({ code: 0, stdout: '{', stderr: 'schema 0\nversion 0\n' });
+  });
 });
