@@ -1,5 +1,5 @@
 /**
- * The benchmark suite: `npm run bench [-- --only engine,diff] [--quick] [--full] [--no-docs]`.
+ * The benchmark suite: `npm run bench [-- --only engine,diff] [--quick] [--full]`.
  *
  * Every benchmark is `bench/<name>.ts` exporting `run(ctx)`; each measures its contenders side by
  * side in alternating rounds of one run and reports ratios, never lone timings (the machine is
