@@ -4,6 +4,7 @@
  * public), and images by `cid:` with alt text.
  */
 import { bookUrl } from '../channels/render/amazon.ts';
+import { EMAIL_STYLE as S } from '../channels/render/email-style.ts';
 import { safeUrl } from '../channels/render/plain.ts';
 import { stars } from '../util/format.ts';
 import { html, type SafeHtml } from '../util/html.ts';
@@ -29,35 +30,18 @@ import { type SalesTable, salesTable, titlesTable, weekOf } from './sales-table.
 import { LIST_LIMIT } from './template-text.ts';
 import type { DigestFigures, KeywordMove } from './types.ts';
 
-const S = {
-  body: 'margin:0;padding:8px;background:#f5f5f4;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;color:#1c1917;font-size:14px;line-height:1.45',
-  card: 'max-width:680px;margin:0 auto;background:#ffffff;border-radius:8px;padding:16px;overflow-wrap:break-word',
-  h1: 'font-size:18px;margin:0 0 4px 0',
-  h2: 'font-size:15px;margin:20px 0 6px 0;border-bottom:1px solid #e7e5e4;padding-bottom:4px',
-  muted: 'color:#78716c;font-size:12px',
-  quiet: 'background:#ecfdf5;color:#065f46;padding:10px;border-radius:6px;margin:12px 0',
-  warn: 'background:#fef3c7;color:#92400e;padding:10px;border-radius:6px;margin:8px 0',
-  table: 'border-collapse:collapse;width:100%;font-size:13px',
-  th: 'text-align:left;padding:4px 6px;border-bottom:1px solid #e7e5e4;color:#57534e;font-weight:600',
-  td: 'padding:4px 6px;border-bottom:1px solid #f5f5f4;vertical-align:top',
-  num: 'padding:4px 6px;border-bottom:1px solid #f5f5f4;text-align:right',
-  li: 'margin:2px 0',
-};
-
-const UL = 'margin:4px 0;padding-left:20px';
-
 function img(chart: DigestChart | undefined): SafeHtml {
   if (chart === undefined) return html``;
-  return html`<img src="cid:${chart.cid}" alt="${chart.alt}" width="${chart.width}" height="${chart.height}" style="display:block;border:0;max-width:100%;height:auto">`;
+  return html`<img src="cid:${chart.cid}" alt="${chart.alt}" width="${chart.width}" height="${chart.height}" style="${S.chart}">`;
 }
 
 function list<T>(items: readonly T[], text: (item: T) => string, limit = LIST_LIMIT): SafeHtml {
   const rows = items.slice(0, limit).map((item) => html`<li style="${S.li}">${text(item)}</li>`);
   if (items.length > limit) rows.push(html`<li style="${S.li}">… and ${items.length - limit} more</li>`);
-  return html`<ul style="${UL}">${rows}</ul>`;
+  return html`<ul style="${S.ul}">${rows}</ul>`;
 }
 
-function cells(values: readonly string[], style = S.td): SafeHtml[] {
+function cells(values: readonly string[], style: string = S.td): SafeHtml[] {
   return values.map((v) => html`<td style="${style}">${v}</td>`);
 }
 
@@ -67,9 +51,9 @@ function storeUrl(pair: { asin: string; marketplace: string }): string | undefin
 }
 
 /** A book's name linked to its store page (both escaped), or just the name. */
-function bookCell(name: string, url: string | undefined, style = S.td): SafeHtml {
+function bookCell(name: string, url: string | undefined, style: string = S.td): SafeHtml {
   if (url === undefined) return html`${cells([name], style)}`;
-  return html`<td style="${style}"><a href="${url}" style="color:#0969da;text-decoration:none">${name}</a></td>`;
+  return html`<td style="${style}"><a href="${url}" style="${S.link}">${name}</a></td>`;
 }
 
 /** Labels left, figures right-aligned in their columns; labels found in `links` link to that page. */
@@ -110,16 +94,16 @@ function salesHtml(f: DigestFigures, charts: DigestCharts): SafeHtml {
     const pairs = s.pairs.map((p) => ({ ...p, name: pairName(p, p.title) }));
     const links = new Map(pairs.map((p) => [p.name, storeUrl(p)]));
     out.push(
-      html`<p style="margin:12px 0 0 0"><b>By title</b></p>${tableHtml(titlesTable(f.dayLabel, pairs), links)}`,
+      html`<p style="${S.subhead}"><b>By title</b></p>${tableHtml(titlesTable(f.dayLabel, pairs), links)}`,
     );
   }
   if (s.movers.length > 0)
     out.push(
-      html`<p style="margin:10px 0 0 0"><b>Sales movers</b> (vs the daily average of the 7 days before)</p>${list(s.movers, salesMoverText)}`,
+      html`<p style="${S.subhead}"><b>Sales movers</b> (vs the daily average of the 7 days before)</p>${list(s.movers, salesMoverText)}`,
     );
   if (s.revisions.length > 0) {
     out.push(
-      html`<p style="margin:10px 0 0 0"><b>Revisions since the last digest</b><br>${revisionSummary(s.revisionTotals)}</p>`,
+      html`<p style="${S.subhead}"><b>Revisions since the last digest</b><br>${revisionSummary(s.revisionTotals)}</p>`,
     );
     out.push(list(s.revisions, revisionText, 30));
   }
@@ -148,10 +132,8 @@ function ranksHtml(f: DigestFigures, charts: DigestCharts): SafeHtml {
         const name = pairName(l, l.title);
         const url = storeUrl(l);
         const label =
-          url === undefined
-            ? html`${name}`
-            : html`<a href="${url}" style="color:#0969da;text-decoration:none">${name}</a>`;
-        return html`<div style="margin:10px 0;border-bottom:1px solid #f5f5f4;padding-bottom:6px"><p style="margin:0 0 4px 0">${label} · <b>${rank(l.yesterdayMedian)}</b></p>${img(charts.bsr.get(`${l.asin}|${l.marketplace}`))}</div>`;
+          url === undefined ? html`${name}` : html`<a href="${url}" style="${S.link}">${name}</a>`;
+        return html`<div style="${S.chartBlock}"><p style="${S.chartLabel}">${label} · <b>${rank(l.yesterdayMedian)}</b></p>${img(charts.bsr.get(`${l.asin}|${l.marketplace}`))}</div>`;
       });
     out.push(...blocks);
   }
@@ -171,7 +153,7 @@ function ranksHtml(f: DigestFigures, charts: DigestCharts): SafeHtml {
     ];
     for (const [label, items, limit] of moves)
       if (items.length > 0)
-        out.push(html`<p style="margin:6px 0 0 0"><b>${label}</b></p>${list(items, keywordMoveText, limit)}`);
+        out.push(html`<p style="${S.subhead}"><b>${label}</b></p>${list(items, keywordMoveText, limit)}`);
   }
   return html`${out}`;
 }
@@ -220,7 +202,7 @@ function bookSectionsHtml(f: DigestFigures): SafeHtml {
       const nested = details.length === 0 ? '' : list(details, (d) => d, details.length);
       return html`<li style="${S.li}">${line}${nested}</li>`;
     });
-    out.push(html`<h2 style="${S.h2}">${section.heading}</h2><ul style="${UL}">${items}</ul>`);
+    out.push(html`<h2 style="${S.h2}">${section.heading}</h2><ul style="${S.ul}">${items}</ul>`);
   }
   return html`${out}`;
 }
@@ -231,6 +213,6 @@ export function renderHtml(f: DigestFigures, charts: DigestCharts, subject: stri
   const silenced = silencedText === null ? '' : html`<p style="${S.muted}">${silencedText}</p>`;
   const notes = FOOTNOTES.map((n) => html`<p style="${S.muted};margin:4px 0">${n}</p>`);
   const when = `${f.dayLabel} ${f.day.slice(0, 4)} · ${f.timeZone}${dayNote(f)}`;
-  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${subject}</title></head><body style="${S.body}"><div style="${S.card}"><h1 style="${S.h1}">Daily digest for ${f.workspace}</h1><p style="${S.muted};margin:0">${when}</p>${quiet}${salesHtml(f, charts)}${ranksHtml(f, charts)}${bookSectionsHtml(f)}${reviewsHtml(f)}${silenced}<hr style="border:0;border-top:1px solid #e7e5e4;margin:20px 0 8px 0">${notes}</div></body></html>`
+  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${subject}</title></head><body style="${S.body}"><div style="${S.page}"><div style="${S.sheet}"><h1 style="${S.h1}">Daily digest for ${f.workspace}</h1><p style="${S.muted};margin:0">${when}</p>${quiet}${salesHtml(f, charts)}${ranksHtml(f, charts)}${bookSectionsHtml(f)}${reviewsHtml(f)}${silenced}<hr style="${S.rule}">${notes}</div></div></body></html>`
     .value;
 }

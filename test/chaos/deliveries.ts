@@ -1,4 +1,5 @@
 import type { ParsedMail } from 'mailparser';
+import { EMAIL_STYLE } from '../../src/channels/render/email-style.ts';
 import type { ReceivedRequest } from '../../src/tools/receivers/http.ts';
 import type { RedisOutage } from './redis-aof.ts';
 import type { ExpectedAlert } from './scenario.ts';
@@ -54,7 +55,8 @@ export function slackDeliveries(
 
 // The title paragraph of each alert card in the HTML part (escaped text inside <bdi>): review text
 // cannot forge one, because every untrusted character is escaped there.
-const HTML_TITLE = /<p style="margin:0 0 8px;font-size:15px;font-weight:600;"><bdi>([\s\S]*?)<\/bdi><\/p>/g;
+// Its style is the card title's of the one email style table (it holds no character special to a regex).
+const HTML_TITLE = new RegExp(`<p style="${EMAIL_STYLE.cardTitle}"><bdi>([\\s\\S]*?)</bdi></p>`, 'g');
 const TEXT_ALERT_LINE = /^\[(?:INFO|WARNING|CRITICAL)(?:, resolved)?\] .+$/gm;
 
 export interface CapturedEmail {

@@ -13,6 +13,7 @@ import { stripBidi } from '../../util/bidi.ts';
 import { html, type SafeHtml } from '../../util/html.ts';
 import { oneLine } from '../../util/one-line.ts';
 import type { AlertLinks, OutgoingMessage } from '../notifier.ts';
+import { EMAIL_STYLE as S, SEVERITY_COLOR } from './email-style.ts';
 import { snoozeCommand, whyLines } from './email-why.ts';
 import { httpUrl } from './plain.ts';
 import { bookUrl, isSampleAlert, KIND_LABEL } from './text.ts';
@@ -149,37 +150,32 @@ function textOf(v: AlertView): string {
   return lines.join('\n');
 }
 
-const COLOR = { critical: '#b42318', warning: '#b54708', info: '#175cd3', resolved: '#067647' } as const;
 /** Untrusted text in its own direction (`<bdi>`), its line breaks kept. */
 const isolate = (text: string): SafeHtml =>
   html`<bdi>${text.split(/\r?\n/).map((line, i) => (i === 0 ? line : html`<br>${line}`))}</bdi>`;
-const MUTED = 'color:#656d76;';
 
 function htmlOf(v: AlertView): SafeHtml {
   const { alert } = v;
-  const color = alert.status === 'resolved' ? COLOR.resolved : COLOR[alert.severity];
+  const color = alert.status === 'resolved' ? SEVERITY_COLOR.resolved : SEVERITY_COLOR[alert.severity];
   const label = isSampleAlert(alert)
     ? 'test'
     : `${alert.severity}${alert.status === 'resolved' ? ' · resolved' : ''}`;
   const rows = v.rows.map(
     ([k, value]) =>
-      html`<tr><td style="padding:2px 12px 2px 0;${MUTED}vertical-align:top;white-space:nowrap;">${k}</td><td style="padding:2px 0;">${isolate(value)}</td></tr>`,
+      html`<tr><td style="${S.factName}">${k}</td><td style="${S.factValue}">${isolate(value)}</td></tr>`,
   );
   let review: SafeHtml | undefined;
-  if (v.review === 'hidden')
-    review = html`<p style="margin:8px 0 0;${MUTED}font-style:italic;">${HIDDEN_NOTE}</p>`;
+  if (v.review === 'hidden') review = html`<p style="${S.note}">${HIDDEN_NOTE}</p>`;
   else if (v.review !== undefined && (v.review.title !== '' || v.review.body !== '')) {
     const title =
-      v.review.title === ''
-        ? ''
-        : html`<p style="margin:0 0 4px;font-weight:600;">${isolate(v.review.title)}</p>`;
-    review = html`<blockquote style="margin:8px 0 0;padding:8px 12px;background:#f6f8fa;border-left:3px solid #d0d7de;">${title}<div dir="auto">${isolate(v.review.body)}</div></blockquote>`;
+      v.review.title === '' ? '' : html`<p style="${S.quoteTitle}">${isolate(v.review.title)}</p>`;
+    review = html`<blockquote style="${S.quote}">${title}<div dir="auto">${isolate(v.review.body)}</div></blockquote>`;
   }
   const links =
     v.links.length === 0
       ? ''
-      : html`<p style="margin:8px 0 0;">${v.links.map((l, i) => html`${i === 0 ? '' : ' · '}<a href="${l.href}" style="color:#0969da;">${l.label}</a>`)}</p>`;
-  return html`<div style="background:#ffffff;border:1px solid #d0d7de;border-left:4px solid ${color};border-radius:6px;padding:12px 16px;margin:0 0 12px;"><p style="margin:0 0 4px;font-size:12px;color:${color};text-transform:uppercase;letter-spacing:0.04em;">${label}</p><p style="margin:0 0 8px;font-size:15px;font-weight:600;">${isolate(truncateText(oneLine(alert.title), MAX.title))}</p><table role="presentation" style="border-collapse:collapse;font-size:14px;">${rows}</table>${review}${links}</div>`;
+      : html`<p style="${S.links}">${v.links.map((l, i) => html`${i === 0 ? '' : ' · '}<a href="${l.href}" style="${S.link}">${l.label}</a>`)}</p>`;
+  return html`<div style="${S.card};border-left:4px solid ${color}"><p style="${S.cardLabel};color:${color}">${label}</p><p style="${S.cardTitle}">${isolate(truncateText(oneLine(alert.title), MAX.title))}</p><table role="presentation" style="${S.facts}">${rows}</table>${review}${links}</div>`;
 }
 
 /** Message headers: a stable Message-ID makes a re-sent message recognisable as the same one. */
@@ -227,8 +223,8 @@ export function renderAlertEmail(
   const footerHtml =
     footerLinks.length === 0
       ? ''
-      : html`<p style="margin:16px 0 0;font-size:13px;">${footerLinks.map((l, i) => html`${i === 0 ? '' : ' · '}<a href="${l.href}" style="color:#0969da;">${l.label}</a>`)}</p>`;
-  const page = html`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${subject}</title></head><body style="margin:0;padding:16px;background:#f6f7f9;color:#1f2328;font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;line-height:1.45;"><div style="max-width:640px;margin:0 auto;"><h1 style="font-size:18px;margin:0 0 12px;">${isolate(subject)}</h1>${views.map(htmlOf)}${moreLine ? html`<p style="margin:0 0 12px;font-weight:600;">${moreLine}</p>` : ''}${footerHtml}${[...why, footer].map((line, i) => html`<p style="margin:${i === 0 ? 16 : 4}px 0 0;font-size:12px;${MUTED}">${line}</p>`)}</div></body></html>`;
+      : html`<p style="${S.footerLinks}">${footerLinks.map((l, i) => html`${i === 0 ? '' : ' · '}<a href="${l.href}" style="${S.link}">${l.label}</a>`)}</p>`;
+  const page = html`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${subject}</title></head><body style="${S.body}"><div style="${S.page}"><h1 style="${S.h1}">${isolate(subject)}</h1>${views.map(htmlOf)}${moreLine ? html`<p style="${S.strong}">${moreLine}</p>` : ''}${footerHtml}${[...why, footer].map((line, i) => html`<p style="${S.muted};margin:${i === 0 ? 16 : 4}px 0 0">${line}</p>`)}</div></body></html>`;
   return { subject, text, html: page.value, headers: emailHeaders(message) };
 }
 
