@@ -13,8 +13,7 @@ import {
   exportRows,
   keptMsOf,
 } from '../history/export.ts';
-import type { RuleConfig } from '../rules/config.ts';
-import { appliesTo } from '../rules/scope.ts';
+import { compMarginOf } from '../rules/comps.ts';
 import { DAY_MS } from '../util/time-units.ts';
 import {
   bookReviews,
@@ -26,7 +25,6 @@ import {
 import { notFound, type PageContext } from './layout.ts';
 import { bookPage } from './pages/book.ts';
 import { rangeOf } from './pages/book-ranges.ts';
-import { DEFAULT_COMP_MARGIN } from './pages/book-sections.ts';
 import { reviewTextHider } from './review-text.ts';
 
 /** The first language of Accept-Language that Intl knows; en-US otherwise. */
@@ -38,13 +36,6 @@ export function viewerLocale(header: unknown): string {
   } catch {
     return 'en-US';
   }
-}
-
-/** The margin of the first comp_overtook rule covering the book: comps stand as its alerts say. */
-function compMarginFor(rules: readonly RuleConfig[], asin: string, marketplace: string): number {
-  for (const rule of rules)
-    if (rule.kind === 'comp_overtook' && appliesTo(rule, asin, marketplace)) return rule.margin;
-  return DEFAULT_COMP_MARGIN;
 }
 
 export function registerBookRoutes(
@@ -105,7 +96,7 @@ export function registerBookRoutes(
           alerts: logged.entries,
           reviews,
           reviewTextHidden: reviewTextHider(ws, rules, router),
-          compMargin: compMarginFor(rules, asin, mp),
+          compMargin: compMarginOf(rules, asin, mp),
           fromMs: range.fromMs,
           toMs,
           range: range.id,

@@ -1,26 +1,21 @@
 import { z } from 'zod';
 import type { AlertSubject } from '../model/alert.ts';
-import type { BsrRankFacts, BsrRemovalFacts } from '../model/alert-facts.ts';
 import type { BookObservation } from '../model/observation.ts';
 import type { ConditionState } from '../rule-state/condition.ts';
 import { spokenDuration } from '../util/duration.ts';
 import { quote, rank as showRank, where } from '../util/format.ts';
 import { median } from '../util/stats.ts';
-import { HOUR_MS } from '../util/time-units.ts';
-import { breachJudgement, initialCondition, type Judgement, transitionObservation } from './condition.ts';
 import {
-  change,
-  downSpanText,
-  emailRank,
-  emailRows,
-  type FactRow,
-  type FamilyParts,
-  lowPointText,
-  rankOf,
-  rows,
-  show,
-  text,
-} from './kind-parts.ts';
+  emailBsr,
+  rankRows,
+  recoveredEmailRows,
+  removedRows,
+  restoredEmailRows,
+  restoredRows,
+} from './bsr-render.ts';
+import { recentRanks } from './bsr-window.ts';
+import { breachJudgement, initialCondition, type Judgement, transitionObservation } from './condition.ts';
+import type { FamilyParts } from './kind-parts.ts';
 import { lowPoint, lowPointFacts } from './low-point.ts';
 import { base, conditionFields } from './rule-fields.ts';
 import { advanceCondition, appliesTo, emit, type Judge, type Scope, sameKind } from './scope.ts';
@@ -53,18 +48,6 @@ export const bsrDefaults: (z.input<typeof bsrWorsenedSchema> | z.input<typeof bs
 
 /** Slack for float rounding in the log comparison (log10(100) - log10(50) vs log10(2)). */
 const EPSILON = 1e-9;
-
-/** Non-null ranks of `history` in the `hours` up to `until`, oldest first. Walks back from the end. */
-export function recentRanks(book: BookObservation, hours: number, until = book.observedAt): number[] {
-  const from = until - hours * HOUR_MS;
-  const out: number[] = [];
-  for (let i = book.bsrHistory.length - 1; i >= 0; i--) {
-    const point = book.bsrHistory[i];
-    if (point === undefined || point.at <= from) break;
-    if (point.at <= until && point.rank !== null) out.push(point.rank);
-  }
-  return out.reverse();
-}
 
 const isBsrWorsened = (rule: { kind: string }): rule is BsrWorsenedRule => rule.kind === 'bsr_worsened';
 
@@ -264,24 +247,6 @@ export function evaluateBsrRemoved(
   });
 }
 
-type BsrAlert = { facts: BsrRankFacts | BsrRemovalFacts };
-const bookRows = ({ facts: f }: BsrAlert, add: (label: string, value: string | undefined) => void) => {
-  add('Book', text(f.bookTitle));
-  add('Category', text(f.category));
-  add('Rank', `${rankOf(f.before)} → ${rankOf(f.after)}`);
-};
-const rankRows = (alert: { facts: BsrRankFacts }, timeZone: string, locale?: string): FactRow[] =>
-  rows((add) => {
-    bookRows(alert, add);
-    add('Low point', lowPointText(alert.facts));
-    add('Down', downSpanText(alert.facts.downForMs, alert.facts.firedAt, timeZone, locale));
-  });
-const emailBsr = ({ facts: f }: BsrAlert): FactRow[] =>
-  emailRows(
-    ['Category', show(f.category)],
-    ['Best-seller rank', change(emailRank(f.before), emailRank(f.after))],
-  );
-
 /** The BSR family's kinds as the renderers see them (registered in `kinds.ts`). */
 export const bsrKinds = {
   bsr_worsened: {
@@ -289,40 +254,28 @@ export const bsrKinds = {
     noun: ['best-seller rank drop', 'best-seller rank drops'],
     rows: rankRows,
     emailRows: emailBsr,
+    rank: { of: 'bsr', leaves: 'down' },
   },
   bsr_recovered: {
     label: 'Best-seller rank recovered',
     noun: ['best-seller rank recovery', 'best-seller rank recoveries'],
     rows: rankRows,
-    emailRows: (alert, zone, locale) => [
-      ...emailBsr(alert),
-      ...emailRows(
-        ['Low point', lowPointText(alert.facts) ?? '—'],
-        ['Down', downSpanText(alert.facts.downForMs, alert.facts.firedAt, zone, locale) ?? '—'],
-      ),
-    ],
+    emailRows: recoveredEmailRows,
+    rank: { of: 'bsr', leaves: 'clear' },
   },
   bsr_removed: {
     label: 'Best-seller rank removed',
     noun: ['best-seller rank removed', 'best-seller ranks removed'],
-    rows: (alert) => rows((add) => bookRows(alert, add)),
+    rows: removedRows,
     emailRows: emailBsr,
+    rank: { of: 'bsr', leaves: 'down' },
   },
   bsr_restored: {
     label: 'Best-seller rank restored',
     noun: ['best-seller rank restored', 'best-seller ranks restored'],
-    rows: (alert, zone, locale) =>
-      rows((add) => {
-        bookRows(alert, add);
-        add('Removed', downSpanText(alert.facts.downForMs, alert.facts.removedAt, zone, locale));
-      }),
-    emailRows: (alert, zone, locale) => [
-      ...emailBsr(alert),
-      ...emailRows([
-        'Removed',
-        downSpanText(alert.facts.downForMs, alert.facts.removedAt, zone, locale) ?? '—',
-      ]),
-    ],
+    rows: restoredRows,
+    emailRows: restoredEmailRows,
+    rank: { of: 'bsr', leaves: 'clear' },
   },
 } satisfies FamilyParts<'bsr_worsened' | 'bsr_recovered' | 'bsr_removed' | 'bsr_restored'>;
 

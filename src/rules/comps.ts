@@ -20,6 +20,9 @@ import { appliesTo, emit, type Judge, type Scope, sameKind } from './scope.ts';
 
 // ---- configuration -------------------------------------------------------------------------
 
+/** What "ahead" means when a rule sets no margin (and, on the console, when no rule covers a book). */
+export const DEFAULT_COMP_MARGIN = 0.1;
+
 export const compOvertookSchema = z.strictObject({
   ...base('comp_overtook', 'info'),
   for: conditionFields.for,
@@ -29,7 +32,7 @@ export const compOvertookSchema = z.strictObject({
   margin: z
     .number()
     .positive()
-    .default(0.1)
+    .default(DEFAULT_COMP_MARGIN)
     .describe(
       'Ahead when comp BSR × (1 + margin) ≤ book BSR; behind when comp BSR ≥ book BSR × (1 + margin).',
     ),
@@ -41,6 +44,15 @@ export type CompOvertookRule = z.output<typeof compOvertookSchema>;
 export const compDefaults: z.input<typeof compOvertookSchema>[] = [
   { id: 'comp-overtook', kind: 'comp_overtook' },
 ];
+
+const isCompOvertook = (rule: { kind: string }): rule is CompOvertookRule => rule.kind === 'comp_overtook';
+
+/** The margin a book's comps are judged with: its first comps rule's, else the default. */
+export function compMarginOf(rules: readonly { kind: string }[], asin: string, marketplace: string): number {
+  for (const rule of rules)
+    if (isCompOvertook(rule) && appliesTo(rule, asin, marketplace)) return rule.margin;
+  return DEFAULT_COMP_MARGIN;
+}
 
 /** Slack for float rounding in the ratio comparisons. */
 const EPSILON = 1e-9;

@@ -1,22 +1,12 @@
 import { z } from 'zod';
 import type { AlertSubject } from '../model/alert.ts';
 import type { KeywordsObservation } from '../model/observation.ts';
-import {
-  allocColumns,
-  CLEAR,
-  copyEntry,
-  FIRING,
-  type KeywordColumns,
-  NONE,
-  NULL_BASELINE,
-  PENDING,
-  PHASE_MASK,
-  put,
-} from '../rule-state/keyword-state.ts';
+import { allocColumns, CLEAR, NONE, PHASE_MASK, put } from '../rule-state/keyword-state.ts';
 import { quote, rank as showRank, where } from '../util/format.ts';
 import { type Transition, transitionObservation } from './condition.ts';
 import { openKeywordPass } from './keyword-pass.ts';
 import { keywordDropEmailRows, keywordRecoveredEmailRows, keywordRows } from './keyword-render.ts';
+import { FIRE, NO_TRANSITION, REPEAT, RESOLVE, step, stepped, triggers } from './keyword-step.ts';
 import type { FamilyParts } from './kind-parts.ts';
 import { lowPoint, lowPointFacts } from './low-point.ts';
 import { base, conditionFields, duration, percentSchema } from './rule-fields.ts';
@@ -57,9 +47,10 @@ export const keywordDefaults: z.input<typeof keywordRankDropSchema>[] = [
  * poll still adds up and fires. It restarts at the current rank after `baselineMaxAge`, so a rank
  * that settled lower weeks ago is not compared with a long-gone best.
  *
- * The conditions are columns aligned with the keyword list (`rule-state/keyword-state.ts`), and the step below
- * is `stepCondition` + this rule's judgement written out over them, so a steady poll of 1,000
- * keywords reads and writes numbers only: no keys, no objects, except for the alerts it raises.
+ * The conditions are columns aligned with the keyword list (`rule-state/keyword-state.ts`), and
+ * its step (`keyword-step.ts`) is `stepCondition` + this rule's judgement written out over them, so
+ * a steady poll of 1,000 keywords reads and writes numbers only: no keys, no objects, except for
+ * the alerts it raises.
  */
 export function evaluateKeywordRanks(
   scope: Scope,
@@ -109,107 +100,6 @@ export function evaluateKeywordRanks(
     if (transition === RESOLVE && !rule.sendResolved) continue;
     announce(scope, rule, next, keyword, rank, transition);
   }
-}
-
-const NO_TRANSITION = 0;
-const FIRE = 1;
-const REPEAT = 2;
-const RESOLVE = 3;
-
-/**
- * What the last step knew besides its transition code, for the alert: reused, so that stepping a
- * keyword allocates nothing (evaluation is synchronous, nothing interleaves).
- */
-const stepped = {
-  /** The episode the poll belongs to (`clearAt` of the episode). */
-  episode: 0,
-  /** The baseline the alert names: the frozen one, or on resolve the one the firing had. */
-  baseline: null as number | null,
-  // The firing state a resolve ended.
-  baselineAt: 0,
-  firedAt: 0,
-  lastNotifiedAt: 0,
-  repeatCount: 0,
-  /** The worst rank of the firing a resolve ended (Infinity: unranked; 0: not known). */
-  worst: 0,
-};
-
-/**
- * One poll of one condition: the condition at `from[s]` judged against `rank`, the result written to
- * `to[i]` (may be the same entry). Mirrors `judge` + `stepCondition`; returns a transition code.
- */
-function step(
-  rule: KeywordRankDropRule,
-  at: number,
-  rank: number | null,
-  from: KeywordColumns,
-  s: number,
-  to: KeywordColumns,
-  i: number,
-): number {
-  const head = from.head[s]!;
-  const phase = head & PHASE_MASK;
-  const baseline = (head & NULL_BASELINE) !== 0 ? null : from.baseline[s]!;
-  const baselineAt = from.baselineAt[s]!;
-  const clearAt = from.clearAt[s]!;
-  stepped.episode = clearAt;
-  // Without the unranked trigger a null rank says nothing: it is never a drop to infinity.
-  if (rank === null && !rule.unranked) {
-    if (from !== to || s !== i) copyEntry(from, s, to, i);
-    return NO_TRANSITION;
-  }
-  if (phase === FIRING) {
-    const firedAt = from.firedAt[s]!;
-    const lastNotifiedAt = from.lastNotifiedAt[s]!;
-    const repeatCount = from.repeatCount[s]!;
-    const known = from.worst[s]!;
-    if (rank !== null && (baseline === null || rank <= baseline + rule.rearmBand)) {
-      // Recovered: the baseline restarts at the recovered rank.
-      put(to, i, CLEAR, rank, at, at, 0, 0, 0, 0);
-      stepped.baseline = baseline;
-      stepped.baselineAt = baselineAt;
-      stepped.firedAt = firedAt;
-      stepped.lastNotifiedAt = lastNotifiedAt;
-      stepped.repeatCount = repeatCount;
-      stepped.worst = known;
-      return RESOLVE;
-    }
-    // Not known (state stored before the low point was tracked) stays not known: see FiringCondition.
-    const worst = known === 0 ? 0 : Math.max(known, rank ?? Number.POSITIVE_INFINITY);
-    const every = rule.repeatEvery;
-    stepped.baseline = baseline;
-    if (every !== undefined && every > 0 && at - lastNotifiedAt >= every) {
-      put(to, i, FIRING, baseline, baselineAt, clearAt, 0, firedAt, at, repeatCount + 1, worst);
-      stepped.repeatCount = repeatCount + 1;
-      return REPEAT;
-    }
-    if (from !== to || s !== i) copyEntry(from, s, to, i);
-    to.worst[i] = worst;
-    return NO_TRANSITION;
-  }
-  let best = baseline;
-  let bestAt = baselineAt;
-  const stale = phase === CLEAR && at - baselineAt >= rule.baselineMaxAge;
-  if (rank !== null && (best === null || rank <= best || stale)) {
-    best = rank;
-    bestAt = at;
-  }
-  if (!breaches(rule, best, rank)) {
-    put(to, i, CLEAR, best, bestAt, at, 0, 0, 0, 0);
-    stepped.episode = at;
-    return NO_TRANSITION;
-  }
-  // Entering pending from clear freezes the baseline this poll was judged against.
-  const frozen = phase === CLEAR ? best : baseline;
-  const frozenAt = phase === CLEAR ? bestAt : baselineAt;
-  const count = phase === PENDING ? from.count[s]! + 1 : 1;
-  if (count >= rule.for) {
-    put(to, i, FIRING, frozen, frozenAt, clearAt, 0, at, at, 0, rank ?? Number.POSITIVE_INFINITY);
-    stepped.baseline = frozen;
-    return FIRE;
-  }
-  put(to, i, PENDING, frozen, frozenAt, clearAt, count, 0, 0, 0);
-  return NO_TRANSITION;
 }
 
 /** Builds the alert of a transition from what `step` left in `stepped`. */
@@ -281,32 +171,6 @@ function announce(
   });
 }
 
-/** `triggers(…) !== ''` without building the string: the judgement of every keyword of every poll. */
-function breaches(rule: KeywordRankDropRule, baseline: number | null, rank: number | null): boolean {
-  if (baseline === null) return false;
-  if (rank === null) return rule.unranked;
-  const lost = rank - baseline;
-  if (rule.positionsLost !== undefined && lost >= rule.positionsLost) return true;
-  if (rule.percent !== undefined && lost > 0 && (lost / baseline) * 100 >= rule.percent) return true;
-  return rule.leaveTopN !== undefined && baseline <= rule.leaveTopN && rank > rule.leaveTopN;
-}
-
-/** Which configured triggers a reading meets against a baseline, comma-separated ('' for none). */
-export function triggers(rule: KeywordRankDropRule, baseline: number | null, rank: number | null): string {
-  if (baseline === null) return '';
-  if (rank === null) return rule.unranked ? 'unranked' : '';
-  let out = '';
-  const lost = rank - baseline;
-  if (rule.positionsLost !== undefined && lost >= rule.positionsLost) out = 'positions';
-  if (rule.percent !== undefined && lost > 0 && (lost / baseline) * 100 >= rule.percent) {
-    out = out === '' ? 'percent' : `${out},percent`;
-  }
-  if (rule.leaveTopN !== undefined && baseline <= rule.leaveTopN && rank > rule.leaveTopN) {
-    out = out === '' ? 'top_n' : `${out},top_n`;
-  }
-  return out;
-}
-
 /** The keyword family's kinds as the renderers see them (registered in `kinds.ts`). */
 export const keywordKinds = {
   keyword_rank_drop: {
@@ -314,12 +178,14 @@ export const keywordKinds = {
     noun: ['keyword rank drop', 'keyword rank drops'],
     rows: keywordRows,
     emailRows: keywordDropEmailRows,
+    rank: { of: 'keyword', leaves: 'down' },
   },
   keyword_rank_recovered: {
     label: 'Keyword rank recovered',
     noun: ['keyword rank recovery', 'keyword rank recoveries'],
     rows: keywordRows,
     emailRows: keywordRecoveredEmailRows,
+    rank: { of: 'keyword', leaves: 'clear' },
   },
 } satisfies FamilyParts<'keyword_rank_drop' | 'keyword_rank_recovered'>;
 

@@ -31,6 +31,16 @@ export interface KindParts<K extends AlertKind> {
   review?: (alert: AlertOf<K>) => ReviewFacts;
   /** What the alert's `series` is, when the kind has one (default: ranks, taller = better). */
   seriesLabel?: string;
+  /**
+   * Kinds about a rank of the book: which rank (the console marks the alert on that rank's chart)
+   * and how a firing alert of the kind leaves it (`down`: dropped or gone; `clear`: back).
+   */
+  rank?: RankEffect;
+}
+
+export interface RankEffect {
+  of: 'bsr' | 'keyword';
+  leaves: 'down' | 'clear';
 }
 
 /** The registry's shape: every kind, each with the parts of its own facts. */

@@ -11,7 +11,7 @@ import { bsrJudges, bsrKinds } from './bsr.ts';
 import { compJudges, compKinds } from './comps.ts';
 import type { RuleConfig, RuleKind } from './config.ts';
 import { keywordJudges, keywordKinds } from './keyword-rank.ts';
-import type { KindParts, KindTable } from './kind-parts.ts';
+import type { KindParts, KindTable, RankEffect } from './kind-parts.ts';
 import { redisHealthKinds } from './redis-health.ts';
 import type { ReviewPass } from './review-track.ts';
 import { reviewJudges, reviewKinds } from './reviews.ts';
@@ -36,6 +36,11 @@ const TABLE: KindTable = KINDS;
 /** The parts of one kind, typed by it: `partsOf(alert.kind).rows(alert, zone)`. */
 export function partsOf<K extends AlertKind>(kind: K): KindParts<K> {
   return TABLE[kind];
+}
+
+/** Which rank an alert of the kind is about and how it leaves it; undefined for kinds not about a rank. */
+export function rankEffectOf(kind: AlertKind): RankEffect | undefined {
+  return TABLE[kind].rank;
 }
 
 type RulesByKind = { [R in RuleConfig as R['kind']]: R };
@@ -77,4 +82,4 @@ function judgeAs<K extends RuleKind>(
   of?.(scope, rule, prev, next, reviewPass);
 }
 
-export type { FactRow, KindParts } from './kind-parts.ts';
+export type { FactRow, KindParts, RankEffect } from './kind-parts.ts';

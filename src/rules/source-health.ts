@@ -1,11 +1,9 @@
 import { z } from 'zod';
-import type { Alert, AlertSubject } from '../model/alert.ts';
-import type { SourceRecoveredFacts } from '../model/alert-facts.ts';
-import { formatDuration } from '../util/duration.ts';
-import { localTime } from '../util/local-time.ts';
-import { count, emailRows, type FamilyParts, num, rows, show, text, time } from './kind-parts.ts';
+import type { Alert } from '../model/alert.ts';
+import type { FamilyParts } from './kind-parts.ts';
 import { duration, ruleIdSchema, severitySchema } from './rule-fields.ts';
 import { emit, type RuleContext, type Scope } from './scope.ts';
+import { failingEmailRows, failingRows, recoveredEmailRows, recoveredRows } from './source-health-render.ts';
 
 // ---- configuration -------------------------------------------------------------------------
 
@@ -266,68 +264,19 @@ function iso(ms: number): string {
 /** The two kinds of this family, for alerts about the process itself (a disabled channel, a test). */
 export const SOURCE_KINDS = { failing: 'source_health', recovered: 'source_recovered' } as const;
 
-const isSample = (alert: { ruleId: string; facts: SourceRecoveredFacts }) =>
-  alert.ruleId === 'test-alert' && alert.facts.test === true;
-const workspaceWide = (alert: { subject: AlertSubject }) => alert.subject.scope === 'workspace';
-
 /** The source-health family's kinds as the renderers see them (registered in `kinds.ts`). */
 export const sourceHealthKinds = {
   source_health: {
     label: 'Polling is failing',
     noun: ['polling failure', 'polling failures'],
-    rows: ({ facts: f }, zone, locale) =>
-      rows((add) => {
-        add('Target', text(f.targetId));
-        add('Failed polls', count(f.failures));
-        add('Last error', text(f.lastError));
-        add('Paused because', text(f.pauseReason));
-        add('Paused until', localTime(f.pausedUntil, zone, locale));
-      }),
-    // A pause of the whole workspace has no target or streak to show.
-    emailRows: (alert, zone, locale) => {
-      const f = alert.facts;
-      return workspaceWide(alert)
-        ? emailRows(
-            ['Paused because', show(f.pauseReason)],
-            ['Since', time(f.since, zone, locale)],
-            ['Paused until', time(f.pausedUntil, zone, locale)],
-          )
-        : emailRows(
-            ['Target', show(f.targetId)],
-            ['Failures in a row', show(f.failures)],
-            ['Since', time(f.since, zone, locale)],
-            ['Last error', show(f.lastError)],
-          );
-    },
+    rows: failingRows,
+    emailRows: failingEmailRows,
   },
   source_recovered: {
     label: 'Polling works again',
     noun: ['polling recovery', 'polling recoveries'],
-    rows: (alert, zone, locale) => {
-      const f = alert.facts;
-      if (isSample(alert))
-        return rows((add) => {
-          add('Channel', text(f.channel));
-          add('Sent', localTime(alert.observedAt, zone, locale));
-        });
-      return rows((add) => {
-        add('Target', text(f.targetId));
-        add('Paused because', text(f.pauseReason));
-        add('Failed polls', count(f.failedPolls));
-        add('Down for', num(f.downForMs) === undefined ? undefined : formatDuration(num(f.downForMs) ?? 0));
-      });
-    },
-    emailRows: (alert, zone, locale) => {
-      const f = alert.facts;
-      if (isSample(alert)) return emailRows(['Channel', show(f.channel)]);
-      if (workspaceWide(alert))
-        return emailRows(['Paused because', show(f.pauseReason)], ['Since', time(f.since, zone, locale)]);
-      return emailRows(
-        ['Target', show(f.targetId)],
-        ['Failed polls', show(f.failedPolls)],
-        ['Down since', time(f.since, zone, locale)],
-      );
-    },
+    rows: recoveredRows,
+    emailRows: recoveredEmailRows,
   },
 } satisfies FamilyParts<'source_health' | 'source_recovered'>;
 

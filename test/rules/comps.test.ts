@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { BookObservation } from '../../src/model/observation.ts';
-import { compAhead, compBehind, MAX_COMPS_JUDGED } from '../../src/rules/comps.ts';
+import {
+  compAhead,
+  compBehind,
+  compMarginOf,
+  DEFAULT_COMP_MARGIN,
+  MAX_COMPS_JUDGED,
+} from '../../src/rules/comps.ts';
 import { book, HOUR, kinds, rule, run, T0 } from './helpers.ts';
 
 const COMP = 'B0COMP0001';
@@ -88,5 +94,18 @@ describe('comp_overtook', () => {
     const a = run([overtook()], observations).alerts;
     const b = run([overtook()], observations).alerts;
     expect(a.map((x) => x.fingerprint)).toEqual(b.map((x) => x.fingerprint));
+  });
+
+  it("gives a book's comps the margin of the first rule covering it, else the default", () => {
+    const rules = [
+      { kind: 'bsr_worsened', margin: 0.9 },
+      overtook({ id: 'other', books: ['B0OTHER001'], margin: 0.5 }),
+      overtook({ id: 'de', marketplaces: ['DE'], margin: 0.3 }),
+      overtook({ id: 'all', margin: 0.2 }),
+    ];
+    expect(compMarginOf(rules, 'B0BOOK0001', 'DE')).toBe(0.3);
+    expect(compMarginOf(rules, 'B0BOOK0001', 'US')).toBe(0.2);
+    expect(compMarginOf(rules.slice(0, 2), 'B0BOOK0001', 'US')).toBe(DEFAULT_COMP_MARGIN);
+    expect(compMarginOf(rules.slice(0, 2), 'B0OTHER001', 'US')).toBe(0.5);
   });
 });

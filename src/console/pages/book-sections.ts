@@ -4,8 +4,6 @@ import { compAhead, compBehind, compRatio, MAX_COMPS_JUDGED } from '../../rules/
 import { stars } from '../../util/format.ts';
 import { html, numberText, type SafeHtml, timeText } from '../html.ts';
 
-/** comp_overtook's default margin: what "ahead" means when no rule of that kind covers the book. */
-export const DEFAULT_COMP_MARGIN = 0.1;
 const REVIEWS_SHOWN = 100;
 
 type Standing = { label: 'ahead' | 'behind' | 'level' | 'not comparable'; pill: string };

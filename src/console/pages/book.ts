@@ -7,6 +7,7 @@ import type {
   RankPoint,
   ReviewDetail,
 } from '../../model/observation.ts';
+import { rankEffectOf } from '../../rules/kinds.ts';
 import type { BookKey, BookRanks } from '../book-history.ts';
 import { rankChart } from '../chart.ts';
 import { html, numberText } from '../html.ts';
@@ -42,10 +43,10 @@ const NO_SERIES: SeriesHistory = { points: [], days: [] };
 /** The keyword's condition as its latest drop or recovery alert left it. */
 function conditionOf(keyword: string, alerts: readonly AlertLogEntry[]): string {
   const latest = alerts.find(
-    (a) => a.keyword?.toLowerCase() === keyword.toLowerCase() && a.kind.startsWith('keyword_rank'),
+    (a) => a.keyword?.toLowerCase() === keyword.toLowerCase() && rankEffectOf(a.kind)?.of === 'keyword',
   );
   if (latest === undefined) return 'clear';
-  return latest.kind === 'keyword_rank_drop' && latest.status === 'firing' ? 'dropped' : 'clear';
+  return rankEffectOf(latest.kind)?.leaves === 'down' && latest.status === 'firing' ? 'dropped' : 'clear';
 }
 
 function change(points: readonly RankPoint[]): string {
@@ -62,7 +63,7 @@ export function bookPage(ctx: PageContext, data: BookPageData): string {
   // Each marker sits at the rank the alert observed, with the baseline it compared against in the axis.
   const markers = (keyword?: string) =>
     alerts
-      .filter((a) => (keyword === undefined ? a.kind.startsWith('bsr') : a.keyword === keyword))
+      .filter((a) => (keyword === undefined ? rankEffectOf(a.kind)?.of === 'bsr' : a.keyword === keyword))
       .filter((a) => a.observedAt >= data.fromMs && a.observedAt <= data.toMs)
       .map((a) => ({
         at: a.observedAt,
