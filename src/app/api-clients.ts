@@ -17,6 +17,7 @@ import {
 import type { Logger } from '../ops/logger.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import { type Clock, realDelayMs } from '../util/clock.ts';
+import { MINUTE_MS } from '../util/time-units.ts';
 
 /** For tests: a dispatcher, short timeouts, no retry delay. */
 export interface ClientTuning {
@@ -61,7 +62,7 @@ export class ApiClients {
    * A client for interactive commands (keywords, arc invite): it may use the reserve, and instead
    * of failing when the minute window is full it waits for it (up to `maxWaitMs`).
    */
-  interactiveClient(workspace: string, maxWaitMs = 5 * 60_000): AnalyticsClient {
+  interactiveClient(workspace: string, maxWaitMs = 5 * MINUTE_MS): AnalyticsClient {
     const { budget, clock } = this.parts;
     const ws = workspaceOf(this.parts.config, workspace);
     const limits: BudgetLimits = { perMinute: ws.plan.perMinute, perMonth: ws.plan.perMonth };

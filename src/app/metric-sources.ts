@@ -12,6 +12,7 @@ import {
   type Source,
 } from '../ops/metrics.ts';
 import { formatMinor } from '../util/money.ts';
+import { DAY_MS } from '../util/time-units.ts';
 
 /** Budget source: `usage()` of each workspace, with the limits its background polls use. */
 export function budgetSource(
@@ -81,7 +82,7 @@ export function bookSource(
   maxBooks: number,
 ): Source<BookSample[]> {
   return () => {
-    const yesterday = new Date(now() - 86_400_000).toISOString().slice(0, 10);
+    const yesterday = new Date(now() - DAY_MS).toISOString().slice(0, 10);
     return Promise.all(
       books.slice(0, maxBooks).map(async (book) => {
         const [observed, days] = await Promise.all([

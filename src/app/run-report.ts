@@ -8,8 +8,9 @@ import type { EventEmitter } from 'node:events';
 import { type Plan, planVerdict } from '../budget/planner.ts';
 import type { Logger } from '../ops/logger.ts';
 import { formatDuration } from '../util/duration.ts';
+import { MINUTE_MS } from '../util/time-units.ts';
 
-export const DEFAULT_REPORT_EVERY_MS = 10 * 60_000;
+export const DEFAULT_REPORT_EVERY_MS = 10 * MINUTE_MS;
 
 /** `1234567` → `1,234,567`, the same on every machine. */
 function grouped(value: number): string {

@@ -28,6 +28,7 @@ import { SilenceStore } from '../silence/store.ts';
 import { RedisSnapshotStore } from '../snapshot/store.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
 import type { KeyPrefix } from '../util/redis-keys.ts';
+import { DAY_MS } from '../util/time-units.ts';
 import { ApiClients, type ClientTuning } from './api-clients.ts';
 import { deliveryDepsOf, digestDepsOf, type JobParts, pollDepsOf } from './job-deps.ts';
 import { bookSource, budgetSource, channelSource, queueSource, whenReady } from './metric-sources.ts';
@@ -130,7 +131,7 @@ export class Runtime {
     this.alertLog = new AlertLog(
       this.redis,
       this.prefix,
-      { maxEntries: config.alertLog.maxEntries, retentionMs: config.alertLog.retentionDays * 86_400_000 },
+      { maxEntries: config.alertLog.maxEntries, retentionMs: config.alertLog.retentionDays * DAY_MS },
       () => this.clock.now(),
     );
     this.smtp = createSmtpPool();

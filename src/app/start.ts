@@ -9,6 +9,7 @@ import type { Logger } from '../ops/logger.ts';
 import type { Shutdown } from '../ops/shutdown.ts';
 import { readyProbeKey, writableAlertKey } from '../poll/keys.ts';
 import { redisWritableAlert } from '../rules/redis-health.ts';
+import { MINUTE_MS } from '../util/time-units.ts';
 import { ClockSkewWatch } from './clock-skew.ts';
 import { isConnectionError, type RedisConnectionWatch, watchRedisConnection } from './redis-connection.ts';
 import { type FullStretch, isOutOfMemory, probeWrite, RedisFullWatch } from './redis-full.ts';
@@ -204,7 +205,7 @@ export async function startWorkers(
       timer.unref();
       shutdown.add(name, () => clearInterval(timer));
     };
-    every(options.replanEveryMs ?? 10 * 60_000, 're-plan timer', reconcileOrLog);
+    every(options.replanEveryMs ?? 10 * MINUTE_MS, 're-plan timer', reconcileOrLog);
     // A lost state is said within this, even while no poll finds a missing baseline.
     every(options.stateCheckEveryMs ?? 5_000, 'state check', async () => {
       if (runtime.redis.status !== 'ready') return;

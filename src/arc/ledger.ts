@@ -8,12 +8,13 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { ArcInviteResult } from '../api/index.ts';
 import type { KeyPrefix } from '../util/redis-keys.ts';
+import { DAY_MS } from '../util/time-units.ts';
 import type { Batch } from './batches.ts';
 import { recordInviteIds, recordInvites } from './invite-counts.ts';
 import { answeredBatchesKey } from './keys.ts';
 
 /** Campaigns run for months; the record only has to outlive the API's memory of a key. */
-const LEDGER_TTL_MS = 400 * 86_400_000;
+const LEDGER_TTL_MS = 400 * DAY_MS;
 
 export { answeredBatchesKey };
 

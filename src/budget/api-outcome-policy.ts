@@ -9,14 +9,15 @@
  * alert about.
  */
 import { RateLimitedError, UnauthorizedError } from '../api/index.ts';
+import { MINUTE_MS } from '../util/time-units.ts';
 import { utcBillingMonth } from './keys.ts';
 import type { PauseEpisode, PauseEpisodes } from './pause-episode.ts';
 import { BudgetExhaustedError, type PauseReason, type RedisRequestBudget } from './request-budget.ts';
 
 /** A per-minute limit resets within a minute: no Retry-After for it is believed past this. */
-export const MAX_RATE_LIMIT_PAUSE_MS = 5 * 60_000;
+export const MAX_RATE_LIMIT_PAUSE_MS = 5 * MINUTE_MS;
 /** After a 401, how long the workspace rests before one request tries the key again. */
-export const DEFAULT_AUTH_RECHECK_MS = 15 * 60_000;
+export const DEFAULT_AUTH_RECHECK_MS = 15 * MINUTE_MS;
 
 export interface ApiOutcomePolicyDeps {
   budget: RedisRequestBudget;

@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Alert } from '../model/alert.ts';
 import type { KeyPrefix } from '../util/redis-keys.ts';
+import { DAY_MS } from '../util/time-units.ts';
 import { pauseEpisodeKey } from './keys.ts';
 import type { PauseReason } from './request-budget.ts';
 import { LuaScript } from './scripts.ts';
@@ -24,7 +25,7 @@ export interface PauseEpisode {
 }
 
 /** Kept this long after the furthest pause end, so an abandoned episode cleans itself up. */
-const EPISODE_KEY_SLACK_MS = 24 * 60 * 60_000;
+const EPISODE_KEY_SLACK_MS = DAY_MS;
 
 /**
  * KEYS: 1 episode hash. ARGV: 1 pause end, 2 reason, 3 now, 4 slack ms.

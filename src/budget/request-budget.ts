@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Cluster, type Redis } from 'ioredis';
 import type { Clock } from '../util/clock.ts';
 import { homePrefix, type KeyPrefix } from '../util/redis-keys.ts';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../util/time-units.ts';
 import type { BudgetDecision, BudgetGrant, BudgetLimits, BudgetUsage, PauseReason } from './budget-types.ts';
 import { budgetKeys, hasHashTag, utcBillingMonth } from './keys.ts';
 import { checkLimits, positiveInteger } from './limits.ts';
@@ -30,12 +31,12 @@ export interface RedisRequestBudgetOptions {
 }
 
 const DEFAULT_WINDOW_MS = 61_000;
-const DEFAULT_OPEN_PAUSE_RECHECK_MS = 5 * 60_000;
+const DEFAULT_OPEN_PAUSE_RECHECK_MS = 5 * MINUTE_MS;
 /** Key TTLs only collect garbage; the scripts decide by score and clock, never by expiry. The
  * slack keeps keys alive while a test's manual clock stands still or a clock lags a little. */
-const WINDOW_KEY_SLACK_MS = 60 * 60_000;
-const MONTH_KEY_SLACK_MS = 24 * 60 * 60_000;
-const PAUSE_KEY_SLACK_MS = 60 * 60_000;
+const WINDOW_KEY_SLACK_MS = HOUR_MS;
+const MONTH_KEY_SLACK_MS = DAY_MS;
+const PAUSE_KEY_SLACK_MS = HOUR_MS;
 const PAUSE_REASONS: readonly string[] = ['rate_limited', 'quota_exceeded', 'unauthorized'];
 
 /**

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { boolField, intField, urlField } from '../config-kit/fields.ts';
 import { defaultRules, duration, rulesSchema } from '../rules/config.ts';
+import { DAY_MS } from '../util/time-units.ts';
 import { channelSchema, DEFAULT_CHANNELS, digestSchema, routeSchema } from './channels.ts';
 import { alertLogSchema, consoleSchema } from './console.ts';
 import { muteWindowSchema } from './mute-windows.ts';
@@ -76,11 +77,11 @@ const workersSchema = z.strictObject({
 
 const historySchema = z.strictObject({
   retention: duration
-    .pipe(z.number().min(86_400_000, 'expected a retention of at least 1d'))
+    .pipe(z.number().min(DAY_MS, 'expected a retention of at least 1d'))
     .prefault('730d')
     .meta({ description: 'How long rank and BSR history is kept for charts and export (default 730d).' }),
   hourly: duration
-    .pipe(z.number().min(86_400_000, 'expected an hourly window of at least 1d'))
+    .pipe(z.number().min(DAY_MS, 'expected an hourly window of at least 1d'))
     .prefault('30d')
     .meta({
       description:

@@ -7,12 +7,13 @@
 import type { Cluster, Redis } from 'ioredis';
 import { isLoopback } from '../config/console.ts';
 import type { Person, Role } from '../config/schema.ts';
+import { HOUR_MS, MINUTE_MS } from '../util/time-units.ts';
 import { sameSecret } from './access/secrets.ts';
 import { type Session, SessionStore } from './access/sessions.ts';
 import { FailureThrottle, type ThrottleLimit, type ThrottleRefusal } from './access/throttle.ts';
 
 export const SESSION_COOKIE = 'shelfwatch_session';
-export const SESSION_MS = 12 * 3_600_000;
+export const SESSION_MS = 12 * HOUR_MS;
 /** The subject of sessions opened with the console token. */
 const TOKEN_SUBJECT = 'token';
 /** Sessions of a person: `person:ID` (their token or a sign-in link). */
@@ -31,8 +32,8 @@ export function roleOf(session: Session, people: readonly Person[]): Role | unde
  * every sign-in with the token for the rest of the window (a session already open keeps working).
  */
 export const LOGIN_LIMITS: readonly ThrottleLimit[] = [
-  { scope: 'client', max: 10, windowMs: 15 * 60_000 },
-  { scope: 'secret', max: 100, windowMs: 15 * 60_000 },
+  { scope: 'client', max: 10, windowMs: 15 * MINUTE_MS },
+  { scope: 'secret', max: 100, windowMs: 15 * MINUTE_MS },
 ];
 
 export type LoginResult =

@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
+import { DAY_MS } from '../util/time-units.ts';
 import { sentKey, unconfirmedKey } from './keys.ts';
 
 /**
@@ -10,7 +11,7 @@ export class DedupLog {
   constructor(
     private readonly redis: Redis | Cluster,
     private readonly prefix: string,
-    private readonly ttlMs = 30 * 86_400_000,
+    private readonly ttlMs = 30 * DAY_MS,
   ) {}
 
   private key(fingerprint: string, channelId: string): string {

@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { AlertLog } from '../history/alert-log.ts';
 import type { Alert, AlertSink } from '../model/alert.ts';
+import { DAY_MS } from '../util/time-units.ts';
 
 /** Job data of an admission: the alert (no secrets in it) and the channel's id — never its URL. */
 export interface DeliveryJobData {
@@ -46,7 +47,7 @@ export interface DeliveryJobSettings {
 export const DEFAULT_DELIVERY_SETTINGS: DeliveryJobSettings = {
   attempts: 8,
   backoffMs: 5_000,
-  keepMs: 30 * 86_400_000,
+  keepMs: 30 * DAY_MS,
 };
 
 export function jobRetention(settings: DeliveryJobSettings) {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import type { Alert } from '../model/alert.ts';
+import { DAY_MS } from '../util/time-units.ts';
 import { type GroupKeys, groupBufferPattern, groupHashOfBuffer, groupKeys, inflightKey } from './keys.ts';
 
 export function groupHash(channelId: string, groupKey: string): string {
@@ -75,7 +76,7 @@ redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
 return meta
 `;
 
-const RETENTION_MS = 30 * 86_400_000;
+const RETENTION_MS = 30 * DAY_MS;
 
 export class GroupBuffer {
   constructor(

@@ -5,7 +5,7 @@
  * `YYYY-MM-DD` labels themselves (calendar days, which are zone-free).
  */
 
-import { DAY_MS } from '../util/time-units.ts';
+import { DAY_MS, HOUR_MS } from '../util/time-units.ts';
 import { formatterPerZone, localDate, zonedParts } from '../util/zoned-time.ts';
 
 /** The local wall-clock time (`HH:MM`) at an instant. */
@@ -38,8 +38,8 @@ export function digestDay(nowMs: number, timeZone: string): string {
  */
 export function localDayStart(date: string, timeZone: string): number {
   const utcMidnight = Date.parse(`${date}T00:00:00Z`);
-  let lo = utcMidnight - 16 * 3_600_000;
-  let hi = utcMidnight + 16 * 3_600_000;
+  let lo = utcMidnight - 16 * HOUR_MS;
+  let hi = utcMidnight + 16 * HOUR_MS;
   while (hi - lo > 1) {
     const mid = lo + Math.floor((hi - lo) / 2);
     if (localDate(mid, timeZone) >= date) hi = mid;

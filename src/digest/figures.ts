@@ -3,6 +3,7 @@
  * snapshots, invite counters, the last digest), figures out. Rendering and sending live elsewhere.
  */
 import type { ReviewDetail } from '../model/observation.ts';
+import { HOUR_MS } from '../util/time-units.ts';
 import { compLines, sentimentLines, sentimentMemory } from './comps-sentiment.ts';
 import { dayLabel, localDayBounds } from './dates.ts';
 import { bsrLines, bsrMovers, keywordMoves, keywordRanksOf } from './movers.ts';
@@ -110,7 +111,7 @@ export function computeFigures(inputs: DigestInputs): DigestFigures {
     timeZone: inputs.timeZone,
     day: inputs.day,
     dayLabel: dayLabel(inputs.day),
-    dayHours: Math.round((endMs - startMs) / 3_600_000),
+    dayHours: Math.round((endMs - startMs) / HOUR_MS),
     builtAtMs: inputs.nowMs,
     firstDigest: inputs.previous === null,
     sales: salesFigures,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { z } from 'zod';
 import type { KeyPrefix } from '../util/redis-keys.ts';
+import { DAY_MS } from '../util/time-units.ts';
 import { digestStateKey } from './keys.ts';
 import type { LastDigest } from './types.ts';
 
@@ -12,7 +13,7 @@ import type { LastDigest } from './types.ts';
  * confirmed the send (at-least-once: a process dying between the two can still send twice).
  * Figures and ids only: nothing here is a secret or public free text.
  */
-const DEFAULT_TTL_MS = 40 * 86_400_000;
+const DEFAULT_TTL_MS = 40 * DAY_MS;
 
 const money = z.object({ minor: z.number().int(), currency: z.string() });
 const lastDigestSchema = z.object({

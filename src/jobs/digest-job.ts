@@ -6,6 +6,7 @@ import type { DigestDeps } from '../digest/build.ts';
 import { type DigestJobResult, processDigest } from '../digest/processor.ts';
 import type { DigestJobData } from '../digest/schedule.ts';
 import { type Clock, clockTimeOfReal } from '../util/clock.ts';
+import { HOUR_MS } from '../util/time-units.ts';
 import { DIGEST_QUEUE } from './queues.ts';
 import { type DepsSource, depsNow, type JobPolicy, jobProcessor, type SkippedRun } from './run-job.ts';
 import { plannedRunTimeOf } from './schedulers.ts';
@@ -35,7 +36,7 @@ export function digestPolicy(options: DigestWorkerOptions): JobPolicy<DigestJobD
     process: (job, signal) =>
       processDigest(depsNow(deps), job.data, { signal, fireTimeMs: clockTimeOfReal(clock, fireTimeOf(job)) }),
     isPermanent: (error): error is DeliveryError => error instanceof DeliveryError && !error.retryable,
-    maxDeferMs: options.maxDeferMs ?? 6 * 3_600_000,
+    maxDeferMs: options.maxDeferMs ?? 6 * HOUR_MS,
   };
 }
 

@@ -4,6 +4,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type { Metrics } from '../ops/metrics.ts';
 import { type PollDeps, type PollJobData, type PollResult, processPoll } from '../poll/processor.ts';
 import { type Clock, clockTimeOfReal } from '../util/clock.ts';
+import { MINUTE_MS } from '../util/time-units.ts';
 import { POLL_QUEUE } from './queues.ts';
 import { type DepsSource, depsNow, type JobPolicy, jobProcessor, type SkippedRun } from './run-job.ts';
 import { plannedRunTimeOf } from './schedulers.ts';
@@ -58,7 +59,7 @@ export function pollPolicy(options: PollWorkerOptions): JobPolicy<PollJobData, P
         pollTimeMs: clockTimeOfReal(clock, scheduledTimeOf(job)),
       });
     },
-    maxDeferMs: options.maxDeferMs ?? 15 * 60_000,
+    maxDeferMs: options.maxDeferMs ?? 15 * MINUTE_MS,
     count(job, ending) {
       if (metrics === undefined) return;
       const kind = depsNow(deps).registry.target(job.data.workspace, job.data.targetId)?.kind ?? 'unknown';

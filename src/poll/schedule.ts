@@ -2,6 +2,7 @@ import { utcBillingMonth } from '../budget/keys.ts';
 import { type Plan, planCadences } from '../budget/planner.ts';
 import type { WorkspaceConfig } from '../config/schema.ts';
 import { type Clock, realDelayMs } from '../util/clock.ts';
+import { MINUTE_MS } from '../util/time-units.ts';
 import { keywordSourceCosts } from './keyword-source.ts';
 import type { PollJobData } from './poll-types.ts';
 import { estimatedCostPerPoll, MAX_CADENCE_MS, USEFUL_CADENCE_MS, type WatchTarget } from './targets.ts';
@@ -69,7 +70,7 @@ export function planWorkspace(
   return plan;
 }
 
-const FIRST_RUN_SPREAD_MS = 5 * 60_000;
+const FIRST_RUN_SPREAD_MS = 5 * MINUTE_MS;
 
 /** A stable pseudo-random phase for a scheduler within `everyMs`. */
 function offsetFor(schedulerId: string, everyMs: number): number {

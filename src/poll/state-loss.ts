@@ -18,6 +18,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { DeferredError } from '../model/deferred.ts';
 import type { KeywordsObservation, Observation, SalesObservation, TargetRef } from '../model/observation.ts';
 import type { Clock } from '../util/clock.ts';
+import { DAY_MS } from '../util/time-units.ts';
 import { recoveredCutoffsKey, stateEpochKey, stateLostKey } from './keys.ts';
 
 /**
@@ -102,7 +103,7 @@ return 1
 /** How long after a loss a poll with no memory of its target waits for the other processes'. */
 export const SHARE_WAIT_MS = 8_000;
 /** The published memory and the loss record are kept this long (figures and ids only). */
-const RECORD_TTL_MS = 7 * 86_400_000;
+const RECORD_TTL_MS = 7 * DAY_MS;
 
 export interface StateLossOptions {
   redis: Redis | Cluster;

@@ -1,24 +1,23 @@
 import type { TargetKind, TargetRef } from '../model/observation.ts';
-
-const HOUR = 3_600_000;
+import { HOUR_MS, MINUTE_MS } from '../util/time-units.ts';
 
 /**
  * The fastest cadence worth polling per kind. BSR and keyword ranks are hourly data; ARC reviews
  * are wanted promptly by launch teams; sales are daily figures that are revised for 14 days.
  */
 export const USEFUL_CADENCE_MS: Readonly<Record<TargetKind, number>> = {
-  book: HOUR,
-  keywords: HOUR,
-  reviews: 15 * 60_000,
-  sales: 6 * HOUR,
+  book: HOUR_MS,
+  keywords: HOUR_MS,
+  reviews: 15 * MINUTE_MS,
+  sales: 6 * HOUR_MS,
 };
 
 /** The slowest cadence still useful (old trackers slowed quiet books to 24 h). */
 export const MAX_CADENCE_MS: Readonly<Record<TargetKind, number>> = {
-  book: 24 * HOUR,
-  keywords: 24 * HOUR,
-  reviews: 12 * HOUR,
-  sales: 24 * HOUR,
+  book: 24 * HOUR_MS,
+  keywords: 24 * HOUR_MS,
+  reviews: 12 * HOUR_MS,
+  sales: 24 * HOUR_MS,
 };
 
 interface TargetBase {

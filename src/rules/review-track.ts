@@ -1,5 +1,6 @@
 import type { ReviewDetail, ReviewSummary, ReviewsObservation } from '../model/observation.ts';
 import type { MissingReview, ReviewTrack } from '../rule-state/shapes.ts';
+import { DAY_MS } from '../util/time-units.ts';
 
 /**
  * What the review rules remember between polls of a campaign: the reviews that are missing from
@@ -9,7 +10,7 @@ import type { MissingReview, ReviewTrack } from '../rule-state/shapes.ts';
  */
 export const REVIEW_REMOVED_AFTER_POLLS = 2;
 /** How long a removed review is remembered, so that its return reads as a restore, not as new. */
-export const REMOVED_REVIEW_KEPT_MS = 90 * 86_400_000;
+export const REMOVED_REVIEW_KEPT_MS = 90 * DAY_MS;
 /** At most this many removed reviews are remembered per campaign (the most recently removed). */
 export const REMOVED_REVIEWS_KEPT = 5_000;
 

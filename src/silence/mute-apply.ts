@@ -6,6 +6,7 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import { KIND_LABEL } from '../channels/render/text.ts';
+import { DAY_MS, HOUR_MS } from '../util/time-units.ts';
 import { silenceKeys } from './keys.ts';
 import { MUTE_FOR_MS, type MuteClaims, matchersOf, readMuteLink } from './mute-link.ts';
 import type { Silence } from './silence.ts';
@@ -31,8 +32,8 @@ export type MuteOutcome =
 /** How the POST came: the page's button, or a mail client's one-click unsubscribe (RFC 8058). */
 export type MuteVia = 'page' | 'one-click';
 
-const HOURS = (ms: number) => `${Math.round(ms / 3_600_000)} hours`;
-const DAYS = (ms: number) => `${Math.round(ms / 86_400_000)} days`;
+const HOURS = (ms: number) => `${Math.round(ms / HOUR_MS)} hours`;
+const DAYS = (ms: number) => `${Math.round(ms / DAY_MS)} days`;
 
 /** One sentence: what the POST would do. */
 export function describeClaims(c: MuteClaims): string {

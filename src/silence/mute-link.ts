@@ -39,7 +39,7 @@ export interface MuteClaims {
   n: string;
 }
 
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../util/time-units.ts';
 /** How long what a link sets lasts. */
 export const MUTE_FOR_MS: Readonly<Record<MuteAction, number>> = {
   book: DAY_MS,

@@ -1,4 +1,5 @@
 import type { MuteWindowConfig, WEEKDAYS } from '../config/mute-windows.ts';
+import { HOUR_MS, MINUTE_MS } from '../util/time-units.ts';
 import { localMinutes, minutesOf, zonedParts } from '../util/zoned-time.ts';
 import type { Muting } from './silence.ts';
 
@@ -29,7 +30,9 @@ export function muteWindowOpen(window: MuteWindowConfig, nowMs: number): boolean
   if (start < end) return minute >= start && minute < end && opensOn(window, today);
   if (minute >= start) return opensOn(window, today);
   // 12 hours back is always the day before here (minute < end ≤ 24h), whatever DST does.
-  return minute < end && opensOn(window, localDay(nowMs - minute * 60_000 - 12 * 3_600_000, window.timeZone));
+  return (
+    minute < end && opensOn(window, localDay(nowMs - minute * MINUTE_MS - 12 * HOUR_MS, window.timeZone))
+  );
 }
 
 /** The configured windows open at `nowMs`, as mutings for `compileMutings`. */

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import type { Alert } from '../model/alert.ts';
+import { DAY_MS } from '../util/time-units.ts';
 import { silenceKeys } from './keys.ts';
 import { checkSilence, type Silence, type SilenceMatch, silenceState } from './silence.ts';
 
 /** How long silences that ended, and records of silenced alerts, are kept (like the dedup log). */
-export const SILENCE_RETENTION_MS = 30 * 86_400_000;
+export const SILENCE_RETENTION_MS = 30 * DAY_MS;
 
 export type NewSilence = Omit<Silence, 'id' | 'createdAt' | 'expiredAt'>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DAY_MS } from '../util/time-units.ts';
 import { FAULT_KINDS } from './faults.ts';
 import type { SimPlan } from './keys.ts';
 import type { RequestLogEntry } from './request-log.ts';
@@ -117,7 +118,7 @@ export const ClockBody = z.object({
     .number()
     .int()
     .min(0)
-    .max(400 * 86_400_000),
+    .max(400 * DAY_MS),
 });
 
 /** What a caller may send: the bodies before defaults are applied (`marketplace` may be left out). */

@@ -1,6 +1,7 @@
 import type { Alert } from '../model/alert.ts';
 import type { Observation, TargetRef } from '../model/observation.ts';
 import { redact } from '../util/redact.ts';
+import { DAY_MS } from '../util/time-units.ts';
 import { ByteReader, ByteWriter } from './bytes.ts';
 import type { DictionarySource } from './dictionary-cache.ts';
 import {
@@ -37,7 +38,7 @@ const STATE_BYTES = 2;
 const COLON = 0x3a;
 
 /** Snapshots and health expire this long after their last write, so abandoned targets cannot pile up. */
-export const DEFAULT_TTL_MS = 45 * 24 * 60 * 60 * 1000;
+export const DEFAULT_TTL_MS = 45 * DAY_MS;
 
 export function checkTtl(ttlMs: number): number {
   if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0)

@@ -1,4 +1,6 @@
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from './time-units.ts';
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: SECOND_MS, m: MINUTE_MS, h: HOUR_MS, d: DAY_MS };
 
 /**
  * Parses durations as people write them in config: `90s`, `5m`, `1h30m`, `2d`, or a bare number of
@@ -39,7 +41,7 @@ export function formatDuration(ms: number): string {
  * largest units, rounded down to the minute past an hour ("under a minute" below one).
  */
 export function spokenDuration(ms: number): string {
-  const minutes = Math.floor(Math.max(0, ms) / 60_000);
+  const minutes = Math.floor(Math.max(0, ms) / MINUTE_MS);
   if (minutes < 1) return 'under a minute';
   const days = Math.floor(minutes / 1_440);
   const hours = Math.floor((minutes % 1_440) / 60);

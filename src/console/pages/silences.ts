@@ -5,12 +5,13 @@ import { SEVERITIES, type SilenceMatchers } from '../../silence/silence.ts';
 import type { NewSilence } from '../../silence/store.ts';
 import { describeMatchers, type SilenceView } from '../../silence/view.ts';
 import { parseDuration } from '../../util/duration.ts';
+import { DAY_MS } from '../../util/time-units.ts';
 import { html, timeText } from '../html.ts';
 import { csrfField, fieldErrors, type PageContext, page } from '../layout.ts';
 import type { Problems } from './alerts.ts';
 
 /** The longest a silence set from the console may last: a forgotten one would hide alerts for good. */
-const MAX_SILENCE_MS = 90 * 86_400_000;
+const MAX_SILENCE_MS = 90 * DAY_MS;
 
 export type SilenceForm = Partial<
   Record<

@@ -13,6 +13,7 @@ import {
   mergePagination,
   type PaginationSpec,
 } from '../../api/tooling.ts';
+import { DAY_MS } from '../../util/time-units.ts';
 import { bodySignals, headerSignals } from './serve-signals.ts';
 
 interface Answer {
@@ -32,7 +33,7 @@ const FORMAT_WORDS: Readonly<Record<string, string>> = {
 /** The simulator pages internally by at most this many items (its own MAX_LIMIT). */
 const SIM_PAGE = 100;
 /** A sales day stays provisional for 14 days (today and the 13 before). */
-const PROVISIONAL_MS = 14 * 86_400_000;
+const PROVISIONAL_MS = 14 * DAY_MS;
 
 function place(path: string, value: unknown): Record<string, unknown> {
   if (path === '') return value as Record<string, unknown>;
