@@ -18,6 +18,7 @@ import { CapturingNotifier, settings } from '../deliver/pipeline-harness.ts';
 import { artifactPath } from '../helpers/artifacts.ts';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/chromium.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { type LiveSim, seedBook, startLiveSim, until } from './browser-seed.ts';
 import { ASIN, alertOf, consoleConfig, HOSTILE, mainWorkspace, SECRETS, TOKEN } from './harness.ts';
 import { checkLayout, type LayoutFinding } from './layout-check.ts';
@@ -245,11 +246,15 @@ describe.skipIf(!haveChromium)('console in chromium', () => {
     await page.goto(url('/queues'));
     // The app draws the queue list with script: on "Loading" (its assets blocked) nothing appears.
     await page.waitForSelector('text=deliver', { timeout: 20_000 });
-    const text = (await page.locator('body').innerText()).replace(/\s+/g, ' ');
-    console.log(`/queues: ${text.slice(0, 600)}`);
     const total = Object.values(await runtime.deliverQueue.getJobCounts()).reduce((a, b) => a + b, 0);
-    // The deliver queue's card: its name and how many jobs it holds, as BullMQ counts them.
-    expect(text).toContain(`deliver ${total} Job${total === 1 ? '' : 's'}`);
+    // The deliver queue's card: its name and how many jobs it holds, as BullMQ counts them. The
+    // cards are drawn before their counts arrive ("Loading..."), so wait for the count itself.
+    const card = `deliver ${total} Job${total === 1 ? '' : 's'}`;
+    const bodyText = async () => (await page.locator('body').innerText()).replace(/\s+/g, ' ');
+    await waitFor('the deliver card with its count', async () => (await bodyText()).includes(card), 20_000);
+    const text = await bodyText();
+    console.log(`/queues: ${text.slice(0, 600)}`);
+    expect(text).toContain(card);
     // Blocked by the policy on purpose: its web font from Google (the page renders without it).
     expect(blocked.filter((m) => !m.includes('fonts.googleapis.com'))).toEqual([]);
   });
