@@ -92,6 +92,26 @@ async function shoot(name: string, path: string): Promise<{ page: number; main: 
 }
 
 describe.skipIf(!haveChromium)('config forms in chromium', () => {
+  /** "Poll now" on the book's US target: never polled before, one poll comes back ok, its page names it. */
+  async function pollNowAndSeeBook(book: { asin: string; title: string }, what: string): Promise<void> {
+    const target = bookTargetId(book.asin, 'US');
+    const ref = { workspace: 'ws', kind: 'book' as const, id: target };
+    expect((await c.runtime.store.getHealth(ref)).lastPollAt).toBeNull();
+    await page.getByRole('button', { name: `Poll ${target} now (costs 1 request)` }).click();
+    await page.waitForSelector('text=queued');
+    const health = await waitFor(
+      what,
+      async () => {
+        const h = await c.runtime.store.getHealth(ref);
+        return h.lastPollAt === null ? undefined : h;
+      },
+      15_000,
+    );
+    expect(health.lastOutcome).toBe('ok');
+    await page.goto(url(`/books/ws/${book.asin}/US`));
+    expect(await page.locator('main').textContent()).toContain(book.title);
+  }
+
   it('signs in and opens the configuration', async () => {
     await page.goto(url('/config'));
     await page.getByLabel('Console token').fill(TOKEN);
@@ -120,43 +140,12 @@ describe.skipIf(!haveChromium)('config forms in chromium', () => {
     expect(await page.locator('li', { hasText: book.asin }).count()).toBeGreaterThan(0);
     // No restart: the worker's process applies revision 2, then "poll now" polls the new book.
     await waitFor('revision 2 applied', () => c.runtime.revision >= 2 || undefined, 10_000);
-    const target = bookTargetId(book.asin, 'US');
-    const ref = { workspace: 'ws', kind: 'book' as const, id: target };
-    expect((await c.runtime.store.getHealth(ref)).lastPollAt).toBeNull();
-    await page.getByRole('button', { name: `Poll ${target} now (costs 1 request)` }).click();
-    await page.waitForSelector('text=queued');
-    const health = await waitFor(
-      'the first poll of the new book',
-      async () => {
-        const h = await c.runtime.store.getHealth(ref);
-        return h.lastPollAt === null ? undefined : h;
-      },
-      15_000,
-    );
-    expect(health.lastOutcome).toBe('ok');
-    await page.goto(url(`/books/ws/${book.asin}/US`));
-    expect(await page.locator('main').textContent()).toContain(book.title);
+    await pollNowAndSeeBook(book, 'the first poll of the new book');
   });
 
   it('polls a target now: the poll is counted and its data shows on the book page', async () => {
     await page.goto(url('/config/workspaces/ws'));
-    const book = sim.book(0);
-    const target = bookTargetId(book.asin, 'US');
-    const ref = { workspace: 'ws', kind: 'book' as const, id: target };
-    expect((await c.runtime.store.getHealth(ref)).lastPollAt).toBeNull();
-    await page.getByRole('button', { name: `Poll ${target} now (costs 1 request)` }).click();
-    await page.waitForSelector('text=queued');
-    const health = await waitFor(
-      'the poll of the book',
-      async () => {
-        const h = await c.runtime.store.getHealth(ref);
-        return h.lastPollAt === null ? undefined : h;
-      },
-      15_000,
-    );
-    expect(health.lastOutcome).toBe('ok');
-    await page.goto(url(`/books/ws/${book.asin}/US`));
-    expect(await page.locator('main').textContent()).toContain(book.title);
+    await pollNowAndSeeBook(sim.book(0), 'the poll of the book');
   });
 
   it('adds a webhook channel and its test arrives at the local receiver', async () => {
