@@ -28,7 +28,7 @@ import { SilenceStore } from '../silence/store.ts';
 import { RedisSnapshotStore } from '../snapshot/store.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
 import type { KeyPrefix } from '../util/redis-keys.ts';
-import { DAY_MS } from '../util/time-units.ts';
+import { DAY_MS, MINUTE_MS } from '../util/time-units.ts';
 import { ApiClients, type ClientTuning } from './api-clients.ts';
 import { deliveryDepsOf, digestDepsOf, type JobParts, pollDepsOf } from './job-deps.ts';
 import { bookSource, budgetSource, channelSource, queueSource, whenReady } from './metric-sources.ts';
@@ -212,7 +212,11 @@ export class Runtime {
    * Old clients and channels are closed after `retireAfterMs`, so polls and sends already running
    * on them finish; a removed channel keeps sending what its groups hold until then.
    */
-  apply(next: ShelfwatchConfig, revision: number, retireAfterMs = 5 * 60_000): { restartNeeded: string[] } {
+  apply(
+    next: ShelfwatchConfig,
+    revision: number,
+    retireAfterMs = 5 * MINUTE_MS,
+  ): { restartNeeded: string[] } {
     const before = this.config;
     const restartNeeded = (['server', 'workers', 'console'] as const).filter(
       (section) => JSON.stringify(before[section]) !== JSON.stringify(next[section]),

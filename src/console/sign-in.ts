@@ -9,6 +9,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Runtime } from '../app/runtime.ts';
 import type { Person } from '../config/schema.ts';
+import { MINUTE_MS } from '../util/time-units.ts';
 import { LINK_REFUSALS, SignInLinks } from './access/links.ts';
 import type { Session } from './access/sessions.ts';
 import { FailureThrottle, type ThrottleLimit } from './access/throttle.ts';
@@ -18,11 +19,11 @@ import { barePage, loginPage } from './layout.ts';
 
 /** Five links a client may ask for in 15 minutes, three for one account: enough for a typo or two. */
 export const LINK_LIMITS: readonly ThrottleLimit[] = [
-  { scope: 'client', max: 5, windowMs: 15 * 60_000 },
-  { scope: 'account', max: 3, windowMs: 15 * 60_000 },
+  { scope: 'client', max: 5, windowMs: 15 * MINUTE_MS },
+  { scope: 'account', max: 3, windowMs: 15 * MINUTE_MS },
 ];
 /** Wrong or used links tried from one client before it is blocked for the window. */
-const USE_LIMITS: readonly ThrottleLimit[] = [{ scope: 'client', max: 10, windowMs: 15 * 60_000 }];
+const USE_LIMITS: readonly ThrottleLimit[] = [{ scope: 'client', max: 10, windowMs: 15 * MINUTE_MS }];
 
 export interface SignInDeps {
   runtime: Runtime;

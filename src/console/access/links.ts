@@ -7,9 +7,10 @@
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
+import { MINUTE_MS } from '../../util/time-units.ts';
 import { sameSecret } from './secrets.ts';
 
-export const LINK_MS = 15 * 60_000;
+export const LINK_MS = 15 * MINUTE_MS;
 
 export type LinkRefusal = 'malformed' | 'forged' | 'expired' | 'used';
 

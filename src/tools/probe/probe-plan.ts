@@ -5,6 +5,7 @@
  * (or the names an earlier answer taught). Pure.
  */
 import type { CompiledContract } from '../../api/tooling.ts';
+import { DAY_MS } from '../../util/time-units.ts';
 import type { RecordedAnswer } from './probe-analyse.ts';
 import { contractParam, type PlannedParam, type ProbeParam } from './probe-params.ts';
 
@@ -102,7 +103,7 @@ export function plan(
             path: '/v1/rankings',
             params: [
               param('asin', known.asin),
-              param('from', iso(now - 86_400_000)),
+              param('from', iso(now - DAY_MS)),
               param('to', iso(now)),
               limit('rankings'),
             ],
@@ -121,7 +122,7 @@ export function plan(
       return {
         endpoint,
         path: '/v1/sales',
-        params: [market(), param('from', day(now - 7 * 86_400_000)), param('to', day(now)), limit('sales')],
+        params: [market(), param('from', day(now - 7 * DAY_MS)), param('to', day(now)), limit('sales')],
       };
     case 'book':
       return { endpoint, path: `/v1/books/${asin}`, params: [market()] };
