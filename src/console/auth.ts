@@ -50,8 +50,11 @@ export class ConsoleAuth {
     redis: Redis | Cluster,
     prefix: string,
     now: () => number = Date.now,
-    /** People with a personal token sign in with it as with the console token, as themselves. */
-    private readonly people: readonly Person[] = [],
+    /**
+     * People with a personal token sign in with it as with the console token, as themselves. Asked
+     * at each sign-in: the people of the revision in force, not of the console's start.
+     */
+    private readonly people: () => readonly Person[] = () => [],
   ) {
     this.sessions = new SessionStore(redis, prefix, SESSION_MS, now);
     this.throttle = new FailureThrottle(redis, prefix, LOGIN_LIMITS);
@@ -74,7 +77,7 @@ export class ConsoleAuth {
   /** Whose token this is; every token is compared (in constant time), so timing tells nothing. */
   private subjectOf(given: string): string | undefined {
     let subject = sameSecret(given, this.token) ? TOKEN_SUBJECT : undefined;
-    for (const person of this.people) {
+    for (const person of this.people()) {
       const token = person.token?.reveal();
       if (token !== undefined && sameSecret(given, token) && subject === undefined)
         subject = `${PERSON_SUBJECT}${person.id}`;

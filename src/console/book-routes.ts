@@ -23,6 +23,7 @@ import {
   StoredBookHistory,
 } from './book-history.ts';
 import { notFound, type PageContext } from './layout.ts';
+import { perConfig } from './live.ts';
 import { bookPage } from './pages/book.ts';
 import { rangeOf } from './pages/book-ranges.ts';
 import { reviewTextHider } from './review-text.ts';
@@ -43,15 +44,29 @@ export function registerBookRoutes(
   runtime: Runtime,
   context: (request: FastifyRequest) => PageContext,
 ): void {
-  const { config } = runtime;
   const now = () => runtime.clock.now();
-  const kept = runtime.pollDeps.history;
-  const history =
-    kept === undefined ? new SnapshotBookHistory(runtime.store) : new StoredBookHistory(kept, runtime.store);
-  const alertRetentionMs = config.alertLog.retentionDays * DAY_MS;
-  const historyRetentionMs = kept?.retentionMs ?? config.history.retention;
-  // The same routing delivery uses, so the page hides review text exactly where alerts do.
-  const router = createRouter(config);
+  // Everything below is read per request from the config in force: a revision applied since the
+  // console started changes books, routes and retention. Built again only when the config changed.
+  const live = perConfig(runtime, (config) => {
+    const kept = runtime.pollDeps.history;
+    return {
+      history:
+        kept === undefined
+          ? new SnapshotBookHistory(runtime.store)
+          : new StoredBookHistory(kept, runtime.store),
+      historyRetentionMs: kept?.retentionMs ?? config.history.retention,
+      // The same routing delivery uses, so the page hides review text exactly where alerts do.
+      router: createRouter(config),
+      sources:
+        kept === undefined
+          ? undefined
+          : {
+              history: kept,
+              alertLog: runtime.alertLog,
+              alertRetentionMs: config.alertLog.retentionDays * DAY_MS,
+            },
+    };
+  });
   const configuredBook = (ws: string, asin: string, mp: string) => {
     // The config in force now: a revision applied since the console started adds or removes books.
     const workspace = runtime.config.workspaces.find((w) => w.id === ws);
@@ -66,6 +81,7 @@ export function registerBookRoutes(
       const found = configuredBook(ws, asin, mp);
       if (found === undefined) return notFound(reply, context(request), 'No such book in the config.');
       const book = { workspace: ws, asin, marketplace: mp };
+      const { history, historyRetentionMs, router } = live();
       const toMs = now();
       const range = rangeOf(request.query.range, toMs, historyRetentionMs);
       const [snapshot, keywords, ranks, logged, reviews] = await Promise.all([
@@ -106,8 +122,6 @@ export function registerBookRoutes(
     },
   );
 
-  const sources =
-    kept === undefined ? undefined : { history: kept, alertLog: runtime.alertLog, alertRetentionMs };
   const send = (
     request: FastifyRequest<{ Querystring: Record<string, unknown> }>,
     reply: FastifyReply,
@@ -121,6 +135,7 @@ export function registerBookRoutes(
   ) => {
     const table = EXPORT_TABLES.find((t) => t === file.table) as ExportTable | undefined;
     const format = EXPORT_FORMATS.find((f) => f === file.format) as ExportFormat | undefined;
+    const { sources } = live();
     if (table === undefined || format === undefined || sources === undefined)
       return notFound(reply, context(request), 'No such export.');
     const toMs = now();

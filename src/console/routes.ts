@@ -19,10 +19,11 @@ export function registerPages(
   runtime: Runtime,
   context: (request: FastifyRequest) => PageContext,
 ): void {
-  const { config } = runtime;
+  // Read per request: a revision applied since the console started adds or removes workspaces and
+  // channels (app/live-config.ts replaces `runtime.config` whole).
   const now = () => runtime.clock.now();
-  const workspaces = config.workspaces.map((ws) => ws.id);
-  const channels = config.channels.map((c) => c.id);
+  const workspaces = () => runtime.config.workspaces.map((ws) => ws.id);
+  const channels = () => runtime.config.channels.map((c) => c.id);
   const html = 'text/html; charset=utf-8';
 
   app.get('/', async (request, reply) =>
@@ -31,7 +32,7 @@ export function registerPages(
 
   app.get('/alerts', async (request, reply) => {
     const parsed = parseAlertFilter(request.query as Query);
-    const lists = { workspaces, channels };
+    const lists = { workspaces: workspaces(), channels: channels() };
     if ('problems' in parsed) {
       return reply
         .code(400)
@@ -59,13 +60,13 @@ export function registerPages(
     return reply.type(html).send(
       silencesPage(context(request), {
         views: await silences(),
-        workspaces,
+        workspaces: workspaces(),
         ...(notice === undefined ? {} : { notice }),
       }),
     );
   });
   app.post('/silences', async (request, reply) => {
-    const parsed = parseSilenceForm(request.body as Query, config, now(), 'console');
+    const parsed = parseSilenceForm(request.body as Query, runtime.config, now(), 'console');
     const refuse = (
       problems: { field: string; reason: string }[],
       form: Record<string, string | undefined>,
@@ -73,7 +74,7 @@ export function registerPages(
       reply
         .code(400)
         .type(html)
-        .send(silencesPage(context(request), { views: [], problems, form, workspaces }));
+        .send(silencesPage(context(request), { views: [], problems, form, workspaces: workspaces() }));
     if ('problems' in parsed) return refuse(parsed.problems, parsed.form);
     try {
       const silence = await runtime.silences.add(parsed.silence, now());
@@ -90,13 +91,13 @@ export function registerPages(
     return reply.redirect('/silences', 303);
   });
 
-  const deadLetterDeps = {
+  const deadLetterDeps = () => ({
     queue: runtime.deliverQueue,
     redis: runtime.redis,
     groups: runtime.deliveryDeps.groups,
     channelHealth: runtime.channelHealth,
-    channels,
-  };
+    channels: channels(),
+  });
   app.get('/dead-letters', async (request, reply) => {
     const query = request.query as Query;
     const channel =
@@ -104,7 +105,7 @@ export function registerPages(
     const done =
       typeof query.done === 'string' && /^(retried|purged) \d+$/.test(query.done) ? query.done : undefined;
     const letters = await listDeadLetters(
-      deadLetterDeps,
+      deadLetterDeps(),
       channel === undefined ? {} : { channelId: channel },
     );
     return reply.type(html).send(
@@ -121,9 +122,9 @@ export function registerPages(
   };
   const actions = {
     retry: async (channelId: string) =>
-      `retried ${(await retryDeadLetters(deadLetterDeps, { channelId })).retried.length}`,
+      `retried ${(await retryDeadLetters(deadLetterDeps(), { channelId })).retried.length}`,
     purge: async (channelId: string) =>
-      `purged ${(await purgeDeadLetters(deadLetterDeps, { channelId })).length}`,
+      `purged ${(await purgeDeadLetters(deadLetterDeps(), { channelId })).length}`,
   };
   for (const [name, act] of Object.entries(actions)) {
     app.post(`/dead-letters/${name}`, async (request, reply) => {

@@ -69,8 +69,10 @@ function isPublic(path: string): boolean {
 
 export async function buildConsole(options: ConsoleOptions): Promise<FastifyInstance> {
   const { runtime } = options;
+  // The console section takes effect at a restart (Runtime.apply says so); people follow the
+  // revision in force, read per request.
   const { publicUrl, trustedProxies } = runtime.config.console;
-  const people = runtime.config.people.accounts;
+  const people = () => runtime.config.people.accounts;
   const auth = new ConsoleAuth(
     options.token,
     runtime.redis,
@@ -151,7 +153,7 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
           ),
         );
     }
-    if (forbidden(roleOf(request.session, people), path)) {
+    if (forbidden(roleOf(request.session, people()), path)) {
       return reply
         .code(403)
         .type('text/html')

@@ -40,10 +40,12 @@ export function registerSignIn(app: FastifyInstance, deps: SignInDeps): void {
   const links = new SignInLinks(runtime.redis, runtime.prefix, deps.signingKey, () => runtime.clock.now());
   const asking = new FailureThrottle(runtime.redis, `${runtime.prefix}:links`, LINK_LIMITS);
   const using = new FailureThrottle(runtime.redis, `${runtime.prefix}:link-use`, USE_LIMITS);
-  const people = runtime.config.people.accounts;
-  const mail = runtime.config.channels.find(
-    (channel) => channel.type === 'email' && people.some((p) => p.mailChannelId === channel.id),
-  );
+  // Per request: the people and channels of the revision in force.
+  const people = () => runtime.config.people.accounts;
+  const mail = () =>
+    runtime.config.channels.find(
+      (channel) => channel.type === 'email' && people().some((p) => p.mailChannelId === channel.id),
+    );
   const base = (request: FastifyRequest) =>
     runtime.config.console.publicUrl ?? `${request.protocol}://${request.host}`;
 
@@ -63,8 +65,8 @@ export function registerSignIn(app: FastifyInstance, deps: SignInDeps): void {
     }
     // Every request counts, found or not: links cost an email each.
     await asking.failed(subjects);
-    const person = people.find((p: Person) => p.email.toLowerCase() === email);
-    const channel = person?.mailChannelId === undefined ? undefined : mail;
+    const person = people().find((p: Person) => p.email.toLowerCase() === email);
+    const channel = person?.mailChannelId === undefined ? undefined : mail();
     if (person !== undefined && channel !== undefined && channel.type === 'email') {
       const token = await links.issue(person.id);
       const url = `${base(request)}/login/link?t=${encodeURIComponent(token)}`;
@@ -125,7 +127,7 @@ export function registerSignIn(app: FastifyInstance, deps: SignInDeps): void {
       await using.failed({ client: request.ip });
       return refused(reply, LINK_REFUSALS[used.refused]);
     }
-    if (!people.some((p) => p.id === used.subject)) return refused(reply, LINK_REFUSALS.forged);
+    if (!people().some((p) => p.id === used.subject)) return refused(reply, LINK_REFUSALS.forged);
     const session = await deps.openSession(`${PERSON_SUBJECT}${used.subject}`);
     deps.setCookie(request, reply, session);
     return reply.redirect('/', 303);
