@@ -1,9 +1,10 @@
-import type { Worker } from 'bullmq';
+import type { Queue, Worker } from 'bullmq';
 import { orphanedGroups } from '../deliver/groups.ts';
 import { flushOrphanedGroups } from '../deliver/processor.ts';
 import { desiredDigestSchedules } from '../digest/schedule.ts';
 import { startDeliverWorker } from '../jobs/deliver-job.ts';
 import { startDigestWorker } from '../jobs/digest-job.ts';
+import { requeueOrphanedActive } from '../jobs/orphaned-active.ts';
 import { startPollWorker } from '../jobs/poll-job.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { Shutdown } from '../ops/shutdown.ts';
@@ -141,6 +142,16 @@ export async function startWorkers(
     try {
       const claim = await runtime.redis.set(writableAlertKey(runtime.prefix), '1', 'PX', 60_000, 'NX');
       if (claim === 'OK') await runtime.pollDeps.alerts.enqueue([redisWritableAlert(stretch, Date.now())]);
+      const queues: Queue[] = [runtime.digestQueue];
+      for (const shard of runtime.shards) queues.push(shard.pollQueue, shard.deliverQueue);
+      const requeued = (
+        await Promise.all(queues.map((queue) => requeueOrphanedActive(queue, runtime.redis)))
+      ).flat();
+      if (requeued.length > 0)
+        runtime.logger.info(
+          { jobs: requeued.length },
+          'jobs whose end a full Redis refused to store put back in the queue',
+        );
       if (options.reconcile !== false) await reconcile();
     } catch (error) {
       runtime.logger.warn({ err: error }, 'after a full Redis: the alert or the schedulers failed');
