@@ -162,7 +162,7 @@ async function probeOnline(
       : parseIntegerFlag('--max-requests', flags.maxRequests, 1, 1000);
   const expected = plannedRequests(picked, flags.asin);
   io.stdout.write(
-    `probe: ${plural(expected, 'request')} from workspace ${ws.id}'s budget (${planned.join(', ')}) if the API takes every parameter as the contract names it, at most ${max} (--max-requests) with the names it refuses tried again; answers saved in ${flags.out}\n`,
+    `probe: ${plural(expected, 'request')} from workspace ${ws.id}'s budget (${planned.join(', ')}) if the API takes every parameter as the contract names it, at most ${max} (--max-requests) with the names it refuses tried again and the last page of book keywords that come in pages; answers saved in ${flags.out}\n`,
   );
   const unchecked: string[] = [];
   const runtime = new Runtime({ config, logger: silentLogger(), version: VERSION, notifiers: new Map() });

@@ -97,13 +97,13 @@ function clientOf(sim: RunningSimulator, contract: CompiledContract): AnalyticsC
 }
 
 /**
- * What a person still has to edit in the suggestion for each dialect (goal: nothing): dialect D says
- * "no rank" by leaving the member out, and no answer probe gets shows a book or keyword without a rank,
- * so "missing" is not offered (it would hide a renamed member); its note says to add it.
+ * What a person still has to edit in the suggestion for each dialect (goal: nothing). Dialect D says
+ * "no rank" by leaving the member out; the first pages probe reads show every rank, so probe asks the
+ * last page of the book's keywords (probe-tail.ts), where unranked keywords are, and offers "missing".
  */
 const STILL_TO_EDIT: Record<string, string[]> = {
   'dialect-c': [],
-  'dialect-d': ['.book', '.keywords'],
+  'dialect-d': [],
 };
 
 describe.each(dialects)('$name', (dialect: Dialect) => {

@@ -41,6 +41,13 @@ export function fieldFits(field: FieldNode, container: unknown): boolean {
 }
 
 /** One request and its answer, as probe records it and replay serves it. */
+/** What a list's last-page request found (probe-tail.ts): the style, the parameter the API took, the value sent. */
+export interface PageFinding {
+  style: 'offset' | 'page';
+  param: string;
+  value: number;
+}
+
 export interface RecordedAnswer {
   endpoint: EndpointName;
   method: string;
@@ -53,6 +60,8 @@ export interface RecordedAnswer {
   params?: ParamFinding[];
   /** Parameters the API asked for and probe added (`granularity=day`). */
   fixed?: Record<string, string>;
+  /** A list's last page (probe-tail.ts): the page-number or offset parameter it took, and the value. */
+  page?: PageFinding;
 }
 
 export type FieldStatus = 'found' | 'missing' | 'wrong type';

@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { ENDPOINT_NAMES, type EndpointName } from '../../api/tooling.ts';
 import { redactDeep } from '../../util/redact.ts';
-import type { RecordedAnswer } from './probe-analyse.ts';
+import type { PageFinding, RecordedAnswer } from './probe-analyse.ts';
 
 /** Headers that carry credentials or session state: never recorded. */
 const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key)$/i;
@@ -107,7 +107,16 @@ function checkAnswer(raw: unknown, file: string): RecordedAnswer {
     ...(typeof r.fixed === 'object' && r.fixed !== null && !Array.isArray(r.fixed)
       ? { fixed: r.fixed as Record<string, string> }
       : {}),
+    ...(isPageFinding(r.page) ? { page: r.page } : {}),
   };
+}
+
+function isPageFinding(value: unknown): value is PageFinding {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    (v.style === 'offset' || v.style === 'page') && typeof v.param === 'string' && typeof v.value === 'number'
+  );
 }
 
 /** Reads every `*.json` of a recording folder, in name order; a bad file is a RecordingError naming it. */

@@ -28,6 +28,7 @@ import {
   plan,
   plannedEndpoints,
 } from './probe-plan.ts';
+import { askTail } from './probe-tail.ts';
 
 export type ProbeFailureKind = 'unreachable' | 'unauthorized' | 'not_json';
 
@@ -243,6 +244,21 @@ export async function probeService(options: ProbeOptions): Promise<RecordedAnswe
   // The filters that need a value from an answer: a book's window of rankings, one campaign's reviews.
   if (planned.includes('rankings') && asin !== undefined) await run('rankings', true);
   if (planned.includes('reviews') && campaign !== undefined) await run('reviews', true);
+  const keywords = answers.find((a) => a.endpoint === 'bookKeywords');
+  if (keywords !== undefined) {
+    const source = options.contract.source;
+    const own = source.endpoints?.bookKeywords?.pagination ?? source.pagination;
+    const tail = await askTail(keywords, own?.offset?.param ?? own?.page?.param, {
+      ...state,
+      unchecked: options.unchecked ?? [],
+      ask: async (path) => {
+        await options.beforeRequest();
+        state.spent += 1;
+        return request(options, 'bookKeywords', path);
+      },
+    });
+    if (tail !== undefined) answers.push(tail);
+  }
   return [...answers, ...state.refusals.filter((r) => !answers.includes(r))];
 }
 

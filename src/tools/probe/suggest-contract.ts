@@ -185,11 +185,21 @@ function suggestEndpoint(
 
 /** The contract file that would fit the recorded answers, and what a person must still decide. */
 export function suggestContract(contract: CompiledContract, answers: readonly RecordedAnswer[]): Suggestion {
-  const ok = answers.filter((a) => a.status < 400);
+  // A list's last page (probe-tail.ts) only adds evidence: its endpoint is suggested from its first page.
+  const tails = answers.filter((a) => a.status < 400 && a.page !== undefined);
+  const ok = answers.filter((a) => a.status < 400 && a.page === undefined);
   // A first pass finds how the API says "no rank" anywhere, for the ranks whose own answer shows none.
   const first = newCtx();
   for (const answer of ok) suggestEndpoint(contract, answer, first);
-  const ctx = newCtx(first.sentinels.has('missing') ? ['missing'] : [], first.sentinels.get('missing') ?? '');
+  const inFirstPages = first.sentinels.get('missing');
+  for (const answer of tails) suggestEndpoint(contract, answer, first);
+  const missingAt = first.sentinels.get('missing');
+  const tail = tails[0]?.page;
+  const where =
+    inFirstPages !== undefined || missingAt === undefined || tail === undefined
+      ? (missingAt ?? '')
+      : `${missingAt} on the list's last page, ${tail.param}=${tail.value}`;
+  const ctx = newCtx(missingAt === undefined ? [] : ['missing'], where);
   const endpoints: Record<string, unknown> = {};
   for (const answer of ok) {
     const spec = suggestEndpoint(contract, answer, ctx);
@@ -198,12 +208,13 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
   const lists = ok.filter((a): a is RecordedAnswer & { endpoint: ListEndpointName } =>
     isListEndpoint(a.endpoint),
   );
-  const pagination = suggestPagination(contract, lists, ctx.undecided);
+  const pagination = suggestPagination(contract, lists, ctx.undecided, tail);
   for (const [name, own] of pagination.own)
     endpoints[name] = { ...(endpoints[name] as object | undefined), pagination: own };
   // Book keywords are one object, but their list may come in pages: the answer shows it or not.
   const keywords = ok.find((a) => a.endpoint === 'bookKeywords');
-  const keywordPages = keywords === undefined ? undefined : paginationOf(contract, keywords, ctx.undecided);
+  const keywordPages =
+    keywords === undefined ? undefined : paginationOf(contract, keywords, ctx.undecided, tail);
   if (keywordPages !== undefined && Object.keys(keywordPages).length > 0)
     endpoints.bookKeywords = { ...(endpoints.bookKeywords as object | undefined), pagination: keywordPages };
   const error = answers.find((a) => a.status >= 400 && typeof a.body === 'object' && a.body !== null);

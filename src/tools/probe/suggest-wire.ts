@@ -10,13 +10,15 @@ import {
   type PaginationSpec,
   paginationStyles,
 } from '../../api/tooling.ts';
-import type { RecordedAnswer } from './probe-analyse.ts';
+import type { PageFinding, RecordedAnswer } from './probe-analyse.ts';
+import { pagesInBody } from './probe-tail.ts';
 
 /** Pagination seen in a list answer: a Link header, a next URL or a cursor in the body. */
 export function paginationOf(
   contract: CompiledContract,
   answer: RecordedAnswer,
   undecided: string[],
+  learnt?: PageFinding,
 ): ContractFile['pagination'] | undefined {
   const link = answer.headers.link;
   if (link !== undefined && linkNext(link) !== undefined) return { linkHeader: {} };
@@ -31,7 +33,7 @@ export function paginationOf(
   };
   visit(answer.body, '', 3);
   const next = found[0];
-  if (next === undefined) return pagesInBody(answer.body, undecided);
+  if (next === undefined) return pagesFrom(answer.body, undecided, learnt);
   if (/^(https?:\/\/|\/)/.test(next.value)) return { nextUrl: { next: next.path } };
   if (next.path === contract.source.pagination?.cursor?.next) return {};
   undecided.push(
@@ -40,44 +42,36 @@ export function paginationOf(
   return { cursor: { param: 'cursor', next: next.path } };
 }
 
-/** Numbers in the body that only page numbers or offsets have: a page count, a total beside an offset or page. */
-function pagesInBody(body: unknown, undecided: string[]): ContractFile['pagination'] | undefined {
-  const numbers = new Map<string, string>();
-  const visit = (value: unknown, prefix: string, depth: number) => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value) || depth === 0) return;
-    for (const [key, child] of Object.entries(value)) {
-      const path = prefix === '' ? key : `${prefix}.${key}`;
-      if (typeof child === 'number' && Number.isSafeInteger(child) && child >= 0)
-        numbers.set(key.toLowerCase(), path);
-      visit(child, path, depth - 1);
-    }
-  };
-  visit(body, '', 3);
-  const find = (...names: string[]) => names.map((n) => numbers.get(n)).find((p) => p !== undefined);
-  const totalPages = find('totalpages', 'pages', 'pagecount', 'total_pages', 'page_count');
-  const totalItems = find('total', 'totalitems', 'totalcount', 'total_items', 'total_count', 'count');
-  const page = find('page', 'currentpage', 'current_page', 'pagenumber', 'page_number');
-  const offset = find('offset', 'skip', 'start');
-  const say = (style: string, param: string) =>
+/**
+ * Page numbers or offsets a body shows (probe-tail.ts), with the parameter's name the last-page
+ * request found (`learnt`), or the usual one, said as a guess.
+ */
+function pagesFrom(
+  body: unknown,
+  undecided: string[],
+  learnt: PageFinding | undefined,
+): ContractFile['pagination'] | undefined {
+  const seen = pagesInBody(body);
+  if (seen === undefined) return undefined;
+  const taken = learnt?.style === seen.style ? learnt.param : undefined;
+  const param = taken ?? seen.style;
+  if (taken === undefined) {
+    const what =
+      seen.style === 'page'
+        ? 'page numbers'
+        : seen.assumed
+          ? 'a total without a page number (offsets assumed)'
+          : 'offsets';
     undecided.push(
-      `pagination: ${style} seen in the body; the query parameter that asks for one cannot be seen in an answer (kept "${param}"): check it in the API document`,
+      `pagination: ${what} seen in the body; the query parameter that asks for one cannot be seen in an answer (kept "${param}"): check it in the API document`,
     );
-  if (offset !== undefined) {
-    say('offsets', 'offset');
-    return { offset: { param: 'offset', ...(totalItems === undefined ? {} : { total: totalItems }) } };
   }
-  if (totalPages !== undefined || page !== undefined) {
-    say('page numbers', 'page');
-    const spec: NonNullable<PaginationSpec['page']> = { param: 'page', firstPage: 1 };
-    if (totalPages !== undefined) spec.totalPages = totalPages;
-    else if (totalItems !== undefined) spec.totalItems = totalItems;
-    return { page: spec };
-  }
-  if (totalItems !== undefined) {
-    say('a total without a page number (offsets assumed)', 'offset');
-    return { offset: { param: 'offset', total: totalItems } };
-  }
-  return undefined;
+  if (seen.style === 'offset')
+    return { offset: { param, ...(seen.totalItems === undefined ? {} : { total: seen.totalItems }) } };
+  const spec: NonNullable<PaginationSpec['page']> = { param, firstPage: 1 };
+  if (seen.totalPages !== undefined) spec.totalPages = seen.totalPages;
+  else if (seen.totalItems !== undefined) spec.totalItems = seen.totalItems;
+  return { page: spec };
 }
 
 /** Two specs name the same style: both a Link header, or a next URL or cursor at the same place. */
@@ -110,6 +104,7 @@ export function suggestPagination(
   contract: CompiledContract,
   lists: readonly (RecordedAnswer & { endpoint: ListEndpointName })[],
   undecided: string[],
+  learnt?: PageFinding,
 ): PaginationSuggestion {
   const current = contract.source.pagination;
   let shared: PaginationSpec | undefined;
@@ -118,7 +113,7 @@ export function suggestPagination(
   const unpaged: string[] = [];
   for (const answer of lists) {
     const notes: string[] = [];
-    const seen = paginationOf(contract, answer, notes);
+    const seen = paginationOf(contract, answer, notes, learnt);
     if (seen === undefined) {
       unpaged.push(answer.endpoint);
       continue;

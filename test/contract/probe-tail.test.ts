@@ -1,0 +1,80 @@
+/**
+ * probe's last-page request (src/tools/probe/probe-tail.ts): on book keywords paged by offsets or page
+ * numbers whose parameter is not the usual name, the suggestion names the parameter the API took (no
+ * "kept" guess left), from the names the API refused; the tail answer is recorded as what it is.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { type ContractFile, defaultContract, parseContract } from '../../src/api/index.ts';
+import { parsePlan, type RunningSimulator, SimControlClient, startSimulator } from '../../src/sim/index.ts';
+import { createSimDialect, probeService, suggestContract } from '../../src/tools/probe/index.ts';
+
+const KEY = 'sk_probe_tail_0123456789';
+const START = '2026-11-20T12:00:00Z';
+const sims: RunningSimulator[] = [];
+afterAll(async () => {
+  for (const sim of sims) await sim.close();
+});
+
+const served = (pagination: NonNullable<ContractFile['pagination']>): ContractFile => ({
+  version: 1,
+  endpoints: { bookKeywords: { pagination } },
+});
+
+describe.each([
+  {
+    style: 'offset',
+    dialect: served({ offset: { param: 'skip', total: 'meta.total' }, limit: { param: 'count', max: 200 } }),
+    param: 'skip',
+  },
+  {
+    style: 'page',
+    dialect: served({
+      page: { param: 'pageNumber', firstPage: 1, totalPages: 'meta.pages' },
+      limit: { param: 'perPage', max: 100 },
+    }),
+    param: 'pageNumber',
+  },
+])('book keywords paged by $style under another name', ({ style, dialect, param }) => {
+  it(`finds "${param}" from the API's refusals with one last-page request per name`, async () => {
+    const load = parseContract(dialect, 'dialect.yaml');
+    if (!load.ok) throw new Error(JSON.stringify(load.problems));
+    const sim = await startSimulator({
+      port: 0,
+      seed: 5,
+      books: 1,
+      speed: 0,
+      startAt: START,
+      keys: [{ key: KEY, workspace: 'ws', plan: parsePlan('custom:100000:10000000') }],
+      dialect: createSimDialect(load.contract),
+    });
+    sims.push(sim);
+    const control = new SimControlClient(sim);
+    const asin = (await control.world()).books[0]?.asin ?? '';
+    await control.close();
+    let spent = 0;
+    const unchecked: string[] = [];
+    const answers = await probeService({
+      baseUrl: sim.url,
+      apiKey: KEY,
+      contract: defaultContract(),
+      endpoints: ['bookKeywords'],
+      asin,
+      now: Date.parse(START),
+      unchecked,
+      beforeRequest: async () => {
+        spent += 1;
+      },
+    });
+    expect(unchecked).toEqual([]);
+    const tail = answers.find((a) => a.page !== undefined);
+    expect(tail?.page).toMatchObject({ style, param });
+    expect(tail?.path).toContain(`${param}=`);
+    // The first answer, then the usual name refused (a 400 naming it), then the one it takes.
+    expect(spent).toBe(3);
+    const suggestion = suggestContract(defaultContract(), answers);
+    const pages = suggestion.contract.endpoints?.bookKeywords?.pagination;
+    expect(style === 'offset' ? pages?.offset?.param : pages?.page?.param).toBe(param);
+    expect(suggestion.undecided.filter((line) => line.includes('cannot be seen in an answer'))).toEqual([]);
+    expect(parseContract(suggestion.contract, 'suggested.yaml').ok).toBe(true);
+  });
+});
