@@ -1,7 +1,7 @@
 /**
  * Issue 24's "Done when", with real processes: three `shelfwatch run` workers on one private Redis
- * and the simulator take 20 changes in a row (a file edit, `config apply`, console-style proposals
- * through the store) without a restart; each is in force in every process within 5 s; the new book
+ * and the simulator take 20 changes in a row (a file edit, `config apply`, and the console's forms
+ * posted over HTTP with their CSRF token to the console the first process serves) without a restart; each is in force in every process within 5 s; the new book
  * is polled, the removed campaign's scheduler is gone, the next alert goes through the changed
  * channel; no review alerted twice or lost, no request refused by the plan; the history holds them
  * all; export → apply is no change; rollback works; no secret is in clear in Redis, logs or exports.
@@ -19,6 +19,7 @@ import { startHttpReceiver } from '../../src/tools/receivers/http.ts';
 import { tempDir } from '../config/helpers.ts';
 import { artifactPath } from '../helpers/artifacts.ts';
 import { runCli, writeConfig } from '../helpers/cli.ts';
+import { consoleForms } from '../helpers/console-http.ts';
 import { reviewAlertIds, startRun } from '../helpers/run-process.ts';
 import { startSimFixture } from '../helpers/sim.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -28,6 +29,7 @@ const SEAL = randomBytes(32).toString('base64');
 const HOOK_A = `/hook/a${randomBytes(10).toString('hex')}`;
 const HOOK_B = `/hook/b${randomBytes(10).toString('hex')}`;
 const SIGNING = `whsec_${randomBytes(12).toString('hex')}`;
+const CONSOLE_TOKEN = `console-${randomBytes(16).toString('hex')}`;
 const releases: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const release of releases.reverse()) await release().catch(() => {});
@@ -55,11 +57,13 @@ it('20 changes without a restart reach three processes within 5 s each, losing a
   );
   const [c0, c1] = [fx.campaign(0), fx.campaign(1)];
   const books = [0, 1, 2, 3].map((i) => fx.book(i).asin);
-  const env = { SHELFWATCH_CONFIG_KEY: SEAL };
+  const env = { SHELFWATCH_CONFIG_KEY: SEAL, SHELFWATCH_CONSOLE_TOKEN: CONSOLE_TOKEN };
   const dir = tempDir();
   const base = {
     redis: { url: redis.url, prefix: '{live}' },
     server: { port: 0 },
+    // Each process serves the console too (any free port); the changes 12–16 go through the first's.
+    console: { enabled: true, port: 0 },
     workspaces: [
       {
         id: 'ws',
@@ -94,7 +98,12 @@ it('20 changes without a restart reach three processes within 5 s each, losing a
         );
       });
 
-  const store = openRevisionStore({ redis: new Redis(redis.url), prefix: '{live}', env });
+  const consoleUrl = String(
+    (await workers[0]?.waitForLine('the console', (l) => l.msg === 'console listening', 10_000))?.url,
+  );
+  const storeRedis = new Redis(redis.url);
+  releases.push(async () => storeRedis.disconnect());
+  const store = openRevisionStore({ redis: storeRedis, prefix: '{live}', env });
   const admin = new Redis(redis.url);
   releases.push(async () => admin.disconnect());
   const pollQueue = new Queue('poll', { connection: admin, prefix: '{live}' });
@@ -224,29 +233,34 @@ it('20 changes without a restart reach three processes within 5 s each, losing a
     await apply(doc);
     await review();
   }
-  // 11. Hand the configuration to the console; 12–16: the console's changes (as its forms call the store).
+  // 11. Hand the configuration to the console; 12–16: the console's forms, posted over HTTP.
   const released = await runCli(['config', 'release', '--config', watched, '--by', 'tester-release'], {
     env,
   });
   expect(released.code, released.stderr).toBe(0);
   const releasedRev = await store.currentRev();
   await inForceEverywhere(releasedRev, Date.now());
+  const forms = await consoleForms(consoleUrl, CONSOLE_TOKEN);
+  const page = '/config/workspaces/ws';
   for (const [index, asin] of [books[2], books[3], undefined, undefined, undefined].entries()) {
-    const current = await store.current();
-    const console = structuredClone(current?.document) as unknown as Doc;
-    const ws = console.workspaces[0] as Doc['workspaces'][number];
-    if (asin !== undefined) ws.books.push({ asin, marketplaces: ['US'], keywords: { top: 3 } });
-    else ws.cadence.keywords = `${2 + index}h`;
-    const result = await store.propose(console, {
-      basedOn: current?.meta.rev ?? 0,
-      by: 'ann@console',
-      via: 'console',
-      from: '127.0.0.1',
-    });
-    expect(result.outcome).toBe('stored');
-    if (result.outcome === 'stored') await inForceEverywhere(result.meta.rev, Date.now());
+    const before = await store.currentRev();
+    const posted =
+      asin !== undefined
+        ? await forms.submit(page, `${page}/books`, { asin, marketplaces: ['US'], mode: 'top', top: '3' })
+        : await forms.submit(page, `${page}/cadence`, {
+            book: doc.workspaces[0]?.cadence.book ?? '',
+            reviews: '2s',
+            keywords: `${2 + index}h`,
+          });
+    expect(posted.status, posted.body.slice(0, 2_000)).toBe(303);
+    const rev = Number(/saved=(\d+)/.exec(posted.location ?? '')?.[1]);
+    expect(rev).toBe(before + 1);
+    await inForceEverywhere(rev, Date.now());
     await review();
   }
+  const consoleDoc = (await store.current())?.config.workspaces[0];
+  expect(consoleDoc?.books.map((b) => b.asin)).toEqual(books);
+  expect(consoleDoc?.cadence.keywords).toBe(6 * 3_600_000);
   // A file over a console-managed configuration is refused without --take-over (exit 1).
   const takeBack = writeConfig(dir, 'take-back.json', doc);
   const refused = await runCli(['config', 'apply', takeBack], { env });
@@ -305,7 +319,7 @@ it('20 changes without a restart reach three processes within 5 s each, losing a
   const requests = await fx.control.requests();
   expect(requests.filter((r) => r.status === 429)).toEqual([]);
   // No secret in clear: Redis, every process's output, the export.
-  const secrets = [KEY, HOOK_A.slice(7), HOOK_B.slice(7), SIGNING];
+  const secrets = [KEY, HOOK_A.slice(7), HOOK_B.slice(7), SIGNING, CONSOLE_TOKEN];
   const texts: string[] = [exported.stdout, history.stdout];
   for (const w of workers) texts.push(JSON.stringify(w.lines), w.stderr());
   let cursor = '0';
@@ -332,6 +346,7 @@ it('20 changes without a restart reach three processes within 5 s each, losing a
     changes: metas.length - 1,
     slowestApplyMs: Math.max(...delays),
     medianApplyMs: [...delays].sort((a, b) => a - b)[Math.floor(delays.length / 2)],
+    consoleChanges: metas.filter((m) => m.via === 'console').length,
     reviewsPublished: published.length,
     alertsLost: published.filter((id) => !counts.has(id)).length,
     alertsDoubled: [...counts.values()].filter((n) => n > 1).length,
