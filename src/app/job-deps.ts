@@ -38,6 +38,7 @@ import { TargetLease } from '../poll/lease.ts';
 import type { AlertSink, PollDeps } from '../poll/processor.ts';
 import type { ConfigTargetRegistry } from '../poll/registry.ts';
 import type { StateLoss } from '../poll/state-loss.ts';
+import { TitleCache } from '../poll/title-cache.ts';
 import { configAuthors, SilenceGate } from '../silence/gate.ts';
 import { messageLinks } from '../silence/mute-link.ts';
 import type { SilenceStore } from '../silence/store.ts';
@@ -87,6 +88,7 @@ export function pollDepsOf(
     lease: new TargetLease(redis, keys),
     memory: parts.stateLoss.memory,
     stateLoss: parts.stateLoss,
+    titles: new TitleCache(redis, keys),
     reserveWalk: (workspace, costPerPoll, signal, walk) =>
       walkWithinBudget(
         {

@@ -82,6 +82,13 @@ const campaignSchema = z.strictObject({
     .trim()
     .min(1, 'expected a campaign id')
     .max(200, 'expected a campaign id of at most 200 characters'),
+  name: z
+    .string()
+    .trim()
+    .min(1, 'expected a campaign name')
+    .max(200, 'expected a campaign name of at most 200 characters')
+    .optional()
+    .meta({ description: 'What people call the campaign; messages and pages show it instead of the id.' }),
 });
 
 const salesField = z

@@ -24,6 +24,9 @@ function average(values: readonly number[]): number | null {
 function titlesOf(inputs: DigestInputs): Map<string, string> {
   const titles = new Map<string, string>();
   for (const book of inputs.books) if (!titles.has(book.asin)) titles.set(book.asin, book.title);
+  for (const campaign of inputs.campaigns) {
+    for (const [asin, title] of campaign.bookTitles ?? []) if (!titles.has(asin)) titles.set(asin, title);
+  }
   return titles;
 }
 
@@ -43,6 +46,7 @@ function newReviews(inputs: DigestInputs, titles: ReadonlyMap<string, string>): 
       items.push({
         reviewId: review.reviewId,
         campaignId: campaign.campaignId,
+        ...named(campaign),
         asin: review.asin,
         title: titles.get(review.asin) ?? null,
         platform: review.platform,
@@ -54,14 +58,19 @@ function newReviews(inputs: DigestInputs, titles: ReadonlyMap<string, string>): 
   return items.sort((a, b) => b.publishedAt - a.publishedAt || a.reviewId.localeCompare(b.reviewId));
 }
 
-function arcProgress(inputs: DigestInputs): ArcProgress[] {
+const named = (c: { campaignName?: string }) =>
+  c.campaignName === undefined ? {} : { campaignName: c.campaignName };
+
+function arcProgress(inputs: DigestInputs, titles: ReadonlyMap<string, string>): ArcProgress[] {
   return inputs.campaigns.map((campaign) => {
     const reviews = campaign.reviews?.reviews ?? null;
     const count = reviews === null ? null : reviews.length;
     const invitesShort = count !== null && campaign.invites !== null && count > campaign.invites;
     return {
       campaignId: campaign.campaignId,
+      ...named(campaign),
       asin: reviews?.[0]?.asin ?? null,
+      title: titles.get(reviews?.[0]?.asin ?? '') ?? null,
       invites: campaign.invites,
       reviews: count,
       averageRating: reviews === null ? null : average(reviews.map((r) => r.rating)),
@@ -123,7 +132,7 @@ export function computeFigures(inputs: DigestInputs): DigestFigures {
       averageRating: average(items.map((r) => r.rating)),
       unpolled: inputs.campaigns.filter((c) => c.reviews === null).map((c) => c.campaignId),
     },
-    arc: arcProgress(inputs),
+    arc: arcProgress(inputs, titles),
     ...(inputs.silenced === undefined ? {} : { silenced: inputs.silenced }),
     comps: compLines(inputs.books),
     sentiment: sentimentLines(inputs.books, inputs.previous),

@@ -118,3 +118,14 @@ export function dayNote(f: DigestFigures): string {
   if (f.dayHours === 24) return '';
   return ` — a ${f.dayHours}-hour day: the clocks ${f.dayHours > 24 ? 'went back' : 'went forward'}`;
 }
+
+/** A campaign as people call it: its configured name, else its id. */
+export function campaignName(c: { campaignId: string; campaignName?: string }): string {
+  return c.campaignName ?? c.campaignId;
+}
+
+/** The campaign's book after its name: ` (“Title”, ASIN)`, ` (ASIN)` when untitled, or nothing. */
+export function campaignBook(c: { asin: string | null; title: string | null }): string {
+  if (c.asin === null) return '';
+  return c.title === null ? ` (${c.asin})` : ` (“${c.title}”, ${c.asin})`;
+}

@@ -11,9 +11,16 @@ import { PauseEpisodes } from '../budget/pause-episode.ts';
 import type { RedisRequestBudget } from '../budget/request-budget.ts';
 import type { WorkspaceConfig } from '../config/schema.ts';
 import { DeferredError } from '../model/deferred.ts';
-import type { BookObservation, KeywordsObservation, SalesDay, TargetRef } from '../model/observation.ts';
+import type {
+  BookObservation,
+  KeywordsObservation,
+  ReviewsObservation,
+  SalesDay,
+  TargetRef,
+} from '../model/observation.ts';
 import { salesDayOf } from '../model/sales-day.ts';
 import { targetsOfWorkspace } from '../poll/registry.ts';
+import { TitleCache } from '../poll/title-cache.ts';
 import { SilenceStore } from '../silence/store.ts';
 import { SnapshotDecodeError, type SnapshotStore, type StoredTarget } from '../snapshot/store.ts';
 import type { Clock } from '../util/clock.ts';
@@ -137,8 +144,11 @@ export async function gatherInputs(deps: GatherDeps, req: GatherRequest): Promis
     if (target.kind === 'sales') continue;
     const observation = (await snapshot(deps.store, target.ref))?.observation;
     if (target.kind === 'reviews') {
+      const reviews = observation?.kind === 'reviews' ? observation : null;
       campaigns.push({
         campaignId: target.campaignId,
+        ...(target.campaignName === undefined ? {} : { campaignName: target.campaignName }),
+        bookTitles: await cachedTitles(deps, ws.id, reviews),
         invites: await readInvites(deps.redis, deps.prefix, ws.id, target.campaignId),
         reviews: observation?.kind === 'reviews' ? observation : null,
       });
@@ -183,4 +193,20 @@ async function silencedOn(
   for (const r of records) byReason.set(r.reason, (byReason.get(r.reason) ?? 0) + 1);
   const reasons = [...byReason].sort((a, b) => b[1] - a[1]).map(([reason]) => reason);
   return { count: records.length, reasons };
+}
+
+/** The cached titles of a campaign's books (no API request: the poller looked them up). */
+async function cachedTitles(
+  deps: GatherDeps,
+  workspace: string,
+  reviews: ReviewsObservation | null,
+): Promise<Map<string, string>> {
+  const titles = new Map<string, string>();
+  if (reviews === null) return titles;
+  const cache = new TitleCache(deps.redis, deps.prefix);
+  for (const asin of new Set(reviews.reviews.map((r) => r.asin))) {
+    const name = await cache.get(workspace, asin);
+    if (name) titles.set(asin, name.title);
+  }
+  return titles;
 }

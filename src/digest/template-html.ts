@@ -11,6 +11,8 @@ import { html, type SafeHtml } from '../util/html.ts';
 import type { DigestChart, DigestCharts } from './charts.ts';
 import { compSection, sentimentSection } from './comps-sentiment.ts';
 import {
+  campaignBook,
+  campaignName,
   dayNote,
   FOOTNOTES,
   factor,
@@ -168,7 +170,7 @@ function reviewsHtml(f: DigestFigures): SafeHtml {
     out.push(
       list(r.items, (item) => {
         const book = item.title === null ? item.asin : `“${item.title}” (${item.asin})`;
-        return `${stars(item.rating)} ${item.rating}/5 on ${item.platform} — ${book}, ${item.campaignId}, ${reviewWhen(item.publishedAt, f.timeZone)}`;
+        return `${stars(item.rating)} ${item.rating}/5 on ${item.platform} — ${book}, ${campaignName(item)}, ${reviewWhen(item.publishedAt, f.timeZone)}`;
       }),
     );
   }
@@ -178,7 +180,7 @@ function reviewsHtml(f: DigestFigures): SafeHtml {
     (h) => html`<th style="${S.th}">${h}</th>`,
   );
   const rows = f.arc.map((c) => {
-    const name = c.asin === null ? c.campaignId : `${c.campaignId} (${c.asin})`;
+    const name = `${campaignName(c)}${campaignBook(c)}`;
     const figures = [
       c.invites === null ? 'not recorded' : String(c.invites),
       c.reviews === null ? 'no data yet' : String(c.reviews),

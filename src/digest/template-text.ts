@@ -3,6 +3,8 @@ import { stars } from '../util/format.ts';
 import type { DigestCharts } from './charts.ts';
 import { compSection, sentimentSection } from './comps-sentiment.ts';
 import {
+  campaignBook,
+  campaignName,
   dayNote,
   FOOTNOTES,
   factor,
@@ -111,7 +113,7 @@ function reviewLines(f: DigestFigures): string[] {
   out.push(
     ...limited(r.items, (item) => {
       const book = item.title === null ? item.asin : `“${item.title}” (${item.asin})`;
-      return `${stars(item.rating)} ${item.rating}/5 on ${item.platform} — ${book}, ${item.campaignId}, ${reviewWhen(item.publishedAt, f.timeZone)}`;
+      return `${stars(item.rating)} ${item.rating}/5 on ${item.platform} — ${book}, ${campaignName(item)}, ${reviewWhen(item.publishedAt, f.timeZone)}`;
     }),
   );
   if (r.unpolled.length > 0) out.push(`  Not polled yet: ${r.unpolled.join(', ')}`);
@@ -125,9 +127,7 @@ function reviewLines(f: DigestFigures): string[] {
         ? ''
         : ` (${Math.round(c.ratePct)}%)`;
     const avg = c.averageRating === null ? '' : `, average ${rating(c.averageRating)}`;
-    out.push(
-      `  - ${c.campaignId}${c.asin === null ? '' : ` (${c.asin})`}: ${invites}, ${reviews}${rate}${avg}`,
-    );
+    out.push(`  - ${campaignName(c)}${campaignBook(c)}: ${invites}, ${reviews}${rate}${avg}`);
   }
   return [...out, ''];
 }

@@ -29,6 +29,10 @@ export interface PairRef {
 
 export interface CampaignInput {
   campaignId: string;
+  /** The configured name (`campaigns[].name`). */
+  campaignName?: string;
+  /** Titles of the campaign's books that are not watched, as cached by the poller (title-cache.ts). */
+  bookTitles?: ReadonlyMap<string, string>;
   /** Readers invited so far (`arc invite`); null when none were ever recorded. */
   invites: number | null;
   /** The campaign's review snapshot; null before its first ok poll. */
@@ -153,6 +157,7 @@ export interface KeywordMove extends PairRef {
 export interface NewReview {
   reviewId: string;
   campaignId: string;
+  campaignName?: string;
   asin: string;
   title: string | null;
   platform: ReviewPlatform;
@@ -162,7 +167,10 @@ export interface NewReview {
 
 export interface ArcProgress {
   campaignId: string;
+  campaignName?: string;
   asin: string | null;
+  /** The title of `asin`, when known. */
+  title: string | null;
   invites: number | null;
   /** Reviews the campaign has now; null before its first poll. */
   reviews: number | null;

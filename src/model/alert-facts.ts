@@ -60,6 +60,8 @@ export interface BsrRemovalFacts extends BookFacts, RepeatFacts {
 
 export interface ReviewFacts extends BookFacts {
   campaignId?: string;
+  /** The campaign's configured name, when it has one. */
+  campaignName?: string;
   reviewId?: string;
   platform?: string;
   rating?: number;

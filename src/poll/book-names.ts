@@ -1,20 +1,33 @@
 /**
  * The titles (and authors) of the books a keyword, sales or review poll is about, read from the latest
  * book snapshots of the same workspace, so its alerts name the book people know instead of an
- * ASIN. Costs no API request; a book never polled yet is simply not named.
+ * ASIN. Costs no API request for a watched book (one never polled yet is simply not named); the
+ * book of a campaign that is not watched is looked up once and cached (title-cache.ts).
  */
-import { MARKETPLACES } from '../api/index.ts';
+import { type AnalyticsClient, MARKETPLACES } from '../api/index.ts';
 import type { Observation } from '../model/observation.ts';
+import type { Logger } from '../ops/logger.ts';
 import type { BookName } from '../rules/scope.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { TargetRegistry } from './registry.ts';
 import { bookTargetId, type WatchTarget } from './targets.ts';
+import type { TitleCache } from './title-cache.ts';
+
+export interface BookNameDeps {
+  store: SnapshotStore;
+  registry: TargetRegistry;
+  /** Absent: books that are not watched stay named by their ASIN. */
+  titles?: TitleCache | undefined;
+  clientFor(workspace: string): AnalyticsClient;
+  logger: Logger;
+}
 
 export async function bookNames(
-  deps: { store: SnapshotStore; registry: TargetRegistry },
+  deps: BookNameDeps,
   workspace: string,
   target: WatchTarget,
   observation: Observation | undefined,
+  signal: AbortSignal,
 ): Promise<Map<string, BookName>> {
   const names = new Map<string, BookName>();
   const read = async (asin: string, marketplace: string): Promise<BookName | undefined> => {
@@ -45,7 +58,17 @@ export async function bookNames(
         names.set(asin, book);
         break;
       }
+      // Not watched (no book target in any marketplace): the API names it once, then the cache.
+      if (names.has(asin) || deps.titles === undefined || isWatched(deps, workspace, asin)) continue;
+      const client = deps.clientFor(workspace);
+      const book = await deps.titles.lookUp({ client, logger: deps.logger, signal }, workspace, asin);
+      if (book !== undefined) names.set(asin, book);
     }
   }
   return names;
+}
+
+/** A watched book is named by its snapshot once polled: no lookup is spent on it meanwhile. */
+function isWatched(deps: BookNameDeps, workspace: string, asin: string): boolean {
+  return MARKETPLACES.some((mp) => deps.registry.target(workspace, bookTargetId(asin, mp)) !== undefined);
 }

@@ -39,3 +39,12 @@ export function readyProbeKey(prefix: string): string {
 export function writableAlertKey(prefix: string): string {
   return `${prefix}:state:writable-alert`;
 }
+
+/**
+ * A book's title and author as the API named it, for a book the workspace does not watch (a
+ * campaign's book): looked up once (title-cache.ts), kept with a TTL. `:lookup` is the short
+ * claim that keeps two polls from asking at once.
+ */
+export function bookTitleKey(prefix: KeyPrefix, workspace: string, asin: string): string {
+  return `${prefixOf(prefix, workspace)}:title:${keyPart(workspace)}:${asin}`;
+}

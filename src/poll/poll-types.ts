@@ -9,6 +9,7 @@ import type { Clock } from '../util/clock.ts';
 import type { TargetLease } from './lease.ts';
 import type { TargetRegistry } from './registry.ts';
 import type { PollMemory, StateLossGuard } from './state-loss.ts';
+import type { TitleCache } from './title-cache.ts';
 
 export interface PollJobData {
   workspace: string;
@@ -47,6 +48,8 @@ export interface PollDeps {
   lease?: TargetLease;
   /** When each target's last good poll started, as this process saw it (state-loss.ts). */
   memory?: PollMemory;
+  /** Titles of campaign books that are not watched, looked up once (absent: named by ASIN). */
+  titles?: TitleCache;
   /** Asked when a target has no baseline: was it lost, and since when is what the answer shows new? */
   stateLoss?: StateLossGuard;
 }

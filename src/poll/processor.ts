@@ -92,7 +92,7 @@ async function pollTarget(
   if (failure !== undefined) return recordFailure(deps, ref, nextHealth, healthEval.alerts, failure);
 
   const before = stored === undefined ? lostBaseline(fetched, remembered) : readRuleState(deps, ref, stored);
-  const judged = await judgeObservation(deps, target, ruleCtx, rules, stored, before, fetched);
+  const judged = await judgeObservation(deps, target, ruleCtx, rules, stored, before, fetched, ctx.signal);
   const alerts = [...healthEval.alerts, ...judged.alerts];
   const recoveries = await closePauseEpisode(deps, data.workspace);
   await deps.alerts.enqueue(alerts);
@@ -194,15 +194,18 @@ async function judgeObservation(
   stored: StoredTarget | undefined,
   before: ReturnType<typeof readRuleState> | undefined,
   fetched: FetchResult | SeriesFetchResult,
+  signal: AbortSignal,
 ): Promise<{ observation: Observation; state: RuleState | undefined; alerts: Alert[] }> {
-  // Keyword and review alerts name their books (book-names.ts).
+  // Keyword, sales and review alerts name their books (book-names.ts).
   const books = await bookNames(
     deps,
     ruleCtx.workspace,
     target,
     'hours' in fetched ? undefined : fetched.observation,
+    signal,
   );
-  const named = { ...ruleCtx, books };
+  const campaignName = target.kind === 'reviews' ? target.campaignName : undefined;
+  const named = { ...ruleCtx, books, ...(campaignName === undefined ? {} : { campaignName }) };
   let observation: Observation;
   let evaluation: { alerts: Alert[]; state: RuleState | undefined };
   if ('hours' in fetched) {

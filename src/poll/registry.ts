@@ -43,6 +43,7 @@ export function targetsOfWorkspace(ws: WorkspaceConfig): WatchTarget[] {
       ref: ref('reviews', reviewsTargetId(campaign.id)),
       kind: 'reviews',
       campaignId: campaign.id,
+      ...(campaign.name === undefined ? {} : { campaignName: campaign.name }),
       ...override(ws.cadence.reviews),
     });
   }

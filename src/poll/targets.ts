@@ -37,7 +37,7 @@ export type WatchTarget =
       source?: 'series' | 'snapshot';
       author?: string;
     })
-  | (TargetBase & { kind: 'reviews'; campaignId: string })
+  | (TargetBase & { kind: 'reviews'; campaignId: string; campaignName?: string })
   | (TargetBase & { kind: 'sales'; marketplace: string | null });
 
 export function bookTargetId(asin: string, marketplace: string): string {

@@ -24,7 +24,17 @@ import {
 } from './kind-parts.ts';
 import type { ReviewPass } from './review-track.ts';
 import { base, ratingSchema } from './rule-fields.ts';
-import { appliesTo, bookFacts, bookName, emit, type Judge, type Scope, sameKind } from './scope.ts';
+import {
+  appliesTo,
+  bookFacts,
+  bookName,
+  campaignLabel,
+  emit,
+  type Judge,
+  type RuleContext,
+  type Scope,
+  sameKind,
+} from './scope.ts';
 
 // ---- configuration -------------------------------------------------------------------------
 
@@ -90,9 +100,10 @@ function reviewSubject(obs: ReviewsObservation, review: ReviewSummary): AlertSub
   return { asin: review.asin, campaignId: obs.campaignId, reviewId: review.reviewId };
 }
 
-function reviewFacts(obs: ReviewsObservation, review: ReviewDetail) {
+function reviewFacts(ctx: RuleContext, obs: ReviewsObservation, review: ReviewDetail) {
   return {
     campaignId: obs.campaignId,
+    ...(ctx.campaignName === undefined ? {} : { campaignName: ctx.campaignName }),
     asin: review.asin,
     reviewId: review.reviewId,
     platform: review.platform,
@@ -128,9 +139,9 @@ export function evaluateReviewNew(
       ...(review.rating <= rule.lowStarAt && rule.severity === 'info'
         ? { severity: 'warning' as const }
         : {}),
-      title: `New ${stars(review.rating)} ${PLATFORM[review.platform]} review of ${bookName(scope.ctx, review.asin, null)} (campaign ${next.campaignId})`,
+      title: `New ${stars(review.rating)} ${PLATFORM[review.platform]} review of ${bookName(scope.ctx, review.asin, null)} (campaign ${campaignLabel(scope.ctx, next.campaignId)})`,
       facts: {
-        ...reviewFacts(next, review),
+        ...reviewFacts(scope.ctx, next, review),
         ...bookFacts(scope.ctx, review.asin, null),
         lowStar: review.rating <= rule.lowStarAt,
       },
@@ -157,9 +168,9 @@ export function evaluateReviewRemoved(
       kind: 'review_removed',
       subject: reviewSubject(next, review),
       observation: review.reviewId,
-      title: `A ${stars(review.rating)} ${PLATFORM[review.platform]} review of ${bookName(scope.ctx, review.asin, null)} was removed (campaign ${next.campaignId})`,
+      title: `A ${stars(review.rating)} ${PLATFORM[review.platform]} review of ${bookName(scope.ctx, review.asin, null)} was removed (campaign ${campaignLabel(scope.ctx, next.campaignId)})`,
       // The flag keeps channels consistent with review_new's default.
-      facts: { ...reviewFacts(next, detail), lowStar: review.rating <= LOW_STAR_DEFAULT },
+      facts: { ...reviewFacts(scope.ctx, next, detail), lowStar: review.rating <= LOW_STAR_DEFAULT },
       observedAt: next.observedAt,
     });
   }
@@ -171,9 +182,9 @@ export function evaluateReviewRemoved(
       subject: reviewSubject(next, review),
       // One restore per removal: a review removed and restored again alerts again.
       observation: `${review.reviewId}:restored:${removedAt}`,
-      title: `A ${stars(review.rating)} ${PLATFORM[review.platform]} review of ${bookName(scope.ctx, review.asin, null)} is back after its removal (campaign ${next.campaignId})`,
+      title: `A ${stars(review.rating)} ${PLATFORM[review.platform]} review of ${bookName(scope.ctx, review.asin, null)} is back after its removal (campaign ${campaignLabel(scope.ctx, next.campaignId)})`,
       facts: {
-        ...reviewFacts(next, review),
+        ...reviewFacts(scope.ctx, next, review),
         ...bookFacts(scope.ctx, review.asin, null),
         lowStar: review.rating <= LOW_STAR_DEFAULT,
         removedAt,
@@ -224,7 +235,7 @@ const reviewEmailRows = (
     ['Rating', showStars(f.rating)],
     ['Platform', show(f.platform)],
     ['Reviewer', show(f.reviewer)],
-    ['Campaign', show(f.campaignId)],
+    ['Campaign', show(f.campaignName === undefined ? f.campaignId : `${f.campaignName} (${f.campaignId})`)],
     ['Published', time(f.publishedAt, timeZone, locale)],
   );
 const theReview = ({ facts }: { facts: ReviewFacts }): ReviewFacts => facts;

@@ -24,6 +24,13 @@ export interface RuleContext {
    * (any marketplace: reviews carry none), read by the poller from the book snapshots.
    */
   books?: ReadonlyMap<string, BookName>;
+  /** The configured name of the campaign a reviews poll is about (`campaigns[].name`). */
+  campaignName?: string;
+}
+
+/** The campaign as people call it, `“Spring ARC”`, else its id. */
+export function campaignLabel(ctx: RuleContext, campaignId: string): string {
+  return ctx.campaignName === undefined ? campaignId : `“${ctx.campaignName}”`;
 }
 
 /** The book's name where the rules know it, `“Title” (B0…)`, else the bare ASIN. */

@@ -122,6 +122,27 @@ describe('digest reviews and ARC campaigns', () => {
     }
   });
 
+  it('names a campaign by its configured name and its book by the title the poller cached', () => {
+    const reviews = [review('r1', A, 5, NOW - 2 * HOUR)];
+    const campaigns = [
+      {
+        campaignId: 'arc_one',
+        campaignName: 'Spring ARC',
+        bookTitles: new Map([[A, 'Tide Lines']]),
+        invites: 10,
+        reviews: campaign('arc_one', reviews),
+      },
+    ];
+    const previous = lastDigest({ reviewIds: [] });
+    const figures = computeFigures(inputs({ day: DAY, nowMs: NOW, campaigns, previous }));
+    expect(figures.arc[0]).toMatchObject({ campaignName: 'Spring ARC', title: 'Tide Lines', asin: A });
+    const { text, html } = renderDigest(figures, digestCharts(figures));
+    expect(text).toContain(`Spring ARC (“Tide Lines”, ${A}): 10 readers invited`);
+    expect(text).toContain(`“Tide Lines” (${A}), Spring ARC,`);
+    expect(text).not.toContain('arc_one');
+    expect(html).toContain('Spring ARC (“Tide Lines”, B0AAAAAAAA)');
+  });
+
   it('counts reviews new since the last digest and their average rating', () => {
     const reviews = [
       review('r1', A, 5, NOW - 50 * HOUR),
@@ -141,6 +162,7 @@ describe('digest reviews and ARC campaigns', () => {
       {
         campaignId: 'arc_one',
         asin: A,
+        title: null,
         invites: 10,
         reviews: 4,
         averageRating: 3.75,
@@ -150,6 +172,7 @@ describe('digest reviews and ARC campaigns', () => {
       {
         campaignId: 'arc_two',
         asin: null,
+        title: null,
         invites: null,
         reviews: null,
         averageRating: null,
