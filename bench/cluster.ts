@@ -19,7 +19,7 @@ import { type PrivateCluster, startPrivateCluster } from '../src/tools/private-c
 import { type Fleet, fleetKeyOf, REDIRECTS, startFleet } from './lib/cluster-fleet.ts';
 import type { BenchContext, BenchResult } from './lib/context.ts';
 import { fmt, percent, table } from './lib/format.ts';
-import { diff, type RedisStats, readStats, total } from './lib/redis-stats.ts';
+import { diff, type RedisStats, readStats, topCommands, total } from './lib/redis-stats.ts';
 import { median } from './lib/stats.ts';
 
 const SHARDS = 3;
@@ -75,6 +75,8 @@ export interface ClusterRun {
   wakeupsPerPoll: number;
   /** Time inside commands (INFO commandstats), all masters, per poll. */
   commandUsecPerPoll: number;
+  /** The commands most called, all masters, per poll (`NAME×n`). */
+  topCommandsPerPoll: string;
   redirectsReplied: number;
   redirectsSurfacing: number;
   jobsFailed: number;
@@ -102,6 +104,9 @@ function summarise(fleet: Fleet, idle: number[], windows: WindowFigures[], count
     };
   });
   const idleTotal = idle.reduce((s, perMs) => s + perMs * ms, 0);
+  const calls = new Map<string, number>();
+  for (const w of windows)
+    for (const d of w.perMaster) for (const [name, n] of d.calls) calls.set(name, (calls.get(name) ?? 0) + n);
   return {
     masters: fleet.masters,
     windows,
@@ -119,6 +124,7 @@ function summarise(fleet: Fleet, idle: number[], windows: WindowFigures[], count
     commandsPerPoll: perMaster.reduce((s, m) => s + m.commands, 0) / polls,
     wakeupsPerPoll: windows.reduce((s, w) => s + w.wakeups, 0) / polls,
     commandUsecPerPoll: perMaster.reduce((s, m) => s + m.usec, 0) / polls,
+    topCommandsPerPoll: topCommands(calls, polls, 10),
     redirectsReplied: perMaster.reduce((s, m) => s + m.redirects, 0),
     redirectsSurfacing: fleet.redirectsSurfacing(),
     jobsFailed: fleet.jobsFailed(),
@@ -331,6 +337,10 @@ function report(ctx: BenchContext, runs: ClusterRun[], count: number): BenchResu
       ],
       runRows,
     ),
+    '',
+    'Commands per poll, the ten most called: ' +
+      runs.map((r) => `${r.masters} master(s): ${r.topCommandsPerPoll}`).join('; ') +
+      '.',
     '',
     table(
       ['window', 's', '1 master: polls', 'net µs/poll', '3 masters: polls', 'net µs/poll', '3 vs 1'],

@@ -91,7 +91,12 @@ export async function startFleet(
         },
       ],
     });
-    const runtime = new Runtime({ config, logger: silentLogger(), version: 'bench' });
+    const runtime = new Runtime({
+      config,
+      logger: silentLogger(),
+      version: 'bench',
+      clusterPatience: 'worker',
+    });
     await runtime.connect(10_000);
     shutdown.add('runtime', () => runtime.close());
     let polls = 0;

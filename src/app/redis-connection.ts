@@ -4,6 +4,31 @@ import type { Logger } from '../ops/logger.ts';
 export type RedisConnection = Redis | Cluster;
 
 /**
+ * How a Cluster client rides out a master that is away. `worker` (the long-running `run`) waits:
+ * a restarted master answers `CLUSTERDOWN` for about 2 s after it is back (it waits before it
+ * takes writes again), and while it is down every command for its slots goes round MOVED (another
+ * master names it) and "Connection is closed" (it refuses). ioredis counts each of those as one of
+ * `maxRedirections` and gave up after 16 with its defaults, 1.6 s: a rejoin failed the commands
+ * in flight. `command` (status, the other one-shot commands) keeps ioredis's defaults, so a master
+ * that stays down fails its commands within about 2 s and status can name its shard.
+ *
+ * Not `clusterNodeRetryStrategy`: it keeps a down node in the pool and queues its commands offline
+ * until it is back, which with `maxRetriesPerRequest: null` is forever (status hung on it).
+ */
+export type ClusterPatience = 'worker' | 'command';
+
+/** About 30 s of CLUSTERDOWN, and about 20 s of a master down (MOVED 0.2 s + refused 0.5 s a round). */
+const WORKER_CLUSTER_RETRY = {
+  maxRedirections: 60,
+  retryDelayOnClusterDown: 500,
+  retryDelayOnTryAgain: 500,
+  retryDelayOnFailover: 500,
+  // Without a delay a MOVED to the down master is resent at once: a tight loop that spends the
+  // redirections in milliseconds.
+  retryDelayOnMoved: 200,
+} as const;
+
+/**
  * One connection for the process. BullMQ's blocking commands need `maxRetriesPerRequest: null`,
  * and one setting for every use keeps things simple. On Cluster the URL names a seed node; the
  * client discovers the rest, and credentials and TLS of the URL apply to every node.
@@ -14,13 +39,17 @@ export type RedisConnection = Redis | Cluster;
  * recovered, and a `run` started just before a Redis restart exited. An eager connection retries
  * on its own and BullMQ waits for its `ready`.
  */
-export function createRedisConnection(settings: { url: string; cluster: boolean }): RedisConnection {
+export function createRedisConnection(
+  settings: { url: string; cluster: boolean },
+  patience: ClusterPatience = 'command',
+): RedisConnection {
   if (!settings.cluster) return new Redis(settings.url, { maxRetriesPerRequest: null, lazyConnect: false });
   const url = new URL(settings.url);
   const password = url.password === '' ? undefined : decodeURIComponent(url.password);
   const username = url.username === '' ? undefined : decodeURIComponent(url.username);
   return new Cluster([{ host: url.hostname, port: Number(url.port || 6379) }], {
     lazyConnect: false,
+    ...(patience === 'worker' ? WORKER_CLUSTER_RETRY : {}),
     redisOptions: {
       maxRetriesPerRequest: null,
       ...(password === undefined ? {} : { password }),
@@ -50,7 +79,7 @@ export function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
-  return /^(Connection is closed|Stream isn't writeable|LOADING |connect ETIMEDOUT|Failed to refresh slots cache|None of startup nodes is available)/.test(
+  return /^(Connection is closed|Stream isn't writeable|LOADING |connect ETIMEDOUT|Failed to refresh slots cache|None of startup nodes is available|Too many Cluster redirections|CLUSTERDOWN )/.test(
     error.message,
   );
 }

@@ -33,7 +33,7 @@ import { ApiClients, type ClientTuning } from './api-clients.ts';
 import { deliveryDepsOf, digestDepsOf, type JobParts, pollDepsOf } from './job-deps.ts';
 import { bookSource, budgetSource, channelSource, queueSource, whenReady } from './metric-sources.ts';
 import { createNotifiers } from './notifiers.ts';
-import { createRedisConnection, type RedisConnection } from './redis-connection.ts';
+import { type ClusterPatience, createRedisConnection, type RedisConnection } from './redis-connection.ts';
 import { mergeReports, type ShardParts } from './shard-parts.ts';
 import { sayStateLoss } from './state-watch.ts';
 
@@ -50,6 +50,12 @@ export interface RuntimeOptions {
   channelSettings?: Map<string, ChannelSettings>;
   /** For tests: a dispatcher, short timeouts, no retry delay. */
   client?: ClientTuning;
+  /**
+   * How long a Cluster client waits out a master that is away: `worker` for `run` (a restarted
+   * master's rejoin must not fail its commands), `command` (the default) for one-shot commands,
+   * which must answer while a master stays down (redis-connection.ts).
+   */
+  clusterPatience?: ClusterPatience;
 }
 
 /**
@@ -110,7 +116,7 @@ export class Runtime {
     this.shardMap = new ShardMap(this.prefix, config.redis.shards);
     this.keys = this.shardMap.count === 1 ? this.prefix : this.shardMap;
     // BullMQ's blocking connections need maxRetriesPerRequest: null; one setting for all is simpler.
-    this.redis = createRedisConnection(config.redis);
+    this.redis = createRedisConnection(config.redis, options.clusterPatience);
     this.budget = new RedisRequestBudget({ redis: this.redis, prefix: this.keys, clock: this.clock });
     this.store = new RedisSnapshotStore({ redis: this.redis, prefix: this.keys });
     this.registry = new ConfigTargetRegistry(config);

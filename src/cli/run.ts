@@ -98,7 +98,7 @@ at a time reconciles the poll schedulers.`,
         secrets,
       });
       for (const insecure of insecureSettings(config)) logger.warn({ path: insecure.path }, insecure.message);
-      const runtime = new Runtime({ config, logger, version: VERSION });
+      const runtime = new Runtime({ config, logger, version: VERSION, clusterPatience: 'worker' });
       await connectRuntime(runtime);
       await checkRedisOrThrow(runtime, logger);
       const shutdown = new Shutdown(logger);

@@ -42,6 +42,16 @@ describe('the connection watch and worker errors', () => {
     expect(isConnectionError(LOCK_LOSSES[0])).toBe(false);
   });
 
+  it('counts a Cluster master away (ioredis gave up on it, or it is rejoining) as a connection error', () => {
+    // ioredis 5's message once maxRedirections are spent, and a rejoining master's answer.
+    const away = [
+      new Error('Too many Cluster redirections. Last error: Error: Connection is closed.'),
+      new Error('CLUSTERDOWN The cluster is down'),
+    ];
+    for (const error of away) expect(isConnectionError(error)).toBe(true);
+    expect(isConnectionError(new Error('ERR CLUSTERDOWN in a value'))).toBe(false);
+  });
+
   it('puts lost locks down to the outage while Redis is down and for a grace after; not otherwise', () => {
     const { lines, redis, watch, advance } = setup();
     for (const error of LOCK_LOSSES) expect(watch.explains(error)).toBe(false);

@@ -167,8 +167,8 @@ it(`chaos run, seed ${seed}${where}: every change alerted once, nothing invented
     redis.killNow();
   };
   process.once('exit', onExit);
-  // The product's own connection: a Cluster client on a Cluster.
-  const conn = createRedisConnection({ url: redis.url, cluster: shards > 1 });
+  // The product's own connection: a Cluster client on a Cluster, as patient as the workers'.
+  const conn = createRedisConnection({ url: redis.url, cluster: shards > 1 }, 'worker');
   conn.on('error', () => {}); // Redis restarts on purpose; the client reconnects
   const store = new RedisSnapshotStore({ redis: conn, prefix: shards === 1 ? prefix : shardMap });
   // Every shard's queues (the channel-disabled notice, of no workspace, may sit on another shard).

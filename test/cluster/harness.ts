@@ -15,6 +15,7 @@ export async function startCapturing(
     config,
     logger: silentLogger(),
     version: 'test',
+    clusterPatience: 'worker',
     notifiers: new Map([[capture.id, capture]]),
     channelSettings: new Map([[capture.id, settings({ paceKey: capture.id })]]),
   });
