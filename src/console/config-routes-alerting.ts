@@ -19,6 +19,7 @@ import {
   recipientFields,
   routeFields,
 } from './pages/config-alerting.ts';
+import { isMoreChannelType, kindEntry, kindFields } from './pages/config-channel-kinds.ts';
 import {
   addChannelFields,
   channelsPage,
@@ -76,11 +77,26 @@ export function registerAlertingRoutes(
     const view = await editor.current();
     const path = `channels[${view.config.channels.length}]`;
     const type = typeof bodyOf(request).type === 'string' ? String(bodyOf(request).type) : 'slack';
+    if (isMoreChannelType(type)) {
+      const read = readForm(bodyOf(request), kindFields(type, path, undefined));
+      const { entry, kept } = kindEntry(type, read.values);
+      return saveEdit(editor, request, reply, {
+        form: `channel-${type}`,
+        values: kept,
+        problems: read.problems,
+        summary: `add ${type} channel ${text(read.values, 'id')}`,
+        edit: (d) => doc.appendTo(d, 'channels', entry),
+        redirect: '/config/channels',
+        render: channels(request),
+      });
+    }
     const fields = addChannelFields(path, undefined, type);
     const { values, problems } = readForm(bodyOf(request), fields);
     const urlKey = URL_FIELD[type as FormChannelType];
     if (urlKey === undefined)
-      problems.push(formProblem(`${path}.type`, 'expected slack, discord, teams or webhook'));
+      problems.push(
+        formProblem(`${path}.type`, 'expected slack, discord, teams, webhook, email, telegram or ntfy'),
+      );
     // The URL is a secret: never sent back to the browser with the refused form.
     const { url: _url, signing: _signing, ...kept } = values;
     return saveEdit(editor, request, reply, {

@@ -30,6 +30,8 @@ export interface Field {
   required?: boolean;
   /** An input that is shown but cannot change (a file-managed workspace). */
   readOnly?: boolean;
+  /** Keeps element ids unique where several forms of one page share field names. */
+  idPrefix?: string;
 }
 
 export type FormValues = Record<string, string | string[]>;
@@ -132,7 +134,7 @@ function has(value: Field['value'], option: string): boolean {
 
 /** A field with its label, hint and its problems, tied together for screen readers. */
 export function renderField(field: Field, problems: readonly ConfigProblem[] = []): SafeHtml {
-  const id = idOf(field.name);
+  const id = idOf(`${field.idPrefix ?? ''}${field.name}`);
   const own = problemsAt(problems, field.path);
   const described = [
     ...(field.hint === undefined ? [] : [`${id}-hint`]),

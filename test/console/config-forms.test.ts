@@ -199,6 +199,82 @@ describe('config forms', () => {
     }
   });
 
+  it('adds email, Telegram and ntfy channels through their own forms, secrets sealed and never drawn', async () => {
+    const receiver = await startHttpReceiver('/unused');
+    const secrets = {
+      smtp: 'smtps://alerts:smtp-secret-password-0123@smtp.example.com:465',
+      bot: '123456:telegram-secret-bot-token-0123456789',
+      topic: 'ntfy-secret-topic-0123',
+      token: 'tk_ntfy-secret-access-token',
+    };
+    try {
+      const channelsPage = await get('/config/channels');
+      for (const type of ['email', 'telegram', 'ntfy'])
+        expect(channelsPage.body).toContain(`<input type="hidden" name="type" value="${type}">`);
+      // A refused form: the problem next to its field, the typed secret not sent back.
+      let rev = await c.store.currentRev();
+      const refused = await post('/config/channels', {
+        rev,
+        type: 'telegram',
+        id: 'tg',
+        botToken: 'not-a-bot-token-but-secret-text',
+        chatId: '-1001234567890',
+      });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.body).toMatch(
+        /id="f-telegram-botToken-error" class="field-error">.*?expected a bot token/s,
+      );
+      expect(refused.body).not.toContain('not-a-bot-token-but-secret-text');
+      expect(refused.body).toContain('value="-1001234567890"');
+      expect(await c.store.currentRev()).toBe(rev);
+      const forms: Record<string, string>[] = [
+        {
+          type: 'email',
+          id: 'mail',
+          smtpUrl: secrets.smtp,
+          from: 'a@example.com',
+          to: 'b@example.com, c@example.com',
+        },
+        { type: 'telegram', id: 'tg', botToken: secrets.bot, chatId: '@shelfwatchers' },
+        {
+          type: 'ntfy',
+          id: 'push',
+          serverUrl: new URL(receiver.url).origin,
+          topic: secrets.topic,
+          token: secrets.token,
+        },
+      ];
+      for (const fields of forms) {
+        const added = await post('/config/channels', { rev, ...fields });
+        expect(added.statusCode, /field-error">.*?<\/span>/s.exec(added.body)?.[0]).toBe(303);
+        rev += 1;
+      }
+      const config = (await c.store.current())?.config;
+      expect(config?.channels.find((ch) => ch.id === 'mail')).toMatchObject({
+        type: 'email',
+        from: 'a@example.com',
+        to: ['b@example.com', 'c@example.com'],
+      });
+      expect(config?.channels.find((ch) => ch.id === 'tg')).toMatchObject({
+        type: 'telegram',
+        chatId: '@shelfwatchers',
+      });
+      const stored = JSON.stringify(await c.runtime.redis.hgetall(c.store.keys.documents));
+      const page = await get('/config/channels');
+      for (const secret of Object.values(secrets)) {
+        expect(stored).not.toContain(secret);
+        expect(page.body).not.toContain(secret);
+      }
+      const test = await post('/config/channels/push/test', { rev });
+      expect(test.body).toContain('the channel accepted it');
+      const [message] = await receiver.waitForMessages(1, 5_000);
+      expect(`${message?.path} ${message?.raw}`).toContain(secrets.topic);
+      expect(message?.headers.authorization).toBe(`Bearer ${secrets.token}`);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('saves a rule for one book, a route, a mute window and the digest', async () => {
     let rev = await c.store.currentRev();
     const asin = sim.book(0).asin;

@@ -1,13 +1,15 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${VAR}" is the config's interpolation syntax, meant literally here.
 /**
  * Channels: the list (never a secret: a channel shows its id, type and quiet hours), "send a test"
- * per channel, quiet hours, and the add form. A secret typed here (a webhook URL) is written into
+ * per channel, quiet hours, and the add forms (one URL here; email, Telegram and ntfy in
+ * config-channel-kinds.ts). A secret typed here (a webhook URL) is written into
  * the new revision, which the revision store keeps encrypted; the page never shows it again.
  */
 import type { ChannelConfig } from '../../config/schema.ts';
 import { type Field, renderFields } from '../form-kit.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { type PageContext, page } from '../layout.ts';
+import { kindForms } from './config-channel-kinds.ts';
 import {
   type ConfigPageState,
   formHead,
@@ -141,8 +143,9 @@ export function channelsPage(
 ${input.secretsNote === undefined ? '' : html`<p class="readonly" role="note">${input.secretsNote}</p>`}
 <form class="config" method="post" action="/config/channels" aria-labelledby="add-channel">${formHead(ctx, input.revision, 'channel')}
 ${renderFields(addChannelFields(path, posted, stringOf(posted, 'type', 'slack')), posted?.problems ?? [])}
-<p class="hint">Email, Telegram, ntfy, outbox and log channels are written in the config file (<code>shelfwatch config apply</code>).</p>
 <div class="actions"><button type="submit">Add channel</button></div>
-</form>`;
+</form>
+${kindForms(ctx, input.revision, path, input.state)}
+<p class="hint">Outbox and log channels are written in the config file (<code>shelfwatch config apply</code>).</p>`;
   return page('Channels', ctx, body);
 }
