@@ -10,6 +10,7 @@ import { alertPage, alertsPage, parseAlertFilter, queryAlerts } from './pages/al
 import { deadLettersPage } from './pages/dead-letters.ts';
 import { overviewPage } from './pages/overview.ts';
 import { parseSilenceForm, silencesPage } from './pages/silences.ts';
+import { actorOf, mayEnd, scopeSilence } from './silence-scope.ts';
 
 type Query = Record<string, unknown>;
 const CHANNEL = /^[a-z0-9-]{1,64}$/;
@@ -65,19 +66,25 @@ export function registerPages(
       }),
     );
   });
+  const actor = (request: FastifyRequest) => actorOf(request.session, runtime.config.people.accounts);
   app.post('/silences', async (request, reply) => {
-    const parsed = parseSilenceForm(request.body as Query, runtime.config, now(), 'console');
+    const who = actor(request);
+    const parsed = parseSilenceForm(request.body as Query, runtime.config, now(), who.by);
     const refuse = (
       problems: { field: string; reason: string }[],
       form: Record<string, string | undefined>,
+      status = 400,
     ) =>
       reply
-        .code(400)
+        .code(status)
         .type(html)
         .send(silencesPage(context(request), { views: [], problems, form, workspaces: workspaces() }));
     if ('problems' in parsed) return refuse(parsed.problems, parsed.form);
+    // Members: their own books only, never critical alerts (silence-scope.ts).
+    const scoped = scopeSilence(runtime.config, who, parsed.silence.matchers);
+    if ('problem' in scoped) return refuse([scoped.problem], formOf(request.body as Query), 403);
     try {
-      const silence = await runtime.silences.add(parsed.silence, now());
+      const silence = await runtime.silences.add({ ...parsed.silence, matchers: scoped.matchers }, now());
       return reply.redirect(`/silences?added=${silence.id}`, 303);
     } catch (error) {
       if (error instanceof SilenceInputError)
@@ -86,6 +93,20 @@ export function registerPages(
     }
   });
   app.post<{ Params: { id: string } }>('/silences/:id/expire', async (request, reply) => {
+    const silence = await runtime.silences.get(request.params.id);
+    if (silence === undefined) return notFound(reply, context(request), 'No such silence.');
+    if (!mayEnd(runtime.config, actor(request), silence)) {
+      return reply
+        .code(403)
+        .type(html)
+        .send(
+          silencesPage(context(request), {
+            views: await silences(),
+            workspaces: workspaces(),
+            problems: [{ field: 'matchers', reason: 'members end silences on their own books only' }],
+          }),
+        );
+    }
     const ended = await runtime.silences.expire(request.params.id, now());
     if (ended === undefined) return notFound(reply, context(request), 'No such silence.');
     return reply.redirect('/silences', 303);
@@ -139,4 +160,13 @@ export function registerPages(
   }
 
   registerBookRoutes(app, runtime, context);
+}
+
+/** The silence form's fields as sent, shown again beside a refusal. */
+function formOf(body: Query): Record<string, string | undefined> {
+  const form: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(body)) {
+    if (typeof value === 'string' && name !== '_csrf') form[name] = value.slice(0, 500);
+  }
+  return form;
 }
