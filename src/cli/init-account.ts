@@ -16,7 +16,7 @@ import {
   listPageReader,
   type ReadResult,
 } from '../api/index.ts';
-import { type RecordedAnswer, valueAt } from '../tools/probe/index.ts';
+import { observedPageSize, type RecordedAnswer, valueAt } from '../tools/probe/index.ts';
 
 export interface Account {
   /** ASIN → the marketplaces it is ranked in (empty: read loosely, the config's default). */
@@ -73,7 +73,8 @@ function fieldPath(suggested: ContractFile, list: 'rankings' | 'reviews', field:
  * the ASIN-shaped strings of each item, and the campaign id at the path probe suggested.
  */
 function readers(contract: CompiledContract, suggested: ContractFile, answers: readonly RecordedAnswer[]) {
-  const probed = (list: 'rankings' | 'reviews') => answers.find((a) => a.endpoint === list && a.status < 400);
+  const probed = (list: 'rankings' | 'reviews') =>
+    answers.find((a) => a.endpoint === list && a.status < 400 && a.page === undefined);
   const books: BodyReader<BookRef[]> = (body) => {
     const read = contract.rankings(body);
     return read.ok
@@ -125,6 +126,8 @@ async function readWhole<T>(
   reader: BodyReader<T[]>,
   probed: RecordedAnswer | undefined,
   spent: () => number,
+  /** The page size other lists showed (observedPageSize): an API may page by less than it is asked. */
+  pageSize: number | undefined,
 ): Promise<{ items: T[]; report: ListReport }> {
   const paging = contract.pagination[list];
   const first =
@@ -138,9 +141,10 @@ async function readWhole<T>(
       const report: ListReport = { list, pages: 1, requests: 0, notes: [] };
       // A full page with no next page in sight may be page numbers or offsets, which one answer
       // cannot show: said, so a large account is not cut short in silence.
-      if (total === undefined && first.data.data.length >= paging.maxLimit)
+      const full = Math.min(paging.maxLimit, pageSize ?? paging.maxLimit);
+      if (total === undefined && first.data.data.length >= full)
         report.notes.push(
-          `a full page (${first.data.data.length} items) and no next page the contract sees: if the list goes on by page numbers or offsets, set its pagination in the contract and run init --force --contract FILE`,
+          `a full page (${first.data.data.length} items${full < paging.maxLimit ? `, the page size the API's other lists showed` : ''}) and no next page the contract sees: if the list goes on by page numbers or offsets, set its pagination in the contract and run init --force --contract FILE`,
         );
       return { items: first.data.data, report };
     }
@@ -192,6 +196,7 @@ export async function readAccount(options: {
   try {
     const chosen = readers(contract, suggested, answers);
     const spent = () => requests;
+    const pageSize = observedPageSize(answers);
     const books = await readWhole(
       client,
       contract,
@@ -199,6 +204,7 @@ export async function readAccount(options: {
       chosen.books.read,
       chosen.probed('rankings'),
       spent,
+      pageSize,
     );
     const campaigns = await readWhole(
       client,
@@ -207,6 +213,7 @@ export async function readAccount(options: {
       chosen.campaigns.read,
       chosen.probed('reviews'),
       spent,
+      pageSize,
     );
     // Loosely read ASINs have no marketplace: the config's default applies until the user adds them.
     const byAsin = new Map<string, Set<string>>();

@@ -11,6 +11,7 @@ export {
   plannedRequests,
   probeService,
 } from './probe-run.ts';
+export { observedPageSize } from './probe-tail.ts';
 export { type ContractSimDialect, createSimDialect } from './serve.ts';
 export { suggestContract } from './suggest-contract.ts';
 export { lineDiff } from './suggest-diff.ts';

@@ -28,7 +28,7 @@ import {
   plan,
   plannedEndpoints,
 } from './probe-plan.ts';
-import { askTail } from './probe-tail.ts';
+import { askTail, tailPlan } from './probe-tail.ts';
 
 export type ProbeFailureKind = 'unreachable' | 'unauthorized' | 'not_json';
 
@@ -244,21 +244,30 @@ export async function probeService(options: ProbeOptions): Promise<RecordedAnswe
   // The filters that need a value from an answer: a book's window of rankings, one campaign's reviews.
   if (planned.includes('rankings') && asin !== undefined) await run('rankings', true);
   if (planned.includes('reviews') && campaign !== undefined) await run('reviews', true);
-  const keywords = answers.find((a) => a.endpoint === 'bookKeywords');
-  if (keywords !== undefined) {
-    const source = options.contract.source;
-    const own = source.endpoints?.bookKeywords?.pagination ?? source.pagination;
-    const tail = await askTail(keywords, own?.offset?.param ?? own?.page?.param, {
+  // The last page of the book's keywords (their "no rank" values), then of the first list paged
+  // another way, for the name of its page-number or offset parameter (probe-tail.ts).
+  const source = options.contract.source;
+  const tailOf = async (first: RecordedAnswer) => {
+    const own = source.endpoints?.[first.endpoint as 'sales']?.pagination ?? source.pagination;
+    const tail = await askTail(first, own?.offset?.param ?? own?.page?.param, {
       ...state,
       unchecked: options.unchecked ?? [],
       ask: async (path) => {
         await options.beforeRequest();
         state.spent += 1;
-        return request(options, 'bookKeywords', path);
+        return request(options, first.endpoint as ProbedEndpoint, path);
       },
     });
     if (tail !== undefined) answers.push(tail);
-  }
+  };
+  const keywords = answers.find((a) => a.endpoint === 'bookKeywords');
+  if (keywords !== undefined) await tailOf(keywords);
+  const learnt = new Set(answers.flatMap((a) => (a.page === undefined ? [] : [a.page.style])));
+  const list = answers.find((a) => {
+    const style = a.endpoint === 'bookKeywords' ? undefined : tailPlan(a, undefined)?.style;
+    return style !== undefined && !learnt.has(style);
+  });
+  if (list !== undefined) await tailOf(list);
   return [...answers, ...state.refusals.filter((r) => !answers.includes(r))];
 }
 

@@ -6,6 +6,7 @@
  * keywords are ordered by traffic, so their tail is where keywords without a rank are. Pure but for
  * the requests the caller makes.
  */
+import { linkNext } from '../../api/tooling.ts';
 import type { PageFinding, RecordedAnswer } from './probe-analyse.ts';
 
 export type PageStyle = PageFinding['style'];
@@ -169,4 +170,38 @@ export async function askTail(
     `${first.endpoint}: no ${plan.style} parameter was taken (${plan.names.join(', ')} tried): its name is unchecked; find it in the API document`,
   );
   return undefined;
+}
+
+/** A next-page cursor or URL in a body (a non-empty string under a key named next or cursor). */
+function nextInBody(body: unknown): boolean {
+  let found = false;
+  const visit = (value: unknown, depth: number) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || depth === 0) return;
+    for (const [key, child] of Object.entries(value)) {
+      if (typeof child === 'string' && child !== '' && /next|cursor/i.test(key)) found = true;
+      visit(child, depth - 1);
+    }
+  };
+  visit(body, 3);
+  return found;
+}
+
+/**
+ * The page size the API was seen to keep to: the fewest items of a list answer that showed a next
+ * page (a Link header, a cursor or next URL, a total beyond its items). A page that full with no next
+ * page in sight may go on by page numbers or offsets. Undefined when no answer showed a next page.
+ */
+export function observedPageSize(answers: readonly RecordedAnswer[]): number | undefined {
+  let size: number | undefined;
+  for (const answer of answers) {
+    if (answer.status >= 300 || answer.page !== undefined) continue;
+    const n = itemsIn(answer.body).length;
+    if (n === 0) continue;
+    const more =
+      linkNext(answer.headers.link) !== undefined ||
+      nextInBody(answer.body) ||
+      tailPlan(answer, undefined) !== undefined;
+    if (more) size = Math.min(size ?? n, n);
+  }
+  return size;
 }

@@ -194,7 +194,8 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
   const inFirstPages = first.sentinels.get('missing');
   for (const answer of tails) suggestEndpoint(contract, answer, first);
   const missingAt = first.sentinels.get('missing');
-  const tail = tails[0]?.page;
+  const tail = tails.find((a) => a.endpoint === 'bookKeywords')?.page;
+  const learnt = tails.flatMap((a) => (a.page === undefined ? [] : [a.page]));
   const where =
     inFirstPages !== undefined || missingAt === undefined || tail === undefined
       ? (missingAt ?? '')
@@ -208,13 +209,13 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
   const lists = ok.filter((a): a is RecordedAnswer & { endpoint: ListEndpointName } =>
     isListEndpoint(a.endpoint),
   );
-  const pagination = suggestPagination(contract, lists, ctx.undecided, tail);
+  const pagination = suggestPagination(contract, lists, ctx.undecided, learnt);
   for (const [name, own] of pagination.own)
     endpoints[name] = { ...(endpoints[name] as object | undefined), pagination: own };
   // Book keywords are one object, but their list may come in pages: the answer shows it or not.
   const keywords = ok.find((a) => a.endpoint === 'bookKeywords');
   const keywordPages =
-    keywords === undefined ? undefined : paginationOf(contract, keywords, ctx.undecided, tail);
+    keywords === undefined ? undefined : paginationOf(contract, keywords, ctx.undecided, learnt);
   if (keywordPages !== undefined && Object.keys(keywordPages).length > 0)
     endpoints.bookKeywords = { ...(endpoints.bookKeywords as object | undefined), pagination: keywordPages };
   const error = answers.find((a) => a.status >= 400 && typeof a.body === 'object' && a.body !== null);

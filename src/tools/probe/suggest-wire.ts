@@ -18,7 +18,7 @@ export function paginationOf(
   contract: CompiledContract,
   answer: RecordedAnswer,
   undecided: string[],
-  learnt?: PageFinding,
+  learnt: readonly PageFinding[] = [],
 ): ContractFile['pagination'] | undefined {
   const link = answer.headers.link;
   if (link !== undefined && linkNext(link) !== undefined) return { linkHeader: {} };
@@ -49,11 +49,11 @@ export function paginationOf(
 function pagesFrom(
   body: unknown,
   undecided: string[],
-  learnt: PageFinding | undefined,
+  learnt: readonly PageFinding[],
 ): ContractFile['pagination'] | undefined {
   const seen = pagesInBody(body);
   if (seen === undefined) return undefined;
-  const taken = learnt?.style === seen.style ? learnt.param : undefined;
+  const taken = learnt.find((f) => f.style === seen.style)?.param;
   const param = taken ?? seen.style;
   if (taken === undefined) {
     const what =
@@ -104,7 +104,7 @@ export function suggestPagination(
   contract: CompiledContract,
   lists: readonly (RecordedAnswer & { endpoint: ListEndpointName })[],
   undecided: string[],
-  learnt?: PageFinding,
+  learnt: readonly PageFinding[] = [],
 ): PaginationSuggestion {
   const current = contract.source.pagination;
   let shared: PaginationSpec | undefined;
