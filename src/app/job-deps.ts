@@ -177,6 +177,8 @@ export function deliveryDepsOf(
 export function digestDepsOf(
   parts: Pick<JobParts, 'config' | 'clients' | 'store' | 'budget' | 'redis' | 'keys' | 'clock' | 'logger'> & {
     pollDeps: Pick<PollDeps, 'reserveWalk'>;
+    /** Read per send: a new config revision replaces the map. */
+    notifiers?: ReadonlyMap<string, Notifier>;
   },
   smtp: Pick<SmtpPool, 'sendMail'>,
 ): DigestDeps {
@@ -189,6 +191,7 @@ export function digestDepsOf(
     prefix: parts.keys,
     state: new DigestStateStore(parts.redis, parts.keys),
     smtp,
+    notifierFor: (channelId) => parts.notifiers?.get(channelId),
     clock: parts.clock,
     logger: parts.logger.child({ component: 'digest' }),
     // The sales walk reserves its pages as a poll's walk does.

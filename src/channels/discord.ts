@@ -21,6 +21,7 @@ import {
 } from './http-channel.ts';
 import type { OutgoingMessage } from './notifier.ts';
 import { defineChannel, pacePerWebhook } from './plugin.ts';
+import { renderDiscordDigest } from './render/digest-discord.ts';
 import { escapeCut, fitPlainAlerts, type Markup, messageHeading } from './render/plain.ts';
 
 const HOSTS = new Set(['discord.com', 'discordapp.com', 'ptb.discord.com', 'canary.discord.com']);
@@ -111,12 +112,14 @@ function classify(answer: HttpAnswer): Verdict {
 }
 
 export function createDiscordNotifier(options: WebhookNotifierOptions) {
+  const waitUrl = () => {
+    const url = new URL(options.webhookUrl.reveal());
+    url.searchParams.set('wait', 'true');
+    return url.href;
+  };
   return createWebhookNotifier('discord', options, {
-    render: (message) => {
-      const url = new URL(options.webhookUrl.reveal());
-      url.searchParams.set('wait', 'true');
-      return { url: url.href, json: renderDiscordMessage(message) };
-    },
+    render: (message) => ({ url: waitUrl(), json: renderDiscordMessage(message) }),
+    renderDigest: (digest) => ({ url: waitUrl(), json: renderDiscordDigest(digest, discordMarkup) }),
     classify,
   });
 }

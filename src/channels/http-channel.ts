@@ -12,6 +12,7 @@ import { Agent, type Dispatcher, fetch as undiciFetch } from 'undici';
 import type { Secret } from '../config-kit/secret.ts';
 import { redact } from '../util/redact.ts';
 import { parseRetryAfterMs } from '../util/retry-after.ts';
+import type { DigestMessage } from './digest-message.ts';
 import { type Fail, networkError, shortText } from './http-errors.ts';
 import { DeliveryError, type Notifier, type OutgoingMessage } from './notifier.ts';
 
@@ -65,6 +66,8 @@ export interface HttpChannelSpec {
   /** Every secret in the URL or headers: scrubbed from error text. */
   secrets: readonly Secret[];
   render(message: OutgoingMessage): HttpPost;
+  /** The compact digest's request, for channels that show one (the notifier's `sendDigest`). */
+  renderDigest?(digest: DigestMessage): HttpPost;
   classify(answer: HttpAnswer): Verdict;
   /** Headers computed over the exact body (a signature). */
   sign?(body: string, message: OutgoingMessage): Record<string, string>;
@@ -86,7 +89,7 @@ export interface WebhookNotifierOptions {
 export function createWebhookNotifier(
   type: string,
   options: WebhookNotifierOptions,
-  spec: Pick<HttpChannelSpec, 'render' | 'classify' | 'post'>,
+  spec: Pick<HttpChannelSpec, 'render' | 'renderDigest' | 'classify' | 'post'>,
 ): Notifier {
   return createHttpNotifier({
     id: options.id,
@@ -110,26 +113,42 @@ export function createHttpNotifier(spec: HttpChannelSpec): Notifier {
   const secretValues = spec.secrets.map((secret) => secret.reveal());
   const scrub = (text: string) => redact(text, secretValues);
 
+  /** Posts one request and turns the answer into ok or a `DeliveryError` (alerts and digests alike). */
+  async function deliver(
+    request: HttpPost,
+    sign: ((body: string) => Record<string, string>) | undefined,
+    signal: AbortSignal,
+  ): Promise<void> {
+    if (signal.aborted) throw fail('send aborted', { retryable: true, cause: signal.reason });
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const fetch = fetchOver(dispatcher, AbortSignal.any([signal, deadline]));
+    let answer: HttpAnswer;
+    try {
+      answer = spec.post ? await spec.post(request, fetch) : await postJson(request, fetch, sign);
+    } catch (error) {
+      throw networkError(error, { signal, deadline, timeoutMs, scrub, fail });
+    }
+    const verdict = spec.classify(answer);
+    if (verdict.outcome === 'ok') return;
+    throw verdictError(verdict, answer.status, scrub(shortText(answer.text)), fail);
+  }
+
+  const { renderDigest } = spec;
   return {
     id,
     type,
     async send(message: OutgoingMessage, signal: AbortSignal): Promise<void> {
       if (signal.aborted) throw fail('send aborted', { retryable: true, cause: signal.reason });
-      const request = spec.render(message);
-      const deadline = AbortSignal.timeout(timeoutMs);
-      const fetch = fetchOver(dispatcher, AbortSignal.any([signal, deadline]));
-      let answer: HttpAnswer;
-      try {
-        answer = spec.post
-          ? await spec.post(request, fetch)
-          : await postJson(request, fetch, spec.sign && ((body) => spec.sign?.(body, message) ?? {}));
-      } catch (error) {
-        throw networkError(error, { signal, deadline, timeoutMs, scrub, fail });
-      }
-      const verdict = spec.classify(answer);
-      if (verdict.outcome === 'ok') return;
-      throw verdictError(verdict, answer.status, scrub(shortText(answer.text)), fail);
+      const sign = spec.sign && ((body: string) => spec.sign?.(body, message) ?? {});
+      await deliver(spec.render(message), sign, signal);
     },
+    // A signing channel (webhook) signs over a message id: it offers no digest until it signs one.
+    ...(renderDigest === undefined || spec.sign !== undefined
+      ? {}
+      : {
+          sendDigest: (digest: DigestMessage, signal: AbortSignal) =>
+            deliver(renderDigest(digest), undefined, signal),
+        }),
     async close(): Promise<void> {
       if (ownsDispatcher) await dispatcher.close();
     },

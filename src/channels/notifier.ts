@@ -1,4 +1,5 @@
 import type { Alert } from '../model/alert.ts';
+import type { DigestMessage } from './digest-message.ts';
 
 /** One message to send: a group of alerts for one channel (a single alert is a group of one). */
 export interface OutgoingMessage {
@@ -48,6 +49,8 @@ export interface Notifier {
   readonly type: string;
   /** Resolves once the channel confirmed the message; throws a `DeliveryError` otherwise. */
   send(message: OutgoingMessage, signal: AbortSignal): Promise<void>;
+  /** The compact daily digest (chat channels that can show one); same confirmation as `send`. */
+  sendDigest?(digest: DigestMessage, signal: AbortSignal): Promise<void>;
   close?(): Promise<void>;
 }
 

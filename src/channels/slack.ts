@@ -19,6 +19,7 @@ import {
   type WebhookNotifierOptions,
 } from './http-channel.ts';
 import { defineChannel, pacePerWebhook } from './plugin.ts';
+import { renderSlackDigest } from './render/digest-slack.ts';
 import { renderSlackMessage } from './render/slack-blocks.ts';
 
 const SLACK_HOST = 'hooks.slack.com';
@@ -53,6 +54,10 @@ export function createSlackNotifier(options: SlackNotifierOptions) {
       url: options.webhookUrl.reveal(),
       // Review links come from the public: no previews of pages we did not choose.
       json: { ...renderSlackMessage(message), unfurl_links: false, unfurl_media: false },
+    }),
+    renderDigest: (digest) => ({
+      url: options.webhookUrl.reveal(),
+      json: { ...renderSlackDigest(digest), unfurl_links: false, unfurl_media: false },
     }),
     classify: (answer) => classifyStatus(answer, 'Slack', REFUSING),
     async post(request, fetch): Promise<HttpAnswer> {

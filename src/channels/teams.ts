@@ -14,6 +14,7 @@ import { stripBidi } from '../util/bidi.ts';
 import { classifyStatus, createWebhookNotifier, type WebhookNotifierOptions } from './http-channel.ts';
 import type { OutgoingMessage } from './notifier.ts';
 import { defineChannel, pacePerWebhook } from './plugin.ts';
+import { renderTeamsDigest } from './render/digest-teams.ts';
 import { fitPlainAlerts, type Markup, messageHeading } from './render/plain.ts';
 
 /** 28 KB is Teams' limit on the whole request; the card is kept under 24 KB. */
@@ -95,6 +96,7 @@ export function renderTeamsCard(message: OutgoingMessage) {
 export function createTeamsNotifier(options: WebhookNotifierOptions) {
   return createWebhookNotifier('teams', options, {
     render: (message) => ({ url: options.webhookUrl.reveal(), json: renderTeamsCard(message) }),
+    renderDigest: (digest) => ({ url: options.webhookUrl.reveal(), json: renderTeamsDigest(digest) }),
     classify: (answer) => classifyStatus(answer, 'Teams', REFUSING),
   });
 }

@@ -129,7 +129,12 @@ async function runDigest(
           nowMs: runtime.clock.now(),
           scheduledDate: null,
         });
-        const where = result.kind === 'email' ? `email to ${result.accepted.join(', ')}` : result.files[0];
+        const where =
+          result.kind === 'email'
+            ? `email to ${result.accepted.join(', ')}`
+            : result.kind === 'chat'
+              ? `${result.type} message`
+              : result.files[0];
         outcome.sent.push({
           workspace: recipient.workspace,
           channel: recipient.channel,

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { asinSchema } from '../api/index.ts';
+import { DIGEST_CHAT_TYPES } from '../channels/digest-message.ts';
 import { CHANNELS, type ChannelConfig } from '../channels/registry.ts';
 import { channelId } from '../config-kit/channel-fields.ts';
 import {
@@ -93,9 +94,10 @@ const subscriptionSchema = z.strictObject({
     .meta({ description: 'Default: every kind.' }),
   minSeverity: severitySchema.default('info').meta({ description: 'The least severity that reaches them.' }),
   alerts: boolField().prefault(true).meta({ description: 'Send them the matching alerts.' }),
-  digest: boolField()
-    .prefault(false)
-    .meta({ description: "The daily digest by email, in the person's zone." }),
+  digest: boolField().prefault(false).meta({
+    description:
+      "The daily digest in the person's zone: by email, and compact through their own channel when they have one (via picks one).",
+  }),
   via: z.enum(['channel', 'email']).optional().meta({
     description: 'Their own channel, or email. Default: their channel when they have one, else email.',
   }),
@@ -197,7 +199,9 @@ export function checkPeople(raw: Record<string, unknown>, ctx: z.RefinementCtx):
       checkReference(sub.author.trim(), authors, [...path, 'author'], 'author', ctx);
     const person = recordAt(accounts[known.indexOf(String(sub.person))]);
     const byEmail =
-      sub.via === 'email' || sub.digest === true || (sub.via === undefined && person.channel === undefined);
+      sub.via === 'email' ||
+      (sub.digest === true && sub.via !== 'channel') ||
+      (sub.via === undefined && person.channel === undefined);
     if (byEmail && mail === undefined)
       ctx.addIssue({
         code: 'custom',
@@ -285,17 +289,23 @@ export function resolvePeople(
     }
     return person;
   });
+  // The digest goes by email (the full report) and, compact, through the person's own channel
+  // when it can show one (Slack, Discord, Teams); `via` keeps only one of the two.
+  const ownTypes = new Map(people.accounts.map((p) => [p.id, p.channel?.type]));
   const recipients = people.subscriptions.flatMap((sub) => {
     const person = accounts.find((p) => p.id === sub.person);
-    if (!sub.digest || person?.mailChannelId === undefined) return [];
-    return [
-      {
-        person: person.id,
-        workspace: sub.workspace,
-        channel: person.mailChannelId,
-        timeZone: person.timeZone,
-      },
-    ];
+    if (!sub.digest || person === undefined) return [];
+    const own = DIGEST_CHAT_TYPES.includes(String(ownTypes.get(person.id))) ? person.channelId : undefined;
+    const channels = [
+      sub.via === 'email' ? undefined : own,
+      sub.via === 'channel' && own !== undefined ? undefined : person.mailChannelId,
+    ].filter((id) => id !== undefined);
+    return channels.map((channel) => ({
+      person: person.id,
+      workspace: sub.workspace,
+      channel,
+      timeZone: person.timeZone,
+    }));
   });
   return { people: { accounts, subscriptions: people.subscriptions }, channels: added, recipients };
 }

@@ -5,6 +5,7 @@
  * its input side for editors.
  */
 import { z } from 'zod';
+import { DIGEST_CHAT_TYPES } from '../channels/digest-message.ts';
 import { boolField, intField, urlField } from '../config-kit/fields.ts';
 import { defaultRules, duration, rulesSchema } from '../rules/config.ts';
 import { DAY_MS } from '../util/time-units.ts';
@@ -127,6 +128,9 @@ const baseSchema = z.strictObject({
 
 type Ctx = z.RefinementCtx<z.output<typeof baseSchema>>;
 
+/** Channels that can carry the digest: the full report (email, outbox) or its compact form (chat). */
+const DIGEST_CHANNEL_TYPES: readonly string[] = ['email', 'outbox', ...DIGEST_CHAT_TYPES];
+
 /**
  * Cross-references between sections. It runs even when other parts are invalid (`when`), so one
  * run reports every problem; that is why it reads the value defensively.
@@ -193,8 +197,17 @@ function crossCheck(config: z.output<typeof baseSchema>, ctx: Ctx): void {
   stringsAt(recipients, 'workspace').forEach((id, index) => {
     checkReference(id, knownWorkspaces, ['digest', 'recipients', index, 'workspace'], 'workspace', ctx);
   });
+  const channelList = (Array.isArray(raw.channels) ? raw.channels : DEFAULT_CHANNELS) as unknown[];
   stringsAt(recipients, 'channel').forEach((id, index) => {
     checkReference(id, knownChannels, ['digest', 'recipients', index, 'channel'], 'channel', ctx);
+    const type = recordAt(channelList[channelIds.indexOf(id)]).type;
+    if (id !== undefined && typeof type === 'string' && !DIGEST_CHANNEL_TYPES.includes(type))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['digest', 'recipients', index, 'channel'],
+        message: `expected a channel of type ${DIGEST_CHANNEL_TYPES.join(', ')} (the digest's), got "${id}" of type ${type}`,
+        params: { hint: 'send the digest through an email, outbox, slack, discord or teams channel' },
+      });
   });
   const peopleDigest = (
     Array.isArray(recordAt(raw.people).subscriptions) ? (recordAt(raw.people).subscriptions as unknown[]) : []

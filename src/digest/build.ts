@@ -5,6 +5,7 @@
 import type { AnalyticsClient } from '../api/index.ts';
 import type { ReserveWalk } from '../budget/gate.ts';
 import type { RedisRequestBudget } from '../budget/request-budget.ts';
+import type { Notifier } from '../channels/notifier.ts';
 import type { SmtpPool } from '../channels/smtp-pool.ts';
 import { type ShelfwatchConfig, workspaceOf } from '../config/schema.ts';
 import type { Logger } from '../ops/logger.ts';
@@ -36,6 +37,8 @@ export interface DigestDeps {
   state: DigestStateStore;
   /** The shared SMTP pool (only `sendMail` is used). */
   smtp: Pick<SmtpPool, 'sendMail'>;
+  /** The process's notifier of a chat channel (Slack, Discord, Teams), for the compact digest. */
+  notifierFor?: (channelId: string) => Pick<Notifier, 'sendDigest'> | undefined;
   clock: Clock;
   logger: Logger;
   /** The budget reservation the poller's walks use; the digest's sales walk runs inside it. */

@@ -10,7 +10,7 @@ import type { DigestJobData } from './schedule.ts';
 import { deliverDigest } from './send.ts';
 
 export type DigestJobResult =
-  | { status: 'sent'; day: string; subject: string; kind: 'email' | 'outbox' }
+  | { status: 'sent'; day: string; subject: string; kind: 'email' | 'outbox' | 'chat' }
   /** The recipient left the config, or the digest was turned off, after the job was queued. */
   | { status: 'stale' }
   /** This day's digest was already sent to this recipient. */

@@ -17,10 +17,13 @@ import {
   type DigestDeps,
   type DigestRecipient,
 } from './build.ts';
+import { type ChatSendResult, sendChatDigest } from './send-chat.ts';
 
 export type DigestSendResult =
   | { kind: 'email'; channel: string; messageId: string; accepted: string[] }
-  | { kind: 'outbox'; channel: string; files: string[] };
+  | { kind: 'outbox'; channel: string; files: string[] }
+  /** The compact digest, through a chat channel's notifier (Slack, Discord, Teams). */
+  | ChatSendResult;
 
 const OUTBOX_FROM = 'shelfwatch digest <digest@localhost>';
 /** File-system refusals that retrying cannot fix. */
@@ -95,9 +98,10 @@ async function toOutbox(dir: string, channel: string, built: BuiltDigest): Promi
 
 /** Sends to the recipient's channel; throws a `DeliveryError` that says whether a retry can help. */
 export async function sendDigest(
-  deps: Pick<DigestDeps, 'config' | 'smtp'>,
+  deps: Pick<DigestDeps, 'config' | 'smtp' | 'notifierFor'>,
   built: BuiltDigest,
-  recipient: Pick<DigestRecipient, 'channel'>,
+  recipient: Pick<DigestRecipient, 'channel' | 'workspace'>,
+  signal: AbortSignal = new AbortController().signal,
 ): Promise<DigestSendResult> {
   const channel = channelOf(deps.config, recipient.channel);
   switch (channel.type) {
@@ -115,10 +119,7 @@ export async function sendDigest(
     case 'outbox':
       return toOutbox(channel.dir, channel.id, built);
     default:
-      throw new DeliveryError(
-        `digest: channel "${channel.id}" is of type ${channel.type}; digests go to email or outbox channels`,
-        { channelId: channel.id, retryable: false },
-      );
+      return sendChatDigest(deps, built, { channel, workspace: recipient.workspace }, signal);
   }
 }
 
@@ -149,7 +150,7 @@ export async function deliverDigest(
     ...(request.day === undefined ? {} : { day: request.day }),
     ...(request.signal === undefined ? {} : { signal: request.signal }),
   });
-  const result = await sendDigest(deps, built, recipient);
+  const result = await sendDigest(deps, built, recipient, request.signal);
   await deps.state.recordSent(recipient.workspace, recipient.channel, {
     last: built.last,
     atMs: deps.clock.now(),

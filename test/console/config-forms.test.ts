@@ -305,7 +305,19 @@ describe('config forms', () => {
     });
     expect(mute.statusCode).toBe(303);
     rev += 1;
-    const digest = await post('/config/digest/recipients', { rev, workspace: 'ws', channel: 'log' });
+    // The digest goes to email, outbox or chat channels (a log channel is refused): a Slack one.
+    const slack = await post('/config/channels', {
+      rev,
+      id: 'digest-slack',
+      type: 'slack',
+      url: 'https://hooks.slack.com/services/T0/B0/digest-token',
+    });
+    expect(slack.statusCode).toBe(303);
+    rev += 1;
+    const refused = await post('/config/digest/recipients', { rev, workspace: 'ws', channel: 'log' });
+    expect(refused.statusCode).not.toBe(303);
+    expect(refused.body).toContain('expected a channel of type email, outbox, slack, discord, teams');
+    const digest = await post('/config/digest/recipients', { rev, workspace: 'ws', channel: 'digest-slack' });
     expect(digest.statusCode).toBe(303);
     rev += 1;
     const time = await post('/config/digest', { rev, enabled: 'true', time: '07:30' });
@@ -318,7 +330,7 @@ describe('config forms', () => {
     expect(config?.digest).toMatchObject({
       enabled: true,
       time: '07:30',
-      recipients: [expect.objectContaining({ channel: 'log' })],
+      recipients: [expect.objectContaining({ channel: 'digest-slack' })],
     });
   });
 });

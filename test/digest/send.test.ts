@@ -62,7 +62,6 @@ beforeAll(async () => {
     recipients: [
       { workspace: WORKSPACE, channel: 'mail' },
       { workspace: WORKSPACE, channel: 'box' },
-      { workspace: WORKSPACE, channel: 'log' },
     ],
     smtp: pool,
   });
@@ -158,8 +157,15 @@ describe('sending the digest', () => {
   });
 
   it('refuses a channel that cannot carry a digest for good, and skips recipients no longer configured', async () => {
+    // validate refuses such a recipient (test/config/digest-channels.test.ts); the send refuses it too.
+    const { digest } = s.deps.config;
+    const recipients = [
+      ...digest.recipients,
+      { workspace: WORKSPACE, channel: 'log', timeZone: 'Europe/Berlin' },
+    ];
+    const deps = { ...s.deps, config: { ...s.deps.config, digest: { ...digest, recipients } } };
     const error = await rejection(
-      processDigest(s.deps, { workspace: WORKSPACE, channel: 'log' }, { signal, fireTimeMs: FIRE }),
+      processDigest(deps, { workspace: WORKSPACE, channel: 'log' }, { signal, fireTimeMs: FIRE }),
     );
     expect(error).toBeInstanceOf(DeliveryError);
     expect((error as DeliveryError).retryable).toBe(false);
