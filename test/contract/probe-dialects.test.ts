@@ -3,8 +3,9 @@
  * unedited, validates, passes `validate --online`'s checks, and reads every endpoint as the dialect's
  * own contract file reads it, within the requests probe said it would spend.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import {
   type AnalyticsClient,
   type CompiledContract,
@@ -143,6 +144,10 @@ describe.each(dialects)('$name', (dialect: Dialect) => {
     expect(unchecked).toEqual([]);
     expect(spent).toBeLessThanOrEqual(CAP);
     const suggestion = suggestContract(defaultContract(), answers);
+    // The rate-limit signals where the dialect states them (a quota "used" header, a quota in the body).
+    const lower = (v: unknown) => JSON.parse(JSON.stringify(v ?? {}).toLowerCase()) as object;
+    const own = parseYaml(readFileSync(dialect.file ?? '', 'utf8')) as { rateLimit?: unknown };
+    expect(lower(suggestion.contract.rateLimit)).toMatchObject(lower(own.rateLimit));
     const load = parseContract(suggestion.contract, 'suggested.yaml');
     expect(load.ok ? [] : load.problems).toEqual([]);
     if (!load.ok) return;

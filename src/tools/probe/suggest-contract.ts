@@ -301,5 +301,6 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
   const wire = headersOf(contract, answers, ctx.undecided);
   if (wire.rateLimit !== undefined) suggestion.rateLimit = { ...suggestion.rateLimit, ...wire.rateLimit };
   if (wire.requestIdHeader !== undefined) suggestion.requestIdHeader = wire.requestIdHeader;
+  if (wire.requestIdBody !== undefined) suggestion.requestIdBody = wire.requestIdBody;
   return { contract: suggestion, undecided: [...new Set(ctx.undecided)] };
 }

@@ -12,6 +12,7 @@ import {
 } from '../../api/tooling.ts';
 import type { PageFinding, RecordedAnswer } from './probe-analyse.ts';
 import { pagesInBody } from './probe-tail.ts';
+import { bodySignals } from './suggest-signals.ts';
 
 /** Pagination seen in a list answer: a Link header, a next URL or a cursor in the body. */
 export function paginationOf(
@@ -143,6 +144,7 @@ export function suggestPagination(
 
 const HEADER_PATTERNS: readonly [keyof NonNullable<ContractFile['rateLimit']> | 'requestId', RegExp][] = [
   ['quotaLimit', /quota.*limit/],
+  ['quotaUsed', /quota.*used/],
   ['quotaRemaining', /quota.*remaining/],
   ['limit', /rate.?limit.?limit|^ratelimit-limit$/],
   ['remaining', /rate.?limit.?remaining/],
@@ -160,6 +162,9 @@ export function headersOf(
   const rl = contract.source.rateLimit ?? {};
   const rateLimit: Record<string, unknown> = {};
   const out: Partial<ContractFile> = {};
+  const body = bodySignals(answers);
+  const inBody = (key: string): string | undefined =>
+    key === 'requestId' ? body.requestId : body[key as 'quotaLimit' | 'quotaRemaining' | 'quotaUsed'];
   for (const [key, pattern] of HEADER_PATTERNS) {
     const signal =
       key === 'requestId' ? contract.source.requestIdHeader : key === 'reset' ? rl.reset : rl[key];
@@ -176,6 +181,20 @@ export function headersOf(
       (h) =>
         pattern.test(h) && !(key === 'limit' && /quota/.test(h)) && !(key === 'remaining' && /quota/.test(h)),
     );
+    const place = name === undefined ? inBody(key) : undefined;
+    if (name === undefined && place !== undefined) {
+      if (key === 'requestId') out.requestIdBody = place;
+      else rateLimit[key] = { body: place };
+      undecided.push(
+        `${key}: read from the body at "${place}" (every answer has it, no header says it): check it`,
+      );
+      continue;
+    }
+    // "Used" seen where "remaining" is not: remaining is the limit less it (signals.ts).
+    if (name === undefined && key === 'quotaRemaining' && rateLimit.quotaUsed !== undefined) {
+      if (current != null) rateLimit.quotaRemaining = null;
+      continue;
+    }
     if (name === undefined) {
       if (current != null)
         undecided.push(
@@ -189,6 +208,7 @@ export function headersOf(
       rateLimit.reset = { header: name, format: v > 1e11 ? 'epoch_ms' : v > 1e8 ? 'epoch_s' : 'delta_s' };
     } else rateLimit[key] = name;
   }
+  if (body.quotaReset !== undefined && rl.quotaReset == null) rateLimit.quotaReset = body.quotaReset;
   if (Object.keys(rateLimit).length > 0) out.rateLimit = rateLimit as NonNullable<ContractFile['rateLimit']>;
   return out;
 }
