@@ -85,6 +85,7 @@ export function judgeRun(e: RunEvidence): Figures {
     redisRestarts: e.outages.map((o) => ({ signal: o.signal, downMs: o.upAt - o.downAt })),
     scriptedEvents: e.events,
     alertingEvents: e.expected.length,
+    notApplied: e.records.filter((r) => r.appliedAt === null).length,
     channels: [...channels],
     deadLetters: deliver.deadLetters,
     deadChannel: {
@@ -130,7 +131,9 @@ export function judgeRun(e: RunEvidence): Figures {
   };
   const fail = (text: string) => figures.failures.push(text);
   for (const r of e.records)
-    if (r.observedAt === null) fail(`event ${r.id} was never observed by a good poll`);
+    if (r.appliedAt === null)
+      fail(`event ${r.id} was not applied: the run ran out of time for its events (a slow machine?)`);
+    else if (r.observedAt === null) fail(`event ${r.id} was never observed by a good poll`);
   for (const c of channels) {
     for (const l of c.losses) fail(`${c.channel} lost: ${l}`);
     for (const i of c.invented) fail(`${c.channel} invented: ${i}`);

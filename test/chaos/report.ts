@@ -16,7 +16,9 @@ export interface Figures {
   workerKills: { random: number; atConfirmation: number; confirmationMoments: number };
   redisRestarts: { signal: string; downMs: number }[];
   scriptedEvents: number;
+  /** Alerting events among those applied (the run applies no event after its cutoff). */
   alertingEvents: number;
+  notApplied: number;
   channels: ChannelReport[];
   deadLetters: Map<string, number>;
   deadChannel: { expectedHeld: number; expected: number };
@@ -63,7 +65,9 @@ export function renderFigures(f: Figures): string {
     ['Redis restarts (AOF, same port and dir)', `${f.redisRestarts.length} (${restarts})`],
     [
       'scripted events',
-      `${f.scriptedEvents} (${f.alertingEvents} alerting, ${f.scriptedEvents - f.alertingEvents} silent)`,
+      f.notApplied === 0
+        ? `${f.scriptedEvents} (${f.alertingEvents} alerting, ${f.scriptedEvents - f.alertingEvents} silent)`
+        : `${f.scriptedEvents}, ${f.notApplied} not applied (out of time); applied: ${f.alertingEvents} alerting, ${f.scriptedEvents - f.notApplied - f.alertingEvents} silent`,
     ],
     [
       'max API requests in any 60 s',
@@ -133,16 +137,27 @@ export function saveFigures(seed: number, figures: string, shards = 1): string {
 }
 
 /**
- * Replaces the generated block of docs/reliability.md with a run's figures
- * (`npm run docs:reliability`, scripts/docs-reliability.ts). False when the page has no block.
+ * Replaces the generated block of docs/reliability.md with the seeds table (one row per saved run,
+ * seeds-table.ts) and one run's full figures (`npm run docs:reliability`,
+ * scripts/docs-reliability.ts). False when the page has no block.
  */
-export function writeFiguresDoc(path: string, figures: string): boolean {
+export function writeFiguresDoc(path: string, figures: string, seeds: string): boolean {
   if (!existsSync(path)) return false;
   const doc = readFileSync(path, 'utf8');
   const start = doc.indexOf(BEGIN);
   const end = doc.indexOf(END);
   if (start < 0 || end < start) return false;
-  const block = `${BEGIN}\nLast run, written by \`npm run test:chaos\` and copied by \`npm run docs:reliability\`:\n\n${figures.trimEnd()}\n${END}`;
+  const block = [
+    BEGIN,
+    "Each seed's latest run, written by `npm run test:chaos` and copied by `npm run docs:reliability`:",
+    '',
+    seeds.trimEnd(),
+    '',
+    'One of those runs in full:',
+    '',
+    figures.trimEnd(),
+    END,
+  ].join('\n');
   writeFileSync(path, doc.slice(0, start) + block + doc.slice(end + END.length));
   return true;
 }

@@ -1,6 +1,7 @@
 import type { SimFaultInput } from '../../src/sim/control-schemas.ts';
 import type { SimControlClient } from '../../src/sim/index.ts';
 import type { SmtpReceiver } from '../../src/tools/receivers/smtp.ts';
+import { OBSERVE_DEADLINE_MS } from './deadlines.ts';
 import type { ChaosRedis } from './redis-aof.ts';
 import { type ChaosRng, sleep } from './rng.ts';
 import type { EventContext, ScriptedEvent } from './scenario.ts';
@@ -27,9 +28,6 @@ export interface EventRecord {
   appliedAt: number | null;
   observedAt: number | null;
 }
-
-/** How long a scripted change may take to show in a committed snapshot before the run calls it lost. */
-const OBSERVE_DEADLINE_MS = 90_000;
 
 /** Applies the events one by one, each after the previous one was observed by a good poll. */
 export async function runEvents(
