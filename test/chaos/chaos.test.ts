@@ -23,7 +23,13 @@ import { RedisSnapshotStore } from '../../src/snapshot/store.ts';
 import { type ReceivedRequest, startHttpReceiver } from '../../src/tools/receivers/http.ts';
 import { startSmtpReceiver } from '../../src/tools/receivers/smtp.ts';
 import { judgeRun } from './checks.ts';
-import { EVENTS_CUTOFF_MS, SETTLE_DEADLINE_MS, STOP_DEADLINE_MS } from './deadlines.ts';
+import {
+  BASELINE_DEADLINE_MS,
+  EVENTS_CUTOFF_MS,
+  SETTLE_DEADLINE_MS,
+  STARTUP_DEADLINE_MS,
+  STOP_DEADLINE_MS,
+} from './deadlines.ts';
 import {
   analyseChannel,
   type CapturedEmail,
@@ -184,12 +190,19 @@ it(`chaos run, seed ${seed}${where}: every change alerted once, nothing invented
     await pinBaselines(admin, subjects);
     workers.startAll();
     const targets = pollTargets(subjects);
-    const baselineDeadline = Date.now() + 60_000;
+    // Start-up is measured (the figures), not judged here: the baselines' time runs from the first
+    // worker running, since on a loaded machine a worker takes 20-40 s to start instead of 2.4 s.
+    const spawnedAt = Date.now();
+    let baselineDeadline: number | undefined;
     for (;;) {
       const have = await Promise.all(targets.map((ref) => store.get({ workspace: WORKSPACE, ...ref })));
       if (have.every((s) => s !== undefined)) break;
-      if (Date.now() > baselineDeadline)
-        throw new Error(`no baseline for every target:\n${workers.logLines().slice(-40).join('\n')}`);
+      if (baselineDeadline === undefined && workers.startupTimes().length > 0)
+        baselineDeadline = Date.now() + BASELINE_DEADLINE_MS;
+      if (Date.now() > (baselineDeadline ?? spawnedAt + STARTUP_DEADLINE_MS)) {
+        const why = baselineDeadline === undefined ? 'no worker running' : 'no baseline for every target';
+        throw new Error(`${why}:\n${workers.logLines().slice(-40).join('\n')}`);
+      }
       await sleep(500);
     }
     log('baselines stored for all 6 targets; chaos starts');

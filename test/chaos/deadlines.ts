@@ -3,8 +3,16 @@
  * point after which no scripted event starts are derived from the phases that must fit after it.
  */
 
-/** How long a scripted change may take to show in a committed snapshot before the run calls it lost. */
-export const OBSERVE_DEADLINE_MS = 90_000;
+/** Spawn to the first worker's "shelfwatch running" (idle 2.4 s; 46 s seen at load ~25). */
+export const STARTUP_DEADLINE_MS = 120_000;
+/** From the first worker running until every target has its first committed snapshot. */
+export const BASELINE_DEADLINE_MS = 60_000;
+/**
+ * How long a scripted change may take to show in a committed snapshot before the run calls it lost.
+ * A target whose worker was killed mid-job waits for BullMQ's stalled-job check (a 30 s lock,
+ * checked every 30 s: up to a minute), plus a restart (20-40 s at load ~25): 72 s was seen.
+ */
+export const OBSERVE_DEADLINE_MS = 120_000;
 /** After the faults stop: until every expected alert is through and nothing is pending. */
 export const SETTLE_DEADLINE_MS = 150_000;
 /** SIGTERM to every worker until each has exited. */
