@@ -33,6 +33,7 @@ import { ApiClients, type ClientTuning } from './api-clients.ts';
 import { deliveryDepsOf, digestDepsOf, type JobParts, pollDepsOf } from './job-deps.ts';
 import { bookSource, budgetSource, channelSource, queueSource, whenReady } from './metric-sources.ts';
 import { createNotifiers } from './notifiers.ts';
+import { ReconcileFollowUp } from './reconcile-follow-up.ts';
 import { type ClusterPatience, createRedisConnection, type RedisConnection } from './redis-connection.ts';
 import { mergeReports, type ShardParts } from './shard-parts.ts';
 import { sayStateLoss } from './state-watch.ts';
@@ -103,6 +104,8 @@ export class Runtime {
   readonly silences: SilenceStore;
   /** Every alert handed to delivery and each channel's outcome, for the console. */
   readonly alertLog: AlertLog;
+  /** Reconciles again right after a due run when a reconcile left cadence changes for it. */
+  private readonly followUp: ReconcileFollowUp;
   /** Notices Redis losing the state, and remembers each target's last good poll (state-loss.ts). */
   readonly stateLoss: StateLoss;
 
@@ -152,6 +155,7 @@ export class Runtime {
       onLoss: (info) => sayStateLoss(this, info),
     });
     this.silences = new SilenceStore(this.redis, this.prefix);
+    this.followUp = new ReconcileFollowUp(() => this.reconcile(), logger);
     for (const [index, prefix] of this.shardMap.prefixes.entries()) {
       const home = index === 0;
       const shardQueues = { connection: this.redis, prefix };
@@ -426,7 +430,9 @@ export class Runtime {
         }),
       ),
     );
-    return mergeReports(reports);
+    const report = mergeReports(reports);
+    this.followUp.after(report);
+    return report;
   }
 
   /**
@@ -456,6 +462,7 @@ export class Runtime {
   async close(): Promise<void> {
     // Against a Redis that never answered, QUIT (and a queue's close) would wait for it forever:
     // drop the connection first, so commands like `status` end with their one-line error.
+    this.followUp.stop();
     const reachable = this.redis.status === 'ready';
     if (!reachable) this.redis.disconnect();
     for (const shard of this.shards) {

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { DeliverQueueData } from '../deliver/enqueue.ts';
 import type { DeliveryDeps } from '../deliver/processor.ts';
-import type { ReconcileReport } from '../jobs/poll-schedulers.ts';
+import { idleReport, type ReconcileReport } from '../jobs/poll-schedulers.ts';
 import type { PollDeps, PollJobData } from '../poll/processor.ts';
 
 /**
@@ -24,7 +24,7 @@ export interface ShardParts {
 export function mergeReports(settled: PromiseSettledResult<ReconcileReport>[]): ReconcileReport {
   const failed = settled.find((result) => result.status === 'rejected');
   if (failed !== undefined) throw failed.reason;
-  const total: ReconcileReport = { created: 0, updated: 0, removed: 0, unchanged: 0, ranHere: false };
+  const total = idleReport();
   for (const result of settled) {
     if (result.status !== 'fulfilled') continue;
     const report = result.value;
@@ -33,6 +33,9 @@ export function mergeReports(settled: PromiseSettledResult<ReconcileReport>[]): 
     total.removed += report.removed;
     total.unchanged += report.unchanged;
     total.ranHere ||= report.ranHere;
+    total.deferred += report.deferred;
+    if (report.retryAtMs !== null)
+      total.retryAtMs = Math.min(total.retryAtMs ?? report.retryAtMs, report.retryAtMs);
   }
   return total;
 }

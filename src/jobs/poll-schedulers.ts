@@ -5,7 +5,7 @@ import type { PollJobData } from '../poll/processor.ts';
 import type { DesiredSchedule } from '../poll/schedule.ts';
 import { type DesiredScheduler, type ReconcileReport, reconcileSchedulers } from './schedulers.ts';
 
-export type { ReconcileReport } from './schedulers.ts';
+export { idleReport, type ReconcileReport } from './schedulers.ts';
 
 /** Poll jobs are cheap to keep for a while and useful in `status`; failures are kept longer. */
 const POLL_JOB_OPTIONS = { removeOnComplete: { count: 1_000 }, removeOnFail: { count: 5_000 }, attempts: 3 };

@@ -44,7 +44,22 @@ export interface ReconcileReport {
   unchanged: number;
   /** False when another process held the lock: it reconciles, this one does nothing. */
   ranHere: boolean;
+  /** Cadence changes left for later because a run was due about now (repeatFor's `due`). */
+  deferred: number;
+  /**
+   * When (real time, ms) to reconcile again so those changes are made once their due run has
+   * started, instead of at the next re-plan up to 10 minutes later; null when none was deferred.
+   */
+  retryAtMs: number | null;
 }
+
+/** A reconcile that made no change (another process held the lock, or a newer revision came). */
+export function idleReport(ranHere = false): ReconcileReport {
+  return { created: 0, updated: 0, removed: 0, unchanged: 0, ranHere, deferred: 0, retryAtMs: null };
+}
+
+/** After a due run's time, the margin for a worker to take it (BullMQ then moves `next` on). */
+const DUE_RETRY_MARGIN_MS = 1_000;
 
 /**
  * When a job was planned to run: for a scheduler's job, the run time BullMQ gave it. BullMQ 6 names
@@ -209,10 +224,9 @@ export async function reconcileSchedulers<T extends object>(options: {
   const { queue, redis, lockKey, desired, logger } = options;
   const token = randomBytes(8).toString('hex');
   const locked = await redis.set(lockKey, token, 'PX', options.lockTtlMs ?? 60_000, 'NX');
-  if (locked !== 'OK') return { created: 0, updated: 0, removed: 0, unchanged: 0, ranHere: false };
+  if (locked !== 'OK') return idleReport();
   try {
-    if (options.inForce !== undefined && !(await options.inForce()))
-      return { created: 0, updated: 0, removed: 0, unchanged: 0, ranHere: false };
+    if (options.inForce !== undefined && !(await options.inForce())) return idleReport();
     const existing = new Map((await queue.getJobSchedulers(0, -1)).map((s) => [s.key, s]));
     // BullMQ plans a scheduler's next job when its current one starts; a write refused then (a full
     // Redis) leaves a scheduler whose current job ran with nothing after it, and it never fires
@@ -221,13 +235,18 @@ export async function reconcileSchedulers<T extends object>(options: {
     const stopped = (have: { key: string; next?: number | null }) =>
       have.next != null && !pending.has(`repeat:${have.key}:${have.next}`);
     let restarted = 0;
-    const report: ReconcileReport = { created: 0, updated: 0, removed: 0, unchanged: 0, ranHere: true };
+    const report = idleReport(true);
     const now = Date.now();
     const upserts: { want: DesiredScheduler<T>; repeat: UpsertRepeat; created: boolean }[] = [];
     for (const want of desired) {
       const have = existing.get(want.schedulerId);
       existing.delete(want.schedulerId);
       const decision = repeatFor(want.repeat, have, now);
+      if (decision.reason === 'due' && have?.next != null) {
+        report.deferred += 1;
+        const retryAt = Math.max(have.next, now) + DUE_RETRY_MARGIN_MS;
+        report.retryAtMs = Math.min(report.retryAtMs ?? retryAt, retryAt);
+      }
       if (have !== undefined && !decision.changed && sameData(have.template?.data, want.data)) {
         if (!stopped(have)) {
           report.unchanged += 1;

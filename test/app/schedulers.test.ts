@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type DesiredScheduler, reconcileSchedulers } from '../../src/jobs/schedulers.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -105,6 +106,36 @@ describe('reconcileSchedulers on a real BullMQ queue', () => {
     expect(await queue.getDelayedCount()).toBe(1);
   });
 
+  it('leaves a cadence change while a run is due, says when to retry, and makes it right after that run', async () => {
+    const { reconcile, scheduler } = setUp('due');
+    // A 10-minute cadence whose run is due in about a second when the new cadence is planned.
+    await reconcile([every('t3', 10 * MIN, 1_200)]);
+    const due = await scheduler('t3');
+    const deferred = await reconcile([every('t3', 30_000, 60_000)]);
+    expect(deferred).toMatchObject({
+      updated: 0,
+      unchanged: 1,
+      deferred: 1,
+      retryAtMs: (due.next ?? 0) + 1_000,
+    });
+    expect(await scheduler('t3')).toMatchObject({ every: 10 * MIN, next: due.next });
+    // The due run starts and completes; BullMQ moves `next` 10 minutes on.
+    const worker = new Worker<Data>('due', async () => {}, { connection: redis, prefix });
+    const completed = new Promise<Job<Data>>((resolve) => worker.once('completed', resolve));
+    const ran = await within(completed, 10_000, 'the due run completed');
+    await worker.close();
+    const lastRun = ran.timestamp + (ran.opts.delay ?? 0);
+    expect((await scheduler('t3')).next).toBe(lastRun + 10 * MIN);
+    // At the retry time, the change is made from that run: 30 s after it, not 10 minutes.
+    await waitFor('the retry time', () => Date.now() >= (deferred.retryAtMs ?? 0), 5_000, 50);
+    expect(await reconcile([every('t3', 30_000, 60_000)])).toMatchObject({
+      updated: 1,
+      deferred: 0,
+      retryAtMs: null,
+    });
+    expect(await scheduler('t3')).toMatchObject({ every: 30_000, next: lastRun + 30_000 });
+  });
+
   it('keeps the pending first run of a scheduler that has not run yet', async () => {
     const { reconcile, scheduler } = setUp('first-run');
     await reconcile([every('t2', HOUR, 4 * MIN)]);
@@ -122,6 +153,8 @@ describe('reconcileSchedulers on a real BullMQ queue', () => {
       removed: 0,
       unchanged: 0,
       ranHere: true,
+      deferred: 0,
+      retryAtMs: null,
     });
     expect(await queue.getJobSchedulersCount()).toBe(300);
     expect(await reconcile(desired.slice(0, 100))).toEqual({
@@ -130,6 +163,8 @@ describe('reconcileSchedulers on a real BullMQ queue', () => {
       removed: 200,
       unchanged: 100,
       ranHere: true,
+      deferred: 0,
+      retryAtMs: null,
     });
     expect(await queue.getJobSchedulersCount()).toBe(100);
   });

@@ -211,8 +211,7 @@ it('20 changes without a restart reach three processes within 5 s each, losing a
     d.rules = [{ id: 'new-review', kind: 'review_new', lowStarAt: 1 } as never];
   });
   await apply(doc);
-  // A cadence due within a second is changed at the next reconcile (jobs/schedulers.ts repeatFor):
-  // the book's 15 s cadence is rarely that close, the reviews' 2 s one nearly always.
+  // A cadence due within a second is changed just after that run (app/reconcile-follow-up.ts).
   doc = edit(doc, (ws) => {
     ws.cadence.book = '20m';
   });
