@@ -275,6 +275,39 @@ describe('config forms', () => {
     }
   });
 
+  it('shows and takes rule durations as the file spells them ("30m", "7d"), not milliseconds', async () => {
+    const page = await get('/config/workspaces/ws/rules?kind=source_health');
+    expect(page.body).toMatch(/name="p\.pausedFor" type="text" value="30m"/);
+    expect(page.body).toContain('default: 30m; a duration such as 15m, 2h or 1h30m');
+    expect((await get('/config/workspaces/ws/rules?kind=keyword_rank_drop')).body).toContain('value="7d"');
+    const rev = await c.store.currentRev();
+    const wrong = await post('/config/workspaces/ws/rules', {
+      rev,
+      kind: 'source_health',
+      id: 'health-slow',
+      'p.pausedFor': '15 minutes',
+    });
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.body).toMatch(
+      /id="f-p_pausedFor-error" class="field-error">.*?expected a duration such as/s,
+    );
+    const saved = await post('/config/workspaces/ws/rules', {
+      rev,
+      kind: 'source_health',
+      id: 'health-slow',
+      'p.pausedFor': '2h15m',
+      'p.failures': '5',
+    });
+    expect(saved.statusCode).toBe(303);
+    const rules = (await c.store.current())?.config.workspaces[0]?.rules ?? [];
+    expect(rules.find((r) => r.id === 'health-slow')).toMatchObject({ pausedFor: 8_100_000, failures: 5 });
+    expect((await get('/config/workspaces/ws/rules')).body).toContain('pausedFor 2h15m');
+    // Taken out again: the next test counts this workspace's rules from none.
+    expect(
+      (await post('/config/workspaces/ws/rules/remove', { rev: rev + 1, id: 'health-slow' })).statusCode,
+    ).toBe(303);
+  });
+
   it('saves a rule for one book, a route, a mute window and the digest', async () => {
     let rev = await c.store.currentRev();
     const asin = sim.book(0).asin;

@@ -1,9 +1,11 @@
 /**
  * Rule parameters of a workspace, or of one of its books (a rule with `books: [ASIN]`), with each
  * parameter's default beside it. Only plain values (numbers, durations, switches, words) have
- * fields; a rule of another shape is written in the config file.
+ * fields; a rule of another shape is written in the config file. Durations are shown and typed as
+ * the file spells them ("15m", "2h", "7d"); a bare number there is milliseconds, as in the file.
  */
-import type { RuleConfig } from '../../rules/config.ts';
+import { type RuleConfig, ruleSchema } from '../../rules/config.ts';
+import { formatDuration } from '../../util/duration.ts';
 import { type Field, renderFields } from '../form-kit.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { type PageContext, page } from '../layout.ts';
@@ -37,6 +39,32 @@ export function paramValue(text: string): Scalar {
   return text;
 }
 
+const DURATIONS = new Map<string, ReadonlySet<string>>();
+
+/**
+ * The parameters of `rule` that are durations. The parsed rule holds them as milliseconds, like any
+ * number: the schema tells them apart, reading "90s" there as 90,000 (once per kind).
+ */
+export function durationParams(rule: RuleConfig): ReadonlySet<string> {
+  const known = DURATIONS.get(rule.kind);
+  if (known !== undefined) return known;
+  const found = new Set<string>();
+  for (const [key, value] of ruleParams(rule)) {
+    if (typeof value !== 'number') continue;
+    const probe = ruleSchema.safeParse({ ...rule, [key]: '90s' });
+    if (probe.success && (probe.data as Record<string, unknown>)[key] === 90_000) found.add(key);
+  }
+  DURATIONS.set(rule.kind, found);
+  return found;
+}
+
+/** A parameter as the config file would spell it: "7d" for a duration, else its text. */
+function shownParam(rule: RuleConfig, key: string, value: Scalar): string {
+  return typeof value === 'number' && durationParams(rule).has(key)
+    ? formatDuration(value).replaceAll(' ', '')
+    : String(value);
+}
+
 export function ruleFields(
   path: string,
   defaults: RuleConfig,
@@ -62,15 +90,18 @@ export function ruleFields(
       ],
       value: stringOf(posted, 'scope'),
     },
-    ...ruleParams(defaults).map(
-      ([key, value]): Field => ({
+    ...ruleParams(defaults).map(([key, value]): Field => {
+      const shown = shownParam(defaults, key, value);
+      return {
         name: `p.${key}`,
         label: key,
         path: `${path}.${key}`,
-        value: stringOf(posted, `p.${key}`, String(value)),
-        hint: `default: ${String(value)}`,
-      }),
-    ),
+        value: stringOf(posted, `p.${key}`, shown),
+        hint: durationParams(defaults).has(key)
+          ? `default: ${shown}; a duration such as 15m, 2h or 1h30m`
+          : `default: ${shown}`,
+      };
+    }),
   ];
 }
 
@@ -78,7 +109,7 @@ function ruleLine(rule: RuleConfig): SafeHtml {
   const books = 'books' in rule ? rule.books : undefined;
   const scope = books === undefined ? 'every book' : books.join(', ');
   return html`<strong>${rule.id}</strong> (${rule.kind}, ${scope}): ${ruleParams(rule)
-    .map(([k, v]) => `${k} ${String(v)}`)
+    .map(([k, v]) => `${k} ${shownParam(rule, k, v)}`)
     .join(', ')}`;
 }
 
