@@ -5,7 +5,7 @@
  * screenshots` copies them to docs/img/; no test writes a tracked file).
  */
 import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutgoingMessage } from '../../src/channels/notifier.ts';
 import { renderAlertEmail } from '../../src/channels/render/email.ts';
@@ -35,10 +35,19 @@ import { alertOfKind } from '../kinds/fixtures.ts';
 const WIDTHS = [390, 1280] as const;
 const LINKS = { publicUrl: 'https://shelfwatch.example.com', secret: 's'.repeat(40) };
 let browser: Browser;
+/**
+ * One tab per width for the whole file: each email replaces the document of the tab (setContent),
+ * so what one email's page measures is its own, without a context per email and width (42 of them).
+ */
+const tabs = new Map<number, Page>();
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`no browser at ${CHROMIUM_PATH}`);
   browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] });
+  for (const width of WIDTHS) {
+    const context = await browser.newContext({ viewport: { width, height: 800 } });
+    tabs.set(width, await context.newPage());
+  }
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -48,14 +57,13 @@ afterAll(async () => {
 async function measure(name: string, page: string): Promise<Record<number, number>> {
   const widths: Record<number, number> = {};
   for (const width of WIDTHS) {
-    const context = await browser.newContext({ viewport: { width, height: 800 } });
-    const tab = await context.newPage();
+    const tab = tabs.get(width);
+    if (tab === undefined) throw new Error(`no tab at ${width} px`);
     await tab.setContent(page, { waitUntil: 'load' });
     widths[width] = Number(
       await tab.evaluate('Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)'),
     );
     await tab.screenshot({ path: artifactPath('img', `email-${name}-${width}.png`), fullPage: true });
-    await context.close();
   }
   return widths;
 }
