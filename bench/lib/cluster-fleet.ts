@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { Runtime } from '../../src/app/runtime.ts';
 import { startWorkers } from '../../src/app/start.ts';
+import { scheduledTimeOf } from '../../src/jobs/poll-job.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
 import { Shutdown } from '../../src/ops/shutdown.ts';
 import type { RunningSimulator } from '../../src/sim/index.ts';
@@ -39,6 +40,11 @@ export interface Fleet {
   receiver: HttpReceiver;
   /** Poll jobs completed so far. */
   polls(): number;
+  /**
+   * The longest start lag of a poll completed since the last call (ms from when it was due to when
+   * a worker took it): a fleet whose process cannot keep up shows it here, not in Redis.
+   */
+  takeMaxLagMs(): number;
   jobsFailed(): number;
   redirectsSurfacing(): number;
   /** Workspaces with a review_new alert at the receiver. */
@@ -100,12 +106,15 @@ export async function startFleet(
     await runtime.connect(10_000);
     shutdown.add('runtime', () => runtime.close());
     let polls = 0;
+    let maxLagMs = 0;
     let jobsFailed = 0;
     let redirectsSurfacing = 0;
     await startWorkers(runtime, shutdown, {
       onWorkers: ({ poll, deliver }) => {
-        poll.on('completed', () => {
+        poll.on('completed', (job) => {
           polls += 1;
+          if (job.processedOn !== undefined)
+            maxLagMs = Math.max(maxLagMs, job.processedOn - scheduledTimeOf(job));
         });
         for (const worker of [poll, deliver]) {
           worker.on('failed', (_job, error) => {
@@ -124,6 +133,11 @@ export async function startFleet(
       runtime,
       receiver,
       polls: () => polls,
+      takeMaxLagMs: () => {
+        const lag = maxLagMs;
+        maxLagMs = 0;
+        return lag;
+      },
       jobsFailed: () => jobsFailed,
       redirectsSurfacing: () => redirectsSurfacing,
       alerted: () =>
