@@ -150,6 +150,9 @@ export interface PauseFacts {
 
 export interface SourceFailingFacts extends PauseFacts {
   targetId?: string;
+  /** The book of a book or keywords target, when the poller knows its title. */
+  bookTitle?: string;
+  author?: string | null;
   failures?: number;
   /** The poll outcome (`error`, `no_data`, …) or, for a disabled channel, its HTTP status. */
   status?: string | number | null;
@@ -163,6 +166,8 @@ export interface SourceFailingFacts extends PauseFacts {
 
 export interface SourceRecoveredFacts extends PauseFacts {
   targetId?: string;
+  bookTitle?: string;
+  author?: string | null;
   failedPolls?: number;
   downForMs?: number;
   /** The sample of `shelfwatch test-alert` (deliver/sample-alert.ts) borrows this kind. */

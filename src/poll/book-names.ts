@@ -8,7 +8,7 @@ import { type AnalyticsClient, MARKETPLACES } from '../api/index.ts';
 import type { Observation } from '../model/observation.ts';
 import type { Logger } from '../ops/logger.ts';
 import type { BookName } from '../rules/scope.ts';
-import type { SnapshotStore } from '../snapshot/store.ts';
+import type { SnapshotStore, StoredTarget } from '../snapshot/store.ts';
 import type { TargetRegistry } from './registry.ts';
 import { bookTargetId, type WatchTarget } from './targets.ts';
 import type { TitleCache } from './title-cache.ts';
@@ -71,4 +71,23 @@ export async function bookNames(
 /** A watched book is named by its snapshot once polled: no lookup is spent on it meanwhile. */
 function isWatched(deps: BookNameDeps, workspace: string, asin: string): boolean {
   return MARKETPLACES.some((mp) => deps.registry.target(workspace, bookTargetId(asin, mp)) !== undefined);
+}
+
+/** The title of the book a book or keywords target is about (its own snapshot, or its book's). */
+export async function targetBookName(
+  deps: Pick<BookNameDeps, 'store' | 'registry'>,
+  workspace: string,
+  target: WatchTarget,
+  stored: StoredTarget | undefined,
+): Promise<Map<string, BookName>> {
+  const names = new Map<string, BookName>();
+  if (target.kind !== 'book' && target.kind !== 'keywords') return names;
+  let book = stored?.observation;
+  if (target.kind === 'keywords') {
+    const bookTarget = deps.registry.target(workspace, bookTargetId(target.asin, target.marketplace));
+    book = bookTarget === undefined ? undefined : (await deps.store.get(bookTarget.ref))?.observation;
+  }
+  if (book?.kind === 'book')
+    names.set(`${target.asin}|${target.marketplace}`, { title: book.title, author: book.author });
+  return names;
 }

@@ -11,9 +11,10 @@ import {
   type SourceHealthState,
 } from '../rules/engine.ts';
 import { inStoredOrder } from '../rules/keyword-order.ts';
+import type { BookName } from '../rules/scope.ts';
 import type { StoredTarget, TargetHealth } from '../snapshot/store.ts';
 import { readBaseline, readHealth, readRuleState } from './baseline.ts';
-import { bookNames } from './book-names.ts';
+import { bookNames, targetBookName } from './book-names.ts';
 import type { FetchResult } from './fetch.ts';
 import { fetchTarget, type PollFailure } from './fetch-step.ts';
 import { closePauseEpisode } from './pause-alerts.ts';
@@ -79,7 +80,12 @@ async function pollTarget(
   const ruleCtx = { workspace: data.workspace, targetId: data.targetId, nowMs: ctx.pollTimeMs };
 
   const { fetched, failure } = await fetchTarget(deps, data.workspace, target, stored, health, ctx);
-  const healthEval = judgeSourceHealth(ruleCtx, rules, health, failure);
+  // A failing (or recovering) book's target is named by its title: one snapshot read, only then.
+  const named =
+    failure !== undefined || health.consecutiveFailures > 0
+      ? { ...ruleCtx, books: await targetBookName(deps, data.workspace, target, stored) }
+      : ruleCtx;
+  const healthEval = judgeSourceHealth(named, rules, health, failure);
   const nextHealth: TargetHealth = {
     ...health,
     consecutiveFailures: failure === undefined ? 0 : health.consecutiveFailures + 1,
@@ -128,7 +134,7 @@ async function pollTarget(
   };
 }
 
-type RuleContext = { workspace: string; targetId: string; nowMs: number };
+type RuleContext = { workspace: string; targetId: string; nowMs: number; books?: Map<string, BookName> };
 
 /** After a loss of state: what a live process remembers to judge against (state-loss.ts), or none. */
 function lostBaseline(

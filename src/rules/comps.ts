@@ -191,8 +191,13 @@ const compRows = ({ facts: f }: { facts: CompFacts }): FactRow[] =>
   });
 const compEmailRows = ({ facts: f }: { facts: CompFacts }): FactRow[] =>
   emailRows(
-    ['Comp title', show(f.compTitle)],
-    ['Comp ASIN', show(f.compAsin)],
+    // The comp's title first, its ASIN beside it (never an ASIN on a row of its own when titled).
+    [
+      'Comp title',
+      f.compTitle === undefined || f.compTitle === null || f.compAsin === undefined
+        ? show(f.compTitle ?? f.compAsin)
+        : `${show(f.compTitle)} (${show(f.compAsin)})`,
+    ],
     ['Best-seller rank', `${emailRank(f.compBsr)} (comp) vs ${emailRank(f.bookBsr)} (book)`],
   );
 

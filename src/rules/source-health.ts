@@ -3,7 +3,14 @@ import type { Alert } from '../model/alert.ts';
 import type { FamilyParts } from './kind-parts.ts';
 import { duration, ruleIdSchema, severitySchema } from './rule-fields.ts';
 import { emit, type RuleContext, type Scope } from './scope.ts';
-import { failingEmailRows, failingRows, recoveredEmailRows, recoveredRows } from './source-health-render.ts';
+import {
+  failingEmailRows,
+  failingRows,
+  recoveredEmailRows,
+  recoveredRows,
+  targetBook,
+  targetName,
+} from './source-health-render.ts';
 
 // ---- configuration -------------------------------------------------------------------------
 
@@ -96,6 +103,9 @@ function step(
 ): SourceHealthRuleState {
   const { targetId, nowMs } = scope.ctx;
   const subject = { targetId };
+  // A book's target is named by its title first where the poller knows it (targetName).
+  const target = targetName(scope.ctx, targetId);
+  const book = targetBook(scope.ctx, targetId);
   if (status === 'ok') {
     if (current.alerted && current.since !== null) {
       emit(scope, rule, {
@@ -103,9 +113,10 @@ function step(
         status: 'resolved',
         subject,
         observation: `streak:${current.since}:recovered`,
-        title: `Polling ${targetId} works again after ${current.failures} failed polls (failing since ${iso(current.since)})`,
+        title: `Polling ${target} works again after ${current.failures} failed polls (failing since ${iso(current.since)})`,
         facts: {
           targetId,
+          ...book,
           failedPolls: current.failures,
           since: current.since,
           downForMs: nowMs - current.since,
@@ -128,10 +139,11 @@ function step(
       // Drift names the logical fields that no longer fit the contract, where, and what is there now.
       title:
         drift === undefined
-          ? `Polling ${targetId} failed ${failures} times in a row since ${iso(since)} (last: ${lastError})`
-          : `Polling ${targetId} failed ${failures} times in a row since ${iso(since)}: the answers no longer fit the API contract (${drift.slice(0, MAX_ERROR_CHARS)})`,
+          ? `Polling ${target} failed ${failures} times in a row since ${iso(since)} (last: ${lastError})`
+          : `Polling ${target} failed ${failures} times in a row since ${iso(since)}: the answers no longer fit the API contract (${drift.slice(0, MAX_ERROR_CHARS)})`,
       facts: {
         targetId,
+        ...book,
         failures,
         since,
         status,

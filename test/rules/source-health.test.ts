@@ -35,6 +35,24 @@ describe('source_health', () => {
     expect(up).toMatchObject({ status: 'resolved', facts: { failedPolls: 5, downForMs: 5 * HOUR } });
   });
 
+  it("names a book's target by its title first when the poller knows it", () => {
+    const books = new Map([['B0CJ4XQ2ZK|US', { title: 'Tide Lines', author: 'Ada Quill' }]]);
+    let state: SourceHealthState | undefined;
+    const alerts: Alert[] = [];
+    for (const [i, status] of (['error', 'error', 'error', 'ok'] as const).entries()) {
+      const ctx = { workspace: 'ws', targetId: 'book/B0CJ4XQ2ZK/US', nowMs: T0 + i * HOUR, books };
+      const result = evaluateSourceHealth(ctx, [health], status, state, { error: 'HTTP 503' });
+      alerts.push(...result.alerts);
+      state = result.state;
+    }
+    expect(alerts.map((a) => a.title.slice(0, 46))).toEqual([
+      'Polling “Tide Lines” (book/B0CJ4XQ2ZK/US) fail',
+      'Polling “Tide Lines” (book/B0CJ4XQ2ZK/US) work',
+    ]);
+    for (const alert of alerts)
+      expect(alert.facts).toMatchObject({ bookTitle: 'Tide Lines', author: 'Ada Quill' });
+  });
+
   it('a streak shorter than N raises nothing, and ok resets the count', () => {
     expect(stream(['error', 'error', 'ok', 'error', 'error', 'ok']).alerts).toEqual([]);
   });

@@ -93,11 +93,15 @@ function view(
   // Every row is one line (a reviewer's name, a book title): only the review body keeps its lines.
   const add = (label: string, value: string) => rows.push([label, oneLine(value)]);
   // The book, for the kinds that carry one (the fact types say which).
-  if ('bookTitle' in f && typeof f.bookTitle === 'string') add('Book', show(f.bookTitle));
-  if ('author' in f && typeof f.author === 'string') add('Author', show(f.author));
   const asin = ('asin' in f ? f.asin : undefined) ?? alert.subject.asin;
   const marketplace = ('marketplace' in f ? f.marketplace : undefined) ?? alert.subject.marketplace;
-  if (typeof asin === 'string')
+  const title = 'bookTitle' in f && typeof f.bookTitle === 'string' ? f.bookTitle : undefined;
+  // Title first, the ASIN and marketplace beside it: an ASIN alone only when no title is known.
+  const where = typeof marketplace === 'string' ? [asin, marketplace] : [asin];
+  if (title !== undefined)
+    add('Book', typeof asin === 'string' ? `${show(title)} (${where.join(', ')})` : show(title));
+  if ('author' in f && typeof f.author === 'string') add('Author', show(f.author));
+  if (title === undefined && typeof asin === 'string')
     add('ASIN', typeof marketplace === 'string' ? `${asin} (${marketplace})` : asin);
   for (const row of parts.emailRows(alert, timeZone, locale)) add(row.label, row.value);
   add('Observed', time(alert.observedAt, timeZone, locale));
