@@ -45,3 +45,17 @@ export interface ConfigEditor {
   /** The schema's verdict on a document without storing it (the cadence preview). */
   check(document: ConfigDocument): Promise<{ ok: true } | { ok: false; problems: ConfigProblem[] }>;
 }
+
+/**
+ * The revision in force cannot be used in this process (a `${VAR}` or the sealing key missing from
+ * its environment): the forms cannot draw it, and the console says why instead of failing.
+ */
+export class UnusableRevisionError extends Error {
+  override readonly name = 'UnusableRevisionError';
+  constructor(
+    readonly revision: number,
+    readonly problems: readonly ConfigProblem[],
+  ) {
+    super(`revision ${revision} cannot be used in this process`);
+  }
+}

@@ -5,12 +5,14 @@
  */
 import type { ShelfwatchConfig } from '../config/schema.ts';
 import type { ConfigProblem } from '../config-kit/problems.ts';
-import type {
-  ConfigDocument,
-  ConfigEditor,
-  EditableRevision,
-  SaveMeta,
-  SaveResult,
+import { RevisionUnusableError } from '../revisions/index.ts';
+import {
+  type ConfigDocument,
+  type ConfigEditor,
+  type EditableRevision,
+  type SaveMeta,
+  type SaveResult,
+  UnusableRevisionError,
 } from './config-editor.ts';
 
 type Management = { by: 'file'; file: string } | { by: 'console' } | { by: string; file?: string };
@@ -47,7 +49,11 @@ export function storeEditor(store: RevisionStoreView): ConfigEditor {
       return (await store.currentRev()) > 0;
     },
     async current(): Promise<EditableRevision> {
-      const current = await store.current();
+      const current = await store.current().catch((error: unknown) => {
+        if (error instanceof RevisionUnusableError)
+          throw new UnusableRevisionError(error.rev, error.problems);
+        throw error;
+      });
       if (current === undefined) throw new NoRevisionError('no configuration revision is stored yet');
       const managed = current.meta.managed;
       const file = managed.by === 'file' && typeof managed.file === 'string' ? managed.file : undefined;

@@ -11,11 +11,12 @@ import type { Runtime } from '../app/runtime.ts';
 import type { Role } from '../config/schema.ts';
 import type { Session } from './access/sessions.ts';
 import { allowedHosts, ConsoleAuth, roleOf, SESSION_COOKIE } from './auth.ts';
-import type { ConfigEditor } from './config-editor.ts';
+import { type ConfigEditor, UnusableRevisionError } from './config-editor.ts';
 import { registerConfigRoutes } from './config-routes.ts';
 import { html } from './html.ts';
 import { barePage, loginPage, notFound } from './layout.ts';
 import { MUTE_PATH, registerMuteRoutes } from './mute-routes.ts';
+import { unusableRevisionPage } from './pages/config-unusable.ts';
 import { mountQueues } from './queues.ts';
 import { registerPages } from './routes.ts';
 import { registerSignIn } from './sign-in.ts';
@@ -174,6 +175,11 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
   // Set before any route: a route keeps the error handler in force when it is added (a body over
   // the limit on a form route answered fastify's JSON instead of this page).
   app.setErrorHandler(async (error, request, reply) => {
+    if (error instanceof UnusableRevisionError)
+      return reply
+        .code(503)
+        .type('text/html; charset=utf-8')
+        .send(unusableRevisionPage(context(request), error, runtime.revision));
     runtime.logger.warn({ err: error, path: pathOf(request) }, 'console request failed');
     const status = (error as { statusCode?: number }).statusCode ?? 500;
     return reply

@@ -1,17 +1,20 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: "${VAR}" is the config's interpolation syntax, meant literally here.
 /**
  * The console's older pages follow the revision in force, over real HTTP: a workspace, a book, a
  * channel and a person stored as a new revision (and applied by the process's LiveConfig, as `run`
  * does) show up on the overview, the alerts filter, the silences form, the dead letters and the
- * book page, and the person signs in with their token, without restarting the console.
+ * book page, and the person signs in with their token, without restarting the console. A revision
+ * this process cannot use gets a page saying why on the config pages, not a 500.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LiveConfig } from '../../src/app/live-config.ts';
 import { storeEditor } from '../../src/console/config-store-editor.ts';
 import { type RunningConsole, startConsole } from '../../src/console/start.ts';
 import { silentLogger } from '../../src/ops/logger.ts';
+import { openRevisionStore } from '../../src/revisions/index.ts';
 import { useSimulator } from '../helpers/sim.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { type ConfigConsole, form, liveDocument, startConfigConsole } from './config-harness.ts';
+import { type ConfigConsole, form, liveDocument, SEAL_KEY, startConfigConsole } from './config-harness.ts';
 import { TOKEN } from './harness.ts';
 
 const sim = useSimulator({ seed: 44, books: 3, key: 'sk_console_live_pages_0123456789abcd' });
@@ -131,4 +134,37 @@ it('shows a workspace, book, channel and person added live on every page, withou
   // The person of the new revision signs in with their token, with their role.
   const ana = await signIn(PERSON_TOKEN);
   expect((await get('/', ana)).status).toBe(200);
+});
+
+it('says why when the revision in force cannot be used in this process, instead of a 500', async () => {
+  // Stored by a process that has a variable this one lacks (as `config apply` on another host).
+  const elsewhere = openRevisionStore({
+    redis: c.runtime.redis,
+    prefix: c.prefix,
+    env: { ONLY_ELSEWHERE: sim.key, SHELFWATCH_CONFIG_KEY: SEAL_KEY },
+  });
+  const document = liveDocument(sim) as { workspaces: Record<string, unknown>[] };
+  (document.workspaces[0] as Record<string, unknown>).apiKey = '${ONLY_ELSEWHERE}';
+  const running = c.runtime.revision;
+  const basedOn = await c.store.currentRev();
+  const stored = await elsewhere.propose(document, { basedOn, by: 'ops', via: 'cli', from: 'elsewhere' });
+  expect(stored.outcome).toBe('stored');
+  await live.check();
+  expect(c.runtime.revision).toBe(running);
+  for (const path of ['/config', '/config/workspaces/ws', '/config/channels']) {
+    const page = await get(path);
+    expect(page.status, path).toBe(503);
+    expect(page.body).toContain(`Revision <strong>${basedOn + 1}</strong> is in force but cannot be used`);
+    expect(page.body).toContain('<strong>workspaces[0].apiKey</strong>');
+    expect(page.body).toContain('ONLY_ELSEWHERE');
+    expect(page.body).toContain(`keeps running revision <strong>${running}</strong>`);
+    expect(page.body).toContain(`shelfwatch config rollback ${running}`);
+    expect(page.body).not.toContain(sim.key);
+  }
+  // A form posted meanwhile gets the same answer, and nothing is stored.
+  const posted = await post('/config/workspaces/ws/campaigns', { rev: String(basedOn + 1), id: 'c-1' });
+  expect(posted.status).toBe(503);
+  expect(await c.store.currentRev()).toBe(basedOn + 1);
+  // The older pages keep working on the revision this process runs.
+  expect((await get('/')).status).toBe(200);
 });
