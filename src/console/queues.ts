@@ -3,6 +3,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Runtime } from '../app/runtime.ts';
+import { QUEUES_CSS, QUEUES_CSS_PATH, QUEUES_JS, QUEUES_JS_PATH, withQueuesA11y } from './queues-a11y.ts';
 
 /**
  * Bull Board for the poll and deliver queues, read-only: its writes (retry, clean, promote) would
@@ -19,4 +20,14 @@ export async function mountQueues(app: FastifyInstance, runtime: Runtime): Promi
     options: { uiConfig: { boardTitle: 'shelfwatch queues' } },
   });
   await app.register(serverAdapter.registerPlugin(), { prefix: '/queues' });
+  app.get(QUEUES_CSS_PATH, async (_request, reply) => reply.type('text/css').send(QUEUES_CSS));
+  app.get(QUEUES_JS_PATH, async (_request, reply) => reply.type('text/javascript').send(QUEUES_JS));
+  // Bull Board's page itself (its HTML, not its API or assets) gets the two files linked in.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const path = request.url.split('?')[0] ?? '';
+    const isPage = path === '/queues' || path === '/queues/' || !/^\/queues\/(api|static)\//.test(path);
+    const html = String(reply.getHeader('content-type') ?? '').startsWith('text/html');
+    if (!path.startsWith('/queues') || !isPage || !html || typeof payload !== 'string') return payload;
+    return withQueuesA11y(payload);
+  });
 }

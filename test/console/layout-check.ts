@@ -22,11 +22,18 @@ export interface LayoutFinding {
 }
 
 /** Loads `path` at each width, measures, runs axe, and saves `console-NAME-WIDTH.png`. */
-export async function checkLayout(page: Page, url: string, name: string): Promise<LayoutFinding[]> {
+export async function checkLayout(
+  page: Page,
+  url: string,
+  name: string,
+  /** For a page drawn by script (Bull Board): waits until it is drawn. */
+  ready?: (page: Page) => Promise<void>,
+): Promise<LayoutFinding[]> {
   const findings: LayoutFinding[] = [];
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: 900 });
     await page.goto(url);
+    await ready?.(page);
     const documentWidth = (await page.evaluate('document.documentElement.scrollWidth')) as number;
     // page.evaluate runs through the DevTools protocol, which the page's CSP does not govern.
     if ((await page.evaluate('typeof window.axe')) !== 'object') await page.evaluate(axeSource);
