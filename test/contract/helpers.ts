@@ -35,7 +35,7 @@ function envelopeOf(contract: CompiledContract): string {
   return (contract.roots.bookKeywords || keywords?.rawPath || 'data').split('.')[0] ?? 'data';
 }
 
-function dialect(name: string): Dialect {
+export function dialect(name: string): Dialect {
   const file = fileURLToPath(new URL(`./dialects/${name}.yaml`, import.meta.url));
   const load = loadContractFile(file);
   if (!load.ok) throw new Error(`${file}: ${JSON.stringify(load.problems)}`);

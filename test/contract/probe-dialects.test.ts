@@ -19,7 +19,7 @@ import type { ShelfwatchConfig } from '../../src/config/schema.ts';
 import { parsePlan, type RunningSimulator, SimControlClient, startSimulator } from '../../src/sim/index.ts';
 import { PROBED_ENDPOINTS, probeService, suggestContract } from '../../src/tools/probe/index.ts';
 import { artifactPath } from '../helpers/artifacts.ts';
-import { allDialects, type Dialect } from './helpers.ts';
+import { allDialects, type Dialect, dialect as dialectNamed } from './helpers.ts';
 
 const KEY = 'sk_probe_dialect_0123456789';
 const START = '2026-11-20T12:00:00Z';
@@ -81,7 +81,11 @@ function differences(a: unknown, b: unknown, path = ''): string[] {
 /** The cap the test gives probe; what it spends is reported and must stay under it. */
 const CAP = 30;
 const report: string[] = [];
-const dialects = allDialects().filter((d) => d.name === 'dialect-c' || d.name === 'dialect-d');
+// Dialect E (SP-API's shapes) is probe's only: an unseen dialect, not one the engine scenarios run.
+const dialects = [
+  ...allDialects().filter((d) => d.name === 'dialect-c' || d.name === 'dialect-d'),
+  dialectNamed('dialect-e'),
+];
 const sims: RunningSimulator[] = [];
 const clients: AnalyticsClient[] = [];
 
@@ -105,6 +109,7 @@ function clientOf(sim: RunningSimulator, contract: CompiledContract): AnalyticsC
 const STILL_TO_EDIT: Record<string, string[]> = {
   'dialect-c': [],
   'dialect-d': [],
+  'dialect-e': [],
 };
 
 describe.each(dialects)('$name', (dialect: Dialect) => {

@@ -43,9 +43,10 @@ export function fieldFits(field: FieldNode, container: unknown): boolean {
 /** One request and its answer, as probe records it and replay serves it. */
 /** What a list's last-page request found (probe-tail.ts): the style, the parameter the API took, the value sent. */
 export interface PageFinding {
-  style: 'offset' | 'page';
+  style: 'offset' | 'page' | 'cursor';
   param: string;
-  value: number;
+  /** The offset or page number sent, or the cursor the first page gave. */
+  value: number | string;
 }
 
 export interface RecordedAnswer {

@@ -64,6 +64,13 @@ export function numberedMarkets(answers: readonly RecordedAnswer[]): boolean {
   return /"\w*(domain|market)\w*"\s*:\s*\d{1,2}\b/i.test(text);
 }
 
+/** US as the answers write marketplaces: Keepa's domain 1, or Amazon's marketplace id. */
+function marketIdIn(answers: readonly RecordedAnswer[]): string | undefined {
+  if (numberedMarkets(answers)) return '1';
+  const text = answers.map((a) => JSON.stringify(a.body) ?? '').join('');
+  return text.includes('"ATVPDKIKX0DER"') ? 'ATVPDKIKX0DER' : undefined;
+}
+
 export interface Planned {
   endpoint: ProbedEndpoint;
   path: string;
@@ -92,7 +99,8 @@ export function plan(
     param('limit', String(c.pagination[e].maxLimit));
   const market = () => {
     const written = c.queries[endpoint].build({ marketplace: 'US' })[0]?.[1] ?? 'US';
-    return param('marketplace', numberedMarkets(known.answers) && written === 'US' ? '1' : written);
+    const own = written === 'US' ? marketIdIn(known.answers) : undefined;
+    return param('marketplace', own ?? written);
   };
   const asin = encodeURIComponent(known.asin);
   switch (endpoint) {

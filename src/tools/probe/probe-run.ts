@@ -13,6 +13,7 @@ import {
   formatCandidates,
   NAME_CANDIDATES,
   type ParamFinding,
+  type PlannedParam,
   type ProbeParam,
   readRefusal,
   writeValue,
@@ -28,7 +29,7 @@ import {
   plan,
   plannedEndpoints,
 } from './probe-plan.ts';
-import { askTail, tailPlan } from './probe-tail.ts';
+import { askTail, cursorPlan, tailPlan } from './probe-tail.ts';
 
 export type ProbeFailureKind = 'unreachable' | 'unauthorized' | 'not_json';
 
@@ -114,6 +115,8 @@ async function request(
 }
 
 const TIMES = new Set<ProbeParam>(['from', 'to', 'since']);
+/** Parameters an API names alike on every endpoint: a name refused once is not tried again. */
+const SHARED_NAMES = new Set<ProbeParam>(['marketplace']);
 
 /**
  * Asks one planned request; while the API refuses a parameter it names, asks again with the next
@@ -129,10 +132,22 @@ async function ask(
     keepa: boolean;
     /** The API's refusals, kept: they show its error body. */
     refusals: RecordedAnswer[];
+    /** Names the API refused as names (not for their value), by parameter: not asked again elsewhere. */
+    refused: Map<ProbeParam, Set<string>>;
   },
 ): Promise<RecordedAnswer | undefined> {
   const unchecked = options.unchecked ?? [];
-  const params = planned.params.map((p) => ({ ...p }));
+  const params: PlannedParam[] = [];
+  for (const planned_ of planned.params) {
+    const p = { ...planned_ };
+    const refused = state.refused.get(p.param);
+    if (refused?.has(p.name)) {
+      const next = NAME_CANDIDATES[p.param].find((n) => !refused.has(n));
+      if (next === undefined) continue;
+      p.name = next;
+    }
+    params.push(p);
+  }
   const fixed: Record<string, string> = Object.fromEntries(options.contract.queries[planned.endpoint].fixed);
   const tried = new Map<ProbeParam, Set<string>>(params.map((p) => [p.param, new Set([p.name])]));
   const formats = new Map<ProbeParam, number>();
@@ -192,7 +207,12 @@ async function ask(
       }
     }
     const seen = tried.get(p.param) ?? new Set();
-    const name = NAME_CANDIDATES[p.param].find((n) => !seen.has(n));
+    const refused = state.refused.get(p.param) ?? new Set<string>();
+    // A marketplace name refused as unknown is unknown on every endpoint (one refused for its value
+    // is not); other names may differ by endpoint (rankings' from, sales' startDate).
+    if (!blamed.value && SHARED_NAMES.has(p.param)) refused.add(p.name);
+    state.refused.set(p.param, refused);
+    const name = NAME_CANDIDATES[p.param].find((n) => !seen.has(n) && !refused.has(n));
     if (name !== undefined) {
       seen.add(name);
       tried.set(p.param, seen);
@@ -220,6 +240,7 @@ export async function probeService(options: ProbeOptions): Promise<RecordedAnswe
     learnt: new Map<ProbeParam, string>(),
     keepa: false,
     refusals: [] as RecordedAnswer[],
+    refused: new Map<ProbeParam, Set<string>>(),
   };
   let asin = options.asin;
   let campaign: string | undefined;
@@ -245,13 +266,25 @@ export async function probeService(options: ProbeOptions): Promise<RecordedAnswe
   if (planned.includes('rankings') && asin !== undefined) await run('rankings', true);
   if (planned.includes('reviews') && campaign !== undefined) await run('reviews', true);
   // The last page of the book's keywords (their "no rank" values), then of the first list paged
-  // another way, for the name of its page-number or offset parameter (probe-tail.ts).
+  // another way, for the name of its page-number, offset or cursor parameter (probe-tail.ts).
   const source = options.contract.source;
+  const pagingOf = (a: RecordedAnswer) =>
+    source.endpoints?.[a.endpoint as 'sales']?.pagination ?? source.pagination;
+  // Where the contract reads a cursor (the default's next_cursor when it names no other style).
+  const knownCursor = (a: RecordedAnswer) => {
+    const own = pagingOf(a);
+    if (own?.cursor !== undefined) return own.cursor.next;
+    return (own?.offset ?? own?.page ?? own?.nextUrl ?? own?.linkHeader) ? undefined : 'next_cursor';
+  };
+  const styleOf = (a: RecordedAnswer) =>
+    cursorPlan(a, knownCursor(a)) !== undefined ? 'cursor' : tailPlan(a, undefined)?.style;
   const tailOf = async (first: RecordedAnswer) => {
-    const own = source.endpoints?.[first.endpoint as 'sales']?.pagination ?? source.pagination;
+    const own = pagingOf(first);
+    const known = knownCursor(first);
     const tail = await askTail(first, own?.offset?.param ?? own?.page?.param, {
       ...state,
       unchecked: options.unchecked ?? [],
+      ...(known === undefined ? {} : { knownCursor: known }),
       ask: async (path) => {
         await options.beforeRequest();
         state.spent += 1;
@@ -264,7 +297,7 @@ export async function probeService(options: ProbeOptions): Promise<RecordedAnswe
   if (keywords !== undefined) await tailOf(keywords);
   const learnt = new Set(answers.flatMap((a) => (a.page === undefined ? [] : [a.page.style])));
   const list = answers.find((a) => {
-    const style = a.endpoint === 'bookKeywords' ? undefined : tailPlan(a, undefined)?.style;
+    const style = a.endpoint === 'bookKeywords' || a.page !== undefined ? undefined : styleOf(a);
     return style !== undefined && !learnt.has(style);
   });
   if (list !== undefined) await tailOf(list);

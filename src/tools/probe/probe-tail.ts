@@ -9,7 +9,7 @@
 import { linkNext } from '../../api/tooling.ts';
 import type { PageFinding, RecordedAnswer } from './probe-analyse.ts';
 
-export type PageStyle = PageFinding['style'];
+export type PageStyle = 'offset' | 'page';
 
 /** Where a body states page numbers or offsets: its page count, item total, page or offset member. */
 export interface PagesInBody {
@@ -110,8 +110,39 @@ export function tailPlan(
   return { style: 'page', value: totalPages, names };
 }
 
+/**
+ * The second-page request of a list whose first answer gave a cursor (a string under a key named
+ * next, cursor or token that is not a URL) the contract does not know: the cursor, and the names to
+ * send it back under, the one its own key suggests first (`nextToken`, then `token`; `nextPageToken`,
+ * then `pageToken`).
+ */
+export function cursorPlan(
+  first: RecordedAnswer,
+  known: string | undefined,
+): { value: string; names: string[] } | undefined {
+  if (first.status >= 300 || first.headers.link !== undefined) return undefined;
+  let found: { path: string; value: string } | undefined;
+  const visit = (value: unknown, prefix: string, depth: number) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || depth === 0) return;
+    for (const [key, child] of Object.entries(value)) {
+      const path = prefix === '' ? key : `${prefix}.${key}`;
+      if (found === undefined && typeof child === 'string' && child !== '' && /next|cursor|token/i.test(key))
+        found = { path, value: child };
+      visit(child, path, depth - 1);
+    }
+  };
+  visit(first.body, '', 3);
+  if (found === undefined || found.path === known || /^(https?:\/\/|\/)/.test(found.value)) return undefined;
+  const key = found.path.split('.').pop() ?? '';
+  const bare = key.replace(/^next_?/i, '');
+  const names = [key, bare.charAt(0).toLowerCase() + bare.slice(1), 'cursor', 'nextToken', 'pageToken']
+    .filter((name, i, all) => name !== '' && all.indexOf(name) === i)
+    .slice(0, MAX_TRIES);
+  return { value: found.value, names };
+}
+
 /** The first page's path with `name=value` added. */
-export function withParam(path: string, name: string, value: number): string {
+export function withParam(path: string, name: string, value: number | string): string {
   const [base, query = ''] = path.split('?');
   const params = new URLSearchParams(query);
   params.set(name, String(value));
@@ -148,15 +179,19 @@ export async function askTail(
     max: number;
     unchecked: string[];
     ask: (path: string) => Promise<RecordedAnswer>;
+    /** Where the contract reads its cursor: a cursor there needs no second page. */
+    knownCursor?: string;
   },
 ): Promise<RecordedAnswer | undefined> {
-  const plan = tailPlan(first, contractParam);
+  const cursor = cursorPlan(first, budget.knownCursor);
+  const plan: { style: PageFinding['style']; value: number | string; names: string[] } | undefined =
+    cursor === undefined ? tailPlan(first, contractParam) : { style: 'cursor', ...cursor };
   if (plan === undefined) return undefined;
   let spent = budget.spent;
   for (const name of plan.names) {
     if (spent >= budget.max) {
       budget.unchecked.push(
-        `${first.endpoint}: the last page was not asked: the cap of ${budget.max} requests was reached (the ${plan.style} parameter's name and the tail's "no rank" values are unchecked)`,
+        `${first.endpoint}: the ${plan.style === 'cursor' ? 'second' : 'last'} page was not asked: the cap of ${budget.max} requests was reached (the ${plan.style} parameter's name is unchecked)`,
       );
       return undefined;
     }

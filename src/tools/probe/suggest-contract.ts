@@ -29,7 +29,7 @@ import {
   words,
 } from './probe-analyse.ts';
 import { paramSections } from './probe-params.ts';
-import { finalitySpec, historyLayout, KEEPA_DOMAINS } from './suggest-evidence.ts';
+import { AMAZON_MARKETPLACE_IDS, finalitySpec, historyLayout, KEEPA_DOMAINS } from './suggest-evidence.ts';
 import { asObject, type Ctx, extrasOf, FILTERS_NOT_ASKED, newCtx, sample, specAt } from './suggest-fields.ts';
 import { keepUsersSections } from './suggest-merge.ts';
 import { headersOf, paginationOf, suggestPagination } from './suggest-wire.ts';
@@ -120,7 +120,7 @@ function suggestObject(
 }
 
 /** Paths in the body that could hold the endpoint's object (or list): the contract's first. */
-function rootChoices(body: unknown, current: string, list: boolean): string[] {
+function rootChoices(body: unknown, current: string, list: boolean, firstOfList = false): string[] {
   const out = [current];
   const visit = (value: unknown, prefix: string, depth: number) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value) || depth === 0) return;
@@ -130,6 +130,9 @@ function rootChoices(body: unknown, current: string, list: boolean): string[] {
         ? Array.isArray(child) && typeof child[0] === 'object' && child[0] !== null
         : typeof child === 'object' && child !== null && !Array.isArray(child);
       if (fits && !out.includes(path)) out.push(path);
+      // An error body may be a list of errors (`errors: [{code, message}]`): its first is read.
+      if (firstOfList && Array.isArray(child) && typeof child[0] === 'object' && child[0] !== null)
+        out.push(`${path}.0`);
       visit(child, path, depth - 1);
     }
   };
@@ -149,7 +152,7 @@ function suggestEndpoint(
   // The root where most fields are found or have a candidate; among equals, the one whose
   // candidates are nearest (`result` rather than '' with every path starting `result.`).
   let best = { root: current, score: Number.NEGATIVE_INFINITY };
-  for (const root of rootChoices(answer.body, current, list)) {
+  for (const root of rootChoices(answer.body, current, list, name === 'error')) {
     const rows = analyseAnswer(contract, answer, list, root).rows;
     let score = 0;
     for (const r of rows) {
@@ -257,7 +260,12 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
   }
   if (Object.keys(ctx.salesStatus).length > 0) enums.salesStatus = ctx.salesStatus;
   const unknown = [...ctx.marketplaces].filter((m) => !isMarketplace(m) && !isMarketplace(m.toUpperCase()));
-  if (unknown.length > 0)
+  if (unknown.length > 0 && unknown.every((m) => AMAZON_MARKETPLACE_IDS[m] !== undefined)) {
+    enums.marketplace = { ...AMAZON_MARKETPLACE_IDS };
+    ctx.undecided.push(
+      `enums.marketplace: the API says ${unknown.map((m) => `"${m}"`).join(', ')}: Amazon's marketplace ids are offered (ATVPDKIKX0DER US, A1F83G8C2ARO7P UK, …)`,
+    );
+  } else if (unknown.length > 0)
     ctx.undecided.push(
       `enums.marketplace: the API says ${unknown.map((m) => `"${m}"`).join(', ')}: map each to ours (${MARKETPLACES.join(', ')})`,
     );

@@ -151,3 +151,23 @@ export const KEEPA_DOMAINS: Readonly<Record<string, string>> = {
   '12': 'BR',
   '13': 'AU',
 };
+
+/**
+ * Amazon's marketplace ids (as the Selling Partner API documents them), for APIs that send them
+ * instead of a country: offered when an answer says one of them, since those ids are fixed.
+ */
+export const AMAZON_MARKETPLACE_IDS: Readonly<Record<string, string>> = {
+  ATVPDKIKX0DER: 'US',
+  A2EUQ1WTGCTBG2: 'CA',
+  A1AM78C64UM0Y8: 'MX',
+  A2Q3Y263D00KWC: 'BR',
+  A1F83G8C2ARO7P: 'UK',
+  A1PA6795UKMFR9: 'DE',
+  A13V1IB3VIYZZH: 'FR',
+  APJ6JRA9NG5V4: 'IT',
+  A1RKKUPIHCS9HS: 'ES',
+  A1805IZSGTT6HS: 'NL',
+  A1VC38T7YXB528: 'JP',
+  A21TJRUUN4KGV: 'IN',
+  A39IBJ37TRP1C6: 'AU',
+};
