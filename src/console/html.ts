@@ -5,6 +5,8 @@
  */
 import { BIDI_OVERRIDES } from '../util/bidi.ts';
 import { escapeHtml, type HtmlTemplate, htmlWith, SafeHtml } from '../util/html.ts';
+import { formatterPerZone } from '../util/zoned-time.ts';
+import { viewerZone } from './viewer-zone.ts';
 
 export { SafeHtml, trustedHtml } from '../util/html.ts';
 
@@ -32,14 +34,19 @@ export function jsonIsland(value: unknown): SafeHtml {
   );
 }
 
-const TIME = new Intl.DateTimeFormat('en-GB', {
-  dateStyle: 'medium',
-  timeStyle: 'short',
-  timeZone: 'UTC',
+const TIME = formatterPerZone('en-GB', {
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+  timeZoneName: 'short',
 });
 
-export function timeText(ms: number | null | undefined): string {
-  return ms === null || ms === undefined ? '—' : `${TIME.format(ms)} UTC`;
+/** `28 Nov 2026, 19:22 CET`: in the viewer's zone (viewer-zone.ts), its name always shown. */
+export function timeText(ms: number | null | undefined, timeZone: string = viewerZone()): string {
+  return ms === null || ms === undefined ? '—' : TIME(timeZone).format(ms);
 }
 
 export function numberText(n: number | null | undefined): string {

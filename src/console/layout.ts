@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { html, type SafeHtml, trustedHtml } from './html.ts';
+import { viewerZone } from './viewer-zone.ts';
 
 /** What every page needs from the request: where it is and the session's CSRF token for its forms. */
 export interface PageContext {
@@ -9,6 +10,7 @@ export interface PageContext {
 
 const NAV: { href: string; label: string }[] = [
   { href: '/', label: 'Overview' },
+  { href: '/me', label: 'My books' },
   { href: '/alerts', label: 'Alerts' },
   { href: '/silences', label: 'Silences' },
   { href: '/dead-letters', label: 'Dead letters' },
@@ -57,6 +59,7 @@ export function page(title: string, ctx: PageContext, body: SafeHtml): string {
 <main id="main" tabindex="-1">
 <h1>${title}</h1>
 ${focusableTables(body)}
+<p class="hint">Times in ${viewerZone()}.</p>
 </main>
 </body>
 </html>`.value;

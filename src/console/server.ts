@@ -16,12 +16,14 @@ import { registerConfigRoutes } from './config-routes.ts';
 import { html } from './html.ts';
 import { barePage, loginPage, notFound } from './layout.ts';
 import { MUTE_PATH, registerMuteRoutes } from './mute-routes.ts';
+import { registerMyBooks } from './my-books.ts';
 import { unusableRevisionPage } from './pages/config-unusable.ts';
 import { mountQueues } from './queues.ts';
 import { registerPages } from './routes.ts';
 import { registerSignIn } from './sign-in.ts';
 import { CONSOLE_CSS } from './style.ts';
 import { FORM_CSS } from './style-forms.ts';
+import { installViewerZone } from './viewer-zone.ts';
 
 export interface ConsoleOptions {
   runtime: Runtime;
@@ -113,6 +115,7 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody);
 
+  installViewerZone(app, () => runtime.config);
   app.addHook('onRequest', async (request, reply) => {
     // `request.host` is the Host header, or X-Forwarded-Host from a trusted proxy.
     if (!hostsNow().has(request.host.toLowerCase())) {
@@ -232,6 +235,7 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
     csrf: request.session === undefined ? '' : auth.sessions.csrfToken(request.session),
   });
   registerPages(app, runtime, context);
+  registerMyBooks(app, runtime, context);
   registerConfigRoutes(app, runtime, context, options.editor);
   await registerMuteRoutes(app, runtime, runtime.config.console.linkSecret?.reveal());
   await mountQueues(app, runtime);

@@ -7,7 +7,7 @@ import type { WorkspaceConfig } from '../../config/schema.ts';
 import { MARKETPLACES } from '../../util/marketplaces.ts';
 import { CADENCE_KINDS } from '../config-doc.ts';
 import { type Field, renderFields } from '../form-kit.ts';
-import { html, numberText, type SafeHtml } from '../html.ts';
+import { html, numberText, type SafeHtml, timeText } from '../html.ts';
 import { type PageContext, page } from '../layout.ts';
 import type { PlanPreview } from '../plan-preview.ts';
 import {
@@ -72,7 +72,7 @@ function targetsSection(ctx: PageContext, input: WorkspacePageInput): SafeHtml {
   return html`<ul class="items">${targets.map(
     (
       t,
-    ) => html`<li><span class="wrap"><strong>${t.id}</strong></span> · last poll: ${t.lastPollAt === null ? 'never' : new Date(t.lastPollAt).toISOString().slice(0, 16).replace('T', ' ')}${t.lastOutcome === null ? '' : ` (${t.lastOutcome})`}
+    ) => html`<li><span class="wrap"><strong>${t.id}</strong></span> · last poll: ${t.lastPollAt === null ? 'never' : timeText(t.lastPollAt)}${t.lastOutcome === null ? '' : ` (${t.lastOutcome})`}
 <form class="inline" method="post" action="/config/workspaces/${ws.id}/poll">${formHead(ctx, input.revision, 'poll')}<input type="hidden" name="target" value="${t.id}"><button type="submit" class="secondary" aria-label="Poll ${t.id} now (costs ${t.cost} request${t.cost === 1 ? '' : 's'})">Poll now · ${t.cost} request${t.cost === 1 ? '' : 's'}</button></form></li>`,
   )}</ul>`;
 }

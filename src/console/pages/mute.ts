@@ -4,7 +4,7 @@
  * used, or a critical alert's). Every text from the link is escaped by the page builder.
  */
 import type { MuteLinkState, MuteOutcome } from '../../silence/mute-apply.ts';
-import { html } from '../html.ts';
+import { html, timeText } from '../html.ts';
 import { barePage } from '../layout.ts';
 
 const REFUSED: Record<'forged' | 'malformed' | 'expired' | 'used', { title: string; text: string }> = {
@@ -51,7 +51,7 @@ export function mutePage(
         status: 200,
         body: barePage(
           'Muted',
-          html`<p class="notice" role="status">${outcome.description}</p><p>Silence <code>${outcome.silence.id}</code> ends ${new Date(outcome.silence.endsAt).toISOString()}. It is listed, and can be ended early, under Silences in the console.</p>`,
+          html`<p class="notice" role="status">${outcome.description}</p><p>Silence <code>${outcome.silence.id}</code> ends ${timeText(outcome.silence.endsAt)}. It is listed, and can be ended early, under Silences in the console.</p>`,
         ),
       };
     case 'critical':
