@@ -14,6 +14,7 @@ import type { DeliverQueueData } from '../deliver/enqueue.ts';
 import type { TargetKind } from '../model/observation.ts';
 import type { PollJobData } from '../poll/processor.ts';
 import type { ConfigTargetRegistry } from '../poll/registry.ts';
+import type { WatchTarget } from '../poll/targets.ts';
 import type { SilenceStore } from '../silence/store.ts';
 import { type SilenceView, silenceViews } from '../silence/view.ts';
 import type { SnapshotStore, TargetHealth } from '../snapshot/store.ts';
@@ -31,7 +32,7 @@ export interface StatusSources {
   config: ShelfwatchConfig;
   clock: Clock;
   budget: RedisRequestBudget;
-  store: Pick<SnapshotStore, 'getHealth'>;
+  store: Pick<SnapshotStore, 'getHealth' | 'get'>;
   registry: ConfigTargetRegistry;
   pollQueue: Queue<PollJobData>;
   deliverQueue: Queue<DeliverQueueData>;
@@ -48,6 +49,8 @@ export interface StatusSources {
 export interface TargetStatus {
   id: string;
   kind: TargetKind;
+  /** What people call it: the book's title (book, keywords) or the campaign's name, when known. */
+  name: string | null;
   /** When its scheduler runs next; null when no scheduler exists (`shelfwatch run` has not reconciled). */
   nextPollAtMs: number | null;
   everyMs: number | null;
@@ -210,12 +213,19 @@ export async function gatherStatus(runtime: StatusSources): Promise<StatusReport
     // All at once: ioredis pipelines them, where one by one a 2,000-target account took 0.5 s.
     const registered = runtime.registry.all(ws.id);
     const healths = await Promise.all(registered.map((target) => runtime.store.getHealth(target.ref)));
+    const titles = await bookTitles(runtime, registered);
     const targets: TargetStatus[] = registered.map((target, i) => {
       const health = healths[i] as TargetHealth;
       const schedule = schedules.get(`${ws.id}\u0000${target.ref.id}`);
       return {
         id: target.ref.id,
         kind: target.kind,
+        name:
+          target.kind === 'reviews'
+            ? (target.campaignName ?? null)
+            : target.kind === 'sales'
+              ? null
+              : (titles.get(`${target.asin}|${target.marketplace}`) ?? null),
         nextPollAtMs: schedule?.nextMs ?? null,
         everyMs: schedule?.everyMs ?? null,
         lastOutcome: health.lastOutcome,
@@ -273,4 +283,19 @@ export async function gatherStatus(runtime: StatusSources): Promise<StatusReport
     queues: { poll: pollCounts, deliver: deliverCounts },
     silences: homeUp ? await silenceStatus(runtime, now) : { current: [], silencedLastDay: 0, recent: [] },
   };
+}
+
+/** Book titles by `ASIN|MARKETPLACE`, from the book targets' snapshots (Redis only, pipelined). */
+async function bookTitles(
+  runtime: Pick<StatusSources, 'store'>,
+  targets: readonly WatchTarget[],
+): Promise<Map<string, string>> {
+  const books = targets.filter((t): t is Extract<WatchTarget, { kind: 'book' }> => t.kind === 'book');
+  const stored = await Promise.all(books.map((t) => runtime.store.get(t.ref).catch(() => undefined)));
+  const titles = new Map<string, string>();
+  books.forEach((target, i) => {
+    const observation = stored[i]?.observation;
+    if (observation?.kind === 'book') titles.set(`${target.asin}|${target.marketplace}`, observation.title);
+  });
+  return titles;
 }

@@ -48,7 +48,9 @@ function budgetLines(ws: WorkspaceStatus, now: number): string[] {
 
 function targetTable(ws: WorkspaceStatus, now: number): string {
   if (ws.targets.length === 0) return '  (no targets)';
+  // What people call the target first (a book's title, a campaign's name), its id second.
   const rows = ws.targets.map((t) => [
+    t.name === null ? '' : cell(t.name, 40),
     t.id,
     t.kind,
     t.nextPollAtMs === null ? 'not scheduled' : whenText(t.nextPollAtMs, now),
@@ -59,9 +61,9 @@ function targetTable(ws: WorkspaceStatus, now: number): string {
     t.lastError === null ? '' : cell(t.lastError, 80),
   ]);
   return formatTable(
-    ['target', 'kind', 'next poll', 'every', 'last outcome', 'last poll', 'failures', 'last error'],
+    ['title', 'target', 'kind', 'next poll', 'every', 'last outcome', 'last poll', 'failures', 'last error'],
     rows,
-    ['left', 'left', 'left', 'left', 'left', 'left', 'right', 'left'],
+    ['left', 'left', 'left', 'left', 'left', 'left', 'left', 'right', 'left'],
   )
     .split('\n')
     .map((line) => `  ${line}`)

@@ -139,6 +139,11 @@ describe('gatherStatus', () => {
     ]);
     const book = targets.get(`book/${asin}/US`);
     expect(book).toMatchObject({ lastOutcome: 'ok', consecutiveFailures: 0, lastError: null });
+    // Named by the title its snapshot holds (keywords too: the same book); a campaign by its id.
+    const title = fx.world.books[0]?.title;
+    expect(book?.name).toBe(title);
+    expect(targets.get(`keywords/${asin}/US`)?.name).toBe(title);
+    expect(targets.get(`reviews/${campaignId}`)?.name).toBeNull();
     expect(book?.lastPollAtMs).toEqual(expect.any(Number));
     const keywords = targets.get(`keywords/${asin}/US`);
     expect(keywords).toMatchObject({ lastOutcome: 'error', consecutiveFailures: 2 });
@@ -197,6 +202,10 @@ describe('shelfwatch status', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     );
     const keywordsLine = lines.find((line) => line.includes(`keywords/${asin}/US`)) ?? '';
     expect(keywordsLine).toMatch(/\berror\b.*\s2\s.*500/);
+    // The title first, the target id after it.
+    const title = fx.world.books[0]?.title ?? '?';
+    expect(keywordsLine.indexOf(title.slice(0, 20))).toBeGreaterThanOrEqual(0);
+    expect(keywordsLine.indexOf(title.slice(0, 20))).toBeLessThan(keywordsLine.indexOf(`keywords/${asin}`));
     expect(lines.find((line) => line.includes(`reviews/${campaignId}`))).toContain('never polled');
     expect(lines.find((line) => line.startsWith('team '))).toMatch(/DISABLED: .*channel_not_found.*\s1$/);
     expect(outcome.stdout).toContain('dead letters: 1 (see "shelfwatch dlq list")');

@@ -34,18 +34,19 @@ ${ws.pause === null ? '' : html`<span class="pill error">paused${ws.pause.reason
 <tbody>${ws.targets.slice(0, 200).map(
     (
       t,
-    ) => html`<tr><td>${targetLink(ws.id, t.id)}</td><td><span class="pill ${t.lastOutcome ?? ''}">${t.lastOutcome ?? 'not polled'}</span>${t.lastError === null ? '' : html` <span class="mute">${t.lastError}</span>`}</td>
+    ) => html`<tr><td>${targetLink(ws.id, t.id, t.name)}</td><td><span class="pill ${t.lastOutcome ?? ''}">${t.lastOutcome ?? 'not polled'}</span>${t.lastError === null ? '' : html` <span class="mute">${t.lastError}</span>`}</td>
 <td>${timeText(t.lastPollAtMs)}</td><td>${timeText(t.nextPollAtMs)}</td><td>${t.consecutiveFailures}</td></tr>`,
   )}</tbody></table>
 ${ws.targets.length > 200 ? html`<p class="mute">${ws.targets.length - 200} more targets not shown.</p>` : ''}
 </section>`;
 }
 
-/** Book and keyword targets link to their book page. */
-function targetLink(workspace: string, id: string): SafeHtml {
+/** Book and keyword targets link to their book page; the title (or campaign name) first, the id after it. */
+function targetLink(workspace: string, id: string, name: string | null): SafeHtml {
+  const label = name === null ? html`${id}` : html`${name} <span class="mute">${id}</span>`;
   const match = /^(?:book|keywords)\/([A-Z0-9]{10})\/([A-Z]{2})$/.exec(id);
-  if (match === null) return html`${id}`;
-  return html`<a href="/books/${workspace}/${match[1]}/${match[2]}">${id}</a>`;
+  if (match === null) return label;
+  return html`<a href="/books/${workspace}/${match[1]}/${match[2]}">${label}</a>`;
 }
 
 export function overviewPage(ctx: PageContext, status: StatusReport): string {
