@@ -166,6 +166,9 @@ describe.each(dialects)('$name', (dialect: Dialect) => {
         },
       ],
     } as unknown as ShelfwatchConfig;
+    // Several ASINs go as the dialect wants them (repeated, or comma-joined: dialect D's asins=A,B).
+    const two = { asin: world.books.slice(0, 2).map((b) => b.asin) };
+    expect(load.contract.queries.rankings.build(two)).toEqual(dialect.contract.queries.rankings.build(two));
     const probed = clientOf(sim, load.contract);
     expect(await checkOnline(config, () => probed)).toEqual([]);
     const truthClient = clientOf(sim, dialect.contract);

@@ -15,6 +15,8 @@ export type TimeFormat = 'iso' | 'date' | 'rfc3339' | 'epoch_s' | 'epoch_ms' | '
 export interface ParamFinding {
   param: ProbeParam;
   name: string;
+  /** Several values sent as one comma-joined value (the API refused them repeated). */
+  list?: 'comma';
   format?: TimeFormat;
   epoch?: string;
 }
@@ -23,6 +25,9 @@ export interface ParamFinding {
 export interface PlannedParam {
   param: ProbeParam;
   value: string;
+  /** Several values (two ASINs): sent repeated, or comma-joined once the API refused that. */
+  values?: string[];
+  list?: 'comma';
   name: string;
   /** Times and dates only: how the value is written (undefined: as it is). */
   format?: TimeFormat;
@@ -98,7 +103,7 @@ const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export interface Refusal {
   /** The first parameter we sent that the answer names, and whether its value (not its name) was refused. */
-  blamed?: { param: ProbeParam; value: boolean };
+  blamed?: { param: ProbeParam; value: boolean; list?: boolean };
   /** Parameters the API says it needs, with the value it names. */
   required: Record<string, string>;
 }
@@ -141,7 +146,9 @@ export function readRefusal(body: unknown, sent: readonly PlannedParam[]): Refus
       /unknown|unsupported|unexpected|not allowed|unrecognized|not recognised|invalid parameter|no such/i.test(
         why,
       );
-    return { blamed: { param: p.param, value: !unknownName }, required };
+    // "send it once, comma-joined": the values were right, their form was not.
+    const list = (p.values?.length ?? 0) > 1 && /comma|once|repeat|multiple|duplicate/i.test(why);
+    return { blamed: { param: p.param, value: !unknownName, ...(list ? { list } : {}) }, required };
   }
   return { required };
 }
@@ -192,12 +199,13 @@ export function paramSections(
   // A filter every endpoint took under one name and format is said once, at the top level.
   const specOf = (f: ParamFinding) => {
     const format = f.format === 'iso' ? undefined : f.format;
-    return format === undefined && f.epoch === undefined
+    return format === undefined && f.epoch === undefined && f.list === undefined
       ? f.name
       : {
           name: f.name,
           ...(format === undefined ? {} : { format }),
           ...(f.epoch === undefined ? {} : { epoch: f.epoch }),
+          ...(f.list === undefined ? {} : { list: f.list }),
         };
   };
   const byFilter = new Map<string, Set<string>>();
@@ -226,15 +234,8 @@ export function paramSections(
       const was = contractParam(contract, endpoint, f.param);
       const format = f.format === 'iso' ? undefined : f.format;
       const sameFormat = (format ?? 'iso') === (was.format ?? 'iso') && f.epoch === was.epoch;
-      if (f.name === was.name && sameFormat) continue;
-      const spec =
-        format === undefined && f.epoch === undefined
-          ? f.name
-          : {
-              name: f.name,
-              ...(format === undefined ? {} : { format }),
-              ...(f.epoch === undefined ? {} : { epoch: f.epoch }),
-            };
+      if (f.name === was.name && sameFormat && f.list === undefined) continue;
+      const spec = specOf(f);
       const params = (own(endpoint).params ?? {}) as Record<string, unknown>;
       params[f.param] = spec;
       own(endpoint).params = params;

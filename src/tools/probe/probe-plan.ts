@@ -47,6 +47,16 @@ export function findAsin(body: unknown): string | undefined {
   return text.match(/"(B0[0-9A-Z]{8}|\d{9}[\dX])"/)?.[1];
 }
 
+/** Up to one more ASIN of the account than `asin`, from the rankings' answers. */
+function otherAsins(answers: readonly RecordedAnswer[], asin: string): string[] {
+  const text = answers
+    .filter((a) => a.endpoint === 'rankings' && a.status < 300)
+    .map((a) => JSON.stringify(a.body) ?? '')
+    .join('');
+  const found = [...text.matchAll(/"(B0[0-9A-Z]{8})"/g)].map((m) => m[1] ?? '').find((a) => a !== asin);
+  return found === undefined ? [] : [found];
+}
+
 export function findCampaign(body: unknown): string | undefined {
   const text = JSON.stringify(body) ?? '';
   return text.match(/"campaign_?id"\s*:\s*"([^"]+)"/i)?.[1];
@@ -110,7 +120,11 @@ export function plan(
             endpoint,
             path: '/v1/rankings',
             params: [
-              param('asin', known.asin),
+              // Two ASINs when the account has them: whether several go repeated or comma-joined.
+              {
+                ...param('asin', known.asin),
+                values: [known.asin, ...otherAsins(known.answers, known.asin)],
+              },
               param('from', iso(now - DAY_MS)),
               param('to', iso(now)),
               limit('rankings'),

@@ -162,7 +162,13 @@ async function ask(
     await options.beforeRequest();
     state.spent += 1;
     const query = [
-      ...params.map((p): [string, string] => [p.name, writeValue(p.value, p.format, p.epoch)]),
+      ...params.flatMap((p): [string, string][] =>
+        p.values !== undefined && p.values.length > 1
+          ? p.list === 'comma'
+            ? [[p.name, p.values.join(',')]]
+            : p.values.map((v): [string, string] => [p.name, v])
+          : [[p.name, writeValue(p.value, p.format, p.epoch)]],
+      ),
       ...Object.entries(fixed),
     ];
     const path =
@@ -173,6 +179,7 @@ async function ask(
       name: p.name,
       ...(p.format === undefined ? {} : { format: p.format }),
       ...(p.epoch === undefined ? {} : { epoch: p.epoch }),
+      ...(p.list === undefined ? {} : { list: p.list }),
     }));
     last = { ...answer, params: findings, fixed: { ...fixed } };
     if (answer.status !== 400 && answer.status !== 422) {
@@ -190,6 +197,10 @@ async function ask(
     const blamed = refusal.blamed;
     const p = params.find((q) => q.param === blamed?.param);
     if (blamed === undefined || p === undefined) return last;
+    if (blamed.list === true && p.list === undefined) {
+      p.list = 'comma';
+      continue;
+    }
     if (blamed.value && TIMES.has(p.param)) {
       const date = planned.endpoint === 'sales';
       const choices = formatCandidates(date, state.keepa);

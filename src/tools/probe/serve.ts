@@ -99,6 +99,15 @@ export function createSimDialect(contract: CompiledContract) {
         // An API refuses a parameter it does not know, and says which: a dialect's names are its own.
         if (param === undefined)
           return refuse(400, 'invalid_request', `unknown parameter ${name}`, name, 'unknown parameter');
+        // An API that joins values with commas refuses the parameter repeated (some take only one).
+        if (param.comma && url.searchParams.getAll(name).length > 1)
+          return refuse(
+            400,
+            'invalid_request',
+            `${name} is sent once, its values comma-joined`,
+            name,
+            'send it once, comma-joined',
+          );
         const ours = DEFAULT_CONTRACT.params[param.filter];
         for (const one of param.comma ? value.split(',') : [value]) {
           if (!param.accepts(one))
