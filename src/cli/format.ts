@@ -13,6 +13,7 @@ import { BIDI_CONTROLS, stripBidi } from '../util/bidi.ts';
 import { formatDuration } from '../util/duration.ts';
 import { groupDigits } from '../util/format.ts';
 import { type Align, formatTable as layOutTable } from '../util/table.ts';
+import { zonedParts } from '../util/zoned-time.ts';
 import { usageError } from './errors.ts';
 
 export type { Align };
@@ -61,17 +62,32 @@ export function formatTable(
 }
 
 /** `2026-11-21T14:05:00Z`: UTC to the second, the form the API and the logs use. */
-export function isoSecond(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
+export function isoSecond(ms: number, timeZone = 'UTC'): string {
+  const utc = new Date(ms).toISOString();
+  if (timeZone === 'UTC') return `${utc.slice(0, 19)}Z`;
+  // The local wall clock with its offset (ISO 8601): `2026-11-21T15:05:00+01:00`.
+  const p = zonedParts(ms, timeZone);
+  const wallMs = Date.UTC(
+    Number(p.year),
+    Number(p.month) - 1,
+    Number(p.day),
+    Number(p.hour),
+    Number(p.minute),
+  );
+  const offset = Math.round((wallMs - Math.floor(ms / 60_000) * 60_000) / 60_000);
+  const two = (n: number) => String(n).padStart(2, '0');
+  const sign = offset < 0 ? '-' : '+';
+  const abs = Math.abs(offset);
+  return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${utc.slice(17, 19)}${sign}${two(Math.floor(abs / 60))}:${two(abs % 60)}`;
 }
 
-/** `2026-11-21T14:05:00Z (in 12m)` / `(3m ago)`; `—` for never. */
-export function whenText(ms: number | null, nowMs: number): string {
+/** `2026-11-21T14:05:00Z (in 12m)` / `(3m ago)`, in `timeZone` (UTC by default); `—` for never. */
+export function whenText(ms: number | null, nowMs: number, timeZone = 'UTC'): string {
   if (ms === null) return '—';
   const delta = ms - nowMs;
-  if (Math.abs(delta) < 1_000) return `${isoSecond(ms)} (now)`;
+  if (Math.abs(delta) < 1_000) return `${isoSecond(ms, timeZone)} (now)`;
   const relative = delta > 0 ? `in ${formatDuration(delta)}` : `${formatDuration(-delta)} ago`;
-  return `${isoSecond(ms)} (${relative})`;
+  return `${isoSecond(ms, timeZone)} (${relative})`;
 }
 
 /** `1 request`, `3 requests`, `1,200 requests`. */

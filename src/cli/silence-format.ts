@@ -3,14 +3,14 @@ import { cell, formatTable, whenText } from './format.ts';
 
 export { silenceViews } from '../silence/view.ts';
 
-export function silenceTable(views: readonly SilenceView[], nowMs: number): string {
+export function silenceTable(views: readonly SilenceView[], nowMs: number, timeZone = 'UTC'): string {
   if (views.length === 0) return 'no silences';
   const rows = views.map((v) => [
     v.id,
     v.state,
     cell(describeMatchers(v.matchers), 60),
-    whenText(v.startsAt, nowMs),
-    whenText(v.endsAt, nowMs),
+    whenText(v.startsAt, nowMs, timeZone),
+    whenText(v.endsAt, nowMs, timeZone),
     String(v.silenced),
     cell(v.reason, 50),
     cell(v.createdBy, 20),

@@ -5,7 +5,9 @@ import { gatherStatus, type StatusReport, type WorkspaceStatus } from '../app/st
 import { silentLogger } from '../ops/logger.ts';
 import { managementText, openRevisionStore } from '../revisions/index.ts';
 import { formatDuration } from '../util/duration.ts';
+import { isTimeZone } from '../util/zoned-time.ts';
 import { summaryOf } from './commands.ts';
+import { CliError } from './errors.ts';
 import { cell, formatTable, groupDigits, isoSecond, printJson, whenText } from './format.ts';
 import type { CliIo } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
@@ -13,20 +15,28 @@ import { connectRuntime } from './run.ts';
 import { silenceTable } from './silence-format.ts';
 import { VERSION } from './version.ts';
 
+/** The zone every workspace shares, else UTC: the zone people get by default too (config/people.ts). */
+function workspacesZone(zones: readonly string[]): string {
+  const distinct = new Set(zones);
+  const [only] = distinct;
+  return distinct.size === 1 && only !== undefined ? only : 'UTC';
+}
+
 const EXAMPLES = `
 Examples:
   $ shelfwatch status --config shelfwatch.yaml
   $ shelfwatch status --json | jq '.workspaces[].month'
 
-Reads Redis only: it spends no API request. Times are UTC. "next poll" is when the target's
+Reads Redis only: it spends no API request. Times are in --time-zone, else the workspaces' zone
+(UTC when they differ); the first line names it. "next poll" is when the target's
 poll scheduler fires next; "not scheduled" means no "shelfwatch run" has reconciled it yet.`;
 
-function budgetLines(ws: WorkspaceStatus, now: number): string[] {
+function budgetLines(ws: WorkspaceStatus, now: number, zone: string): string[] {
   const { minute, month } = ws;
   const pause =
     ws.pause === null
       ? 'no'
-      : `YES (${ws.pause.reason ?? 'unknown reason'}) ${ws.pause.untilMs === null ? 'until resumed' : `until ${whenText(ws.pause.untilMs, now)}`}`;
+      : `YES (${ws.pause.reason ?? 'unknown reason'}) ${ws.pause.untilMs === null ? 'until resumed' : `until ${whenText(ws.pause.untilMs, now, zone)}`}`;
   const rows: [string, string][] = [
     [
       'this minute',
@@ -34,7 +44,7 @@ function budgetLines(ws: WorkspaceStatus, now: number): string[] {
     ],
     [
       `this month (${month.label})`,
-      `${groupDigits(month.used)} used, ${groupDigits(month.left)} left of ${groupDigits(month.limit)}; polls stop at ${groupDigits(month.pollCeiling)}; resets ${isoSecond(month.resetsAtMs)}`,
+      `${groupDigits(month.used)} used, ${groupDigits(month.left)} left of ${groupDigits(month.limit)}; polls stop at ${groupDigits(month.pollCeiling)}; resets ${isoSecond(month.resetsAtMs, zone)}`,
     ],
     [
       'projected month end',
@@ -46,17 +56,17 @@ function budgetLines(ws: WorkspaceStatus, now: number): string[] {
   return rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`);
 }
 
-function targetTable(ws: WorkspaceStatus, now: number): string {
+function targetTable(ws: WorkspaceStatus, now: number, zone: string): string {
   if (ws.targets.length === 0) return '  (no targets)';
   // What people call the target first (a book's title, a campaign's name), its id second.
   const rows = ws.targets.map((t) => [
     t.name === null ? '' : cell(t.name, 40),
     t.id,
     t.kind,
-    t.nextPollAtMs === null ? 'not scheduled' : whenText(t.nextPollAtMs, now),
+    t.nextPollAtMs === null ? 'not scheduled' : whenText(t.nextPollAtMs, now, zone),
     t.everyMs === null ? '—' : formatDuration(t.everyMs),
     t.lastOutcome ?? 'never polled',
-    whenText(t.lastPollAtMs, now),
+    whenText(t.lastPollAtMs, now, zone),
     String(t.consecutiveFailures),
     t.lastError === null ? '' : cell(t.lastError, 80),
   ]);
@@ -76,7 +86,7 @@ const MISMATCH = /^SchemaMismatchError: (GET|POST) (\S+) /;
  * The last answer per endpoint that did not fit the API contract (docs/real-api.md), from the
  * targets' last errors: which logical field broke, where, and what was there. Empty when none.
  */
-export function contractMismatchLines(ws: WorkspaceStatus, now: number): string[] {
+export function contractMismatchLines(ws: WorkspaceStatus, now: number, zone = 'UTC'): string[] {
   const last = new Map<string, WorkspaceStatus['targets'][number]>();
   for (const target of ws.targets) {
     const endpoint = target.lastError === null ? null : MISMATCH.exec(target.lastError);
@@ -89,7 +99,7 @@ export function contractMismatchLines(ws: WorkspaceStatus, now: number): string[
   const rows = [...last].map(([endpoint, t]) => [
     endpoint,
     t.id,
-    whenText(t.lastPollAtMs, now),
+    whenText(t.lastPollAtMs, now, zone),
     cell((t.lastError ?? '').replace(/^.*? does not match the contract at /, 'at '), 100),
   ]);
   const table = formatTable(['endpoint', 'target', 'when', 'last mismatch'], rows, [
@@ -110,12 +120,12 @@ function countsText(counts: Record<string, number>): string {
     .join(', ');
 }
 
-function silenceLines(silences: StatusReport['silences'], now: number): string[] {
+function silenceLines(silences: StatusReport['silences'], now: number, zone: string): string[] {
   const out = [
     `silenced in the last 24h: ${groupDigits(silences.silencedLastDay)} alerts (recorded, not sent)`,
   ];
   for (const r of silences.recent) out.push(`  ${cell(r.title, 80)}  [silence ${cell(r.silenceId, 30)}]`);
-  out.push('silences', silenceTable(silences.current, now));
+  out.push('silences', silenceTable(silences.current, now, zone));
   return out;
 }
 
@@ -143,12 +153,13 @@ function shardLines(report: StatusReport): string[] {
   ];
 }
 
-export function formatStatus(report: StatusReport): string {
+/** `zone`: the viewer's (a flag, else the workspaces'); the first line names it. */
+export function formatStatus(report: StatusReport, zone = 'UTC'): string {
   const now = report.generatedAtMs;
-  const out: string[] = [`shelfwatch status at ${isoSecond(now)}`, ''];
+  const out: string[] = [`shelfwatch status at ${isoSecond(now, zone)} (times in ${zone})`, ''];
   if (report.stateLostAtMs !== null) {
     out.push(
-      `REDIS LOST THE STATE: noticed ${whenText(report.stateLostAtMs, now)}. Baselines, the dedup log, group`,
+      `REDIS LOST THE STATE: noticed ${whenText(report.stateLostAtMs, now, zone)}. Baselines, the dedup log, group`,
       '  buffers and schedulers were rebuilt; docs/reliability.md says what could not be recovered.',
       '',
     );
@@ -157,8 +168,8 @@ export function formatStatus(report: StatusReport): string {
   for (const ws of report.workspaces) {
     const plan = `${ws.plan.name}: ${groupDigits(ws.plan.perMinute)}/min, ${groupDigits(ws.plan.perMonth)}/month`;
     out.push(`workspace ${ws.id} — plan ${plan}, reserve ${Math.round(ws.reserve * 100)}%`);
-    out.push(...budgetLines(ws, now), '', targetTable(ws, now), '');
-    const mismatches = contractMismatchLines(ws, now);
+    out.push(...budgetLines(ws, now, zone), '', targetTable(ws, now, zone), '');
+    const mismatches = contractMismatchLines(ws, now, zone);
     if (mismatches.length > 0) out.push(...mismatches, '');
   }
   const channels = report.channels.map((c) => [
@@ -180,7 +191,7 @@ export function formatStatus(report: StatusReport): string {
   out.push(`dead letters: ${groupDigits(report.deadLetters)}${hint}`);
   out.push(`queue poll:    ${countsText(report.queues.poll)}`);
   out.push(`queue deliver: ${countsText(report.queues.deliver)}`);
-  out.push('', ...silenceLines(report.silences, now));
+  out.push('', ...silenceLines(report.silences, now, zone));
   return `${out.join('\n')}\n`;
 }
 
@@ -190,17 +201,26 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
     .description(summaryOf('status'))
     .option('-c, --config <file>', CONFIG_OPTION_HELP)
     .option('--json', 'print the same data as JSON (times in ms since the epoch)')
+    .option(
+      '--time-zone <zone>',
+      "IANA zone of the times shown (default: the workspaces' zone, UTC when they differ)",
+    )
     .addHelpText('after', EXAMPLES)
-    .action(async (options: { config?: string; json?: boolean }) => {
+    .action(async (options: { config?: string; json?: boolean; timeZone?: string }) => {
+      if (options.timeZone !== undefined && !isTimeZone(options.timeZone))
+        throw new CliError(
+          `--time-zone: expected an IANA zone such as Europe/Berlin, got "${options.timeZone}"`,
+        );
       const config = loadConfigOrThrow(io, options.config);
+      const zone = options.timeZone ?? workspacesZone(config.workspaces.map((ws) => ws.timeZone));
       // Status sends nothing: no channel notifiers are built.
       const runtime = new Runtime({ config, logger: silentLogger(), version: VERSION, notifiers: new Map() });
       await connectRuntime(runtime);
       try {
         const report = await gatherStatus(runtime);
         const live = await configStatus(runtime);
-        if (options.json === true) printJson({ ...report, config: live }, io.stdout);
-        else io.stdout.write(`${formatStatus(report)}${configStatusText(live)}`);
+        if (options.json === true) printJson({ ...report, timeZone: zone, config: live }, io.stdout);
+        else io.stdout.write(`${formatStatus(report, zone)}${configStatusText(live)}`);
       } finally {
         await runtime.close();
       }

@@ -211,6 +211,29 @@ describe('shelfwatch status', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     expect(outcome.stdout).toContain('dead letters: 1 (see "shelfwatch dlq list")');
   });
 
+  it("shows times in the workspaces' zone (UTC here) or in --time-zone, and says which", async () => {
+    const utc = await shelfwatch(['status', '--config', configFile]);
+    expect(utc.stdout).toMatch(
+      /^shelfwatch status at \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z \(times in UTC\)\n/,
+    );
+    const kolkata = await shelfwatch(['status', '--config', configFile, '--time-zone', 'Asia/Kolkata']);
+    expect(kolkata.code).toBe(0);
+    expect(kolkata.stdout).toMatch(
+      /^shelfwatch status at \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+05:30 \(times in Asia\/Kolkata\)\n/,
+    );
+    const keywords = kolkata.stdout.split('\n').find((line) => line.includes(`keywords/${asin}/US`)) ?? '';
+    expect(keywords).toMatch(/T\d{2}:\d{2}:\d{2}\+05:30 \(/);
+    const json = JSON.parse(
+      (await shelfwatch(['status', '--config', configFile, '--json', '--time-zone', 'Asia/Kolkata'])).stdout,
+    ) as { timeZone: string };
+    expect(json.timeZone).toBe('Asia/Kolkata');
+    const wrong = await shelfwatch(['status', '--config', configFile, '--time-zone', 'Mars/Olympus']);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toContain(
+      '--time-zone: expected an IANA zone such as Europe/Berlin, got "Mars/Olympus"',
+    );
+  });
+
   it('says in one line that Redis cannot be reached, and exits 1', async () => {
     const unreachable = writeConfig(dir, 'no-redis.yaml', {
       redis: { url: 'redis://127.0.0.1:1', prefix },
