@@ -97,10 +97,10 @@ export async function startLiveRun(options: LiveRunOptions): Promise<LiveRun> {
     store,
     logger,
     ...(options.checkEveryMs === undefined ? {} : { checkEveryMs: options.checkEveryMs }),
-    onApplied: async () => {
+    onApplied: async (rev) => {
       for (const secret of secretsIn(runtime.config))
         if (!options.secrets.includes(secret)) options.secrets.push(secret);
-      if (following) await reconcileNow(runtime);
+      if (following) await reconcileNow(runtime, () => store.currentRev().then((now) => now !== rev));
     },
   });
   // The secrets of every revision this process may apply are redacted before it applies one.
@@ -135,13 +135,20 @@ export async function startLiveRun(options: LiveRunOptions): Promise<LiveRun> {
 
 /**
  * Reconciles the schedulers with the revision just applied. Another process may hold the lock
- * (reconciling the same revision, or the one before): tried again until this one ran it.
+ * (reconciling the same revision, or the one before): tried again until this one ran it, or a
+ * newer revision is in force. That one is applied next and reconciles itself; trying on would only
+ * keep it waiting (the reconcile refuses a plan of a revision no longer in force), which held the
+ * next revision back by the whole 4 s in one change of two.
  */
-async function reconcileNow(runtime: Runtime, withinMs = 4_000): Promise<void> {
+async function reconcileNow(
+  runtime: Runtime,
+  superseded: () => Promise<boolean>,
+  withinMs = 4_000,
+): Promise<void> {
   const until = Date.now() + withinMs;
   for (;;) {
     const report = await runtime.reconcile();
-    if (report.ranHere || Date.now() > until) break;
+    if (report.ranHere || Date.now() > until || (await superseded())) break;
     await sleep(200);
   }
   await runtime.reconcileDigests();
