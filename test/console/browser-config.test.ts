@@ -150,11 +150,13 @@ describe.skipIf(!haveChromium)('config forms in chromium', () => {
 
   it('adds a webhook channel and its test arrives at the local receiver', async () => {
     await page.goto(url('/config/channels'));
-    await page.getByLabel('Channel id').fill('hooked');
-    await page.getByLabel('Type', { exact: true }).selectOption('webhook');
-    await page.getByLabel('Webhook URL (secret)').fill(receiver.url);
-    await page.getByLabel('Signing secret (webhook type only)').fill('whsec-browser-signing-0123456789');
-    await page.getByRole('button', { name: 'Add channel' }).click();
+    // The page has an add form per kind of channel (URL, email, Telegram, ntfy): this one's fields.
+    const form = page.locator('form[aria-labelledby="add-channel"]');
+    await form.getByLabel('Channel id').fill('hooked');
+    await form.getByLabel('Type', { exact: true }).selectOption('webhook');
+    await form.getByLabel('Webhook URL (secret)').fill(receiver.url);
+    await form.getByLabel('Signing secret (webhook type only)').fill('whsec-browser-signing-0123456789');
+    await form.getByRole('button', { name: 'Add channel' }).click();
     await page.waitForSelector('text=Saved as revision');
     await page.getByRole('button', { name: 'Send a test to hooked' }).click();
     await page.waitForSelector('text=the channel accepted it');
