@@ -29,6 +29,8 @@ export interface AlertLogEntry {
   title: string;
   asin?: string;
   marketplace?: string;
+  /** The book's title where the alert knew it (its `bookTitle` fact): pages name the book by it. */
+  bookTitle?: string;
   keyword?: string;
   observedAt: number;
   /** A rank alert's baseline (what it compared against) and observed rank: charts draw the drop. */
@@ -118,7 +120,11 @@ return 1
 export function alertLogEntry(alert: Alert, channels: readonly string[]): AlertLogEntry {
   const { asin, marketplace, keyword } = alert.subject;
   // Rank kinds carry before/after; other kinds' facts have no such numbers (then nothing is kept).
-  const { before, after } = alert.facts as { before?: unknown; after?: unknown };
+  const { before, after, bookTitle } = alert.facts as {
+    before?: unknown;
+    after?: unknown;
+    bookTitle?: unknown;
+  };
   return {
     fingerprint: alert.fingerprint,
     workspace: alert.workspace,
@@ -129,6 +135,7 @@ export function alertLogEntry(alert: Alert, channels: readonly string[]): AlertL
     title: alert.title.length > TITLE_MAX ? `${alert.title.slice(0, TITLE_MAX - 1)}…` : alert.title,
     ...(asin === undefined ? {} : { asin }),
     ...(marketplace === undefined ? {} : { marketplace }),
+    ...(typeof bookTitle === 'string' ? { bookTitle: bookTitle.slice(0, TITLE_MAX) } : {}),
     ...(keyword === undefined ? {} : { keyword }),
     observedAt: alert.observedAt,
     ...(typeof before === 'number' ? { before } : {}),

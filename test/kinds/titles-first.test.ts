@@ -2,7 +2,7 @@
  * "No message shows an ASIN without its title when the title is known" (issue 25, done-when): every
  * alert kind of the registry through every renderer of a registered channel, with the book's title
  * (and a comp's) known, scanned piece by piece (a line of text, a string of a chat payload, a text
- * run of the email's HTML): wherever an ASIN appears, its book's title appears with it.
+ * run of the email's HTML, a cell of the console's alert pages): wherever an ASIN appears, its book's title appears with it.
  */
 import { describe, expect, it } from 'vitest';
 import { renderDiscordMessage } from '../../src/channels/discord.ts';
@@ -15,6 +15,8 @@ import { factRows } from '../../src/channels/render/text.ts';
 import { renderTeamsCard } from '../../src/channels/teams.ts';
 import { renderTelegramText } from '../../src/channels/telegram.ts';
 import { webhookPayload } from '../../src/channels/webhook.ts';
+import { alertPage, alertRows } from '../../src/console/pages/alerts.ts';
+import { alertLogEntry } from '../../src/history/alert-log.ts';
 import { ALERT_KINDS, type Alert, type AlertFactsByKind, type AlertKind } from '../../src/model/alert.ts';
 import { alertOfKind, FACTS } from './fixtures.ts';
 
@@ -37,6 +39,10 @@ const htmlBlocks = (html: string): string[] =>
     .split(/<\/?(?:p|div|tr|h[1-6]|li|ul|table|tbody|br|blockquote)\b[^>]*>/i)
     .map((block) => block.replace(/<[^>]+>/g, ''));
 
+/** Each table cell's text (a row's cells are read one by one). */
+const cells = (html: string): string[] =>
+  html.split(/<\/?(?:td|th|tr|p|h[1-6]|li)\b[^>]*>/i).map((cell) => cell.replace(/<[^>]+>/g, ''));
+
 function message(alert: Alert): OutgoingMessage {
   return { alerts: [alert], totalCount: 1, hideLowStarText: false, messageId: `titles-${alert.kind}` };
 }
@@ -53,6 +59,10 @@ const RENDERERS: Record<string, (alert: Alert) => string[]> = {
   'email (HTML)': (a) => htmlBlocks(email(a).html),
   'email (text)': (a) => lines(email(a).text),
   'email (subject)': (a) => [email(a).subject],
+  // The console's alert list and an alert's page, cell by cell.
+  'console (alert list)': (a) => cells(alertRows([alertLogEntry(a, ['slack'])]).toString()),
+  'console (alert page)': (a) =>
+    cells(alertPage({ path: '/alerts/x', csrf: 'c' }, alertLogEntry(a, ['slack']))),
   // The webhook's facts are data (asin and bookTitle are fields of their own); its text is the title.
   'webhook (text)': (a) =>
     (webhookPayload(message(a), 'hook').alerts as { title: string }[]).map((x) => x.title),

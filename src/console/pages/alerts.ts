@@ -77,6 +77,16 @@ export function deliveriesCell(e: AlertLogEntry): SafeHtml {
   )}`;
 }
 
+/** The book by its title first (when the alert knew it), its ASIN and marketplace after it. */
+function bookCell(e: AlertLogEntry): SafeHtml {
+  if (e.asin === undefined) return html`—`;
+  const where = `${e.asin}${e.marketplace === undefined ? '' : ` ${e.marketplace}`}`;
+  const label =
+    e.bookTitle === undefined ? html`${where}` : html`${e.bookTitle} <span class="mute">${where}</span>`;
+  if (e.marketplace === undefined) return label;
+  return html`<a href="/books/${e.workspace}/${e.asin}/${e.marketplace}">${label}</a>`;
+}
+
 export function alertRows(entries: readonly AlertLogEntry[]): SafeHtml {
   return html`<table><thead><tr><th scope="col">Observed</th><th scope="col">Severity</th><th scope="col">Kind</th><th scope="col">Alert</th><th scope="col">Book</th><th scope="col">Deliveries</th></tr></thead>
 <tbody>${entries.map(
@@ -84,7 +94,7 @@ export function alertRows(entries: readonly AlertLogEntry[]): SafeHtml {
       e,
     ) => html`<tr><td>${timeText(e.observedAt)}</td><td><span class="pill ${e.severity}">${e.severity}</span></td><td>${e.kind}</td>
 <td class="text"><a href="/alerts/${encodeURIComponent(e.fingerprint)}">${e.title}</a></td>
-<td>${e.asin === undefined ? '—' : e.marketplace === undefined ? e.asin : html`<a href="/books/${e.workspace}/${e.asin}/${e.marketplace}">${e.asin} ${e.marketplace}</a>`}</td>
+<td>${bookCell(e)}</td>
 <td>${deliveriesCell(e)}</td></tr>`,
   )}</tbody></table>`;
 }
@@ -150,7 +160,7 @@ export function alertPage(ctx: PageContext, e: AlertLogEntry): string {
 <tr><th scope="row">Workspace</th><td>${e.workspace}</td></tr>
 <tr><th scope="row">Rule</th><td>${e.ruleId} (${e.kind}, ${e.status})</td></tr>
 <tr><th scope="row">Severity</th><td><span class="pill ${e.severity}">${e.severity}</span></td></tr>
-<tr><th scope="row">Book</th><td>${e.asin ?? '—'} ${e.marketplace ?? ''}</td></tr>
+<tr><th scope="row">Book</th><td class="text">${bookCell(e)}</td></tr>
 <tr><th scope="row">Keyword</th><td class="text">${e.keyword ?? '—'}</td></tr>
 </tbody></table>
 <h2>Deliveries</h2>
