@@ -166,8 +166,8 @@ describe.each(dialects)('$name', (dialect: Dialect) => {
         },
       ],
     } as unknown as ShelfwatchConfig;
-    // Several ASINs go as the dialect wants them (repeated, or comma-joined: dialect D's asins=A,B).
-    const two = { asin: world.books.slice(0, 2).map((b) => b.asin) };
+    // Several ASINs and keywords go as the dialect wants them (repeated, or comma-joined: D's asins=A,B, E's keywords).
+    const two = { asin: world.books.slice(0, 2).map((b) => b.asin), keyword: ['cozy mystery', 'romance'] };
     expect(load.contract.queries.rankings.build(two)).toEqual(dialect.contract.queries.rankings.build(two));
     const probed = clientOf(sim, load.contract);
     expect(await checkOnline(config, () => probed)).toEqual([]);

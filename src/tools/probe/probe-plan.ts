@@ -57,6 +57,21 @@ function otherAsins(answers: readonly RecordedAnswer[], asin: string): string[] 
   return found === undefined ? [] : [found];
 }
 
+/** Two keywords the rankings' answers name for `asin` (a string under a key like keyword or term). */
+function keywordsOf(answers: readonly RecordedAnswer[], asin: string): string[] {
+  const out = new Set<string>();
+  for (const a of answers) {
+    if (a.endpoint !== 'rankings' || a.status >= 300) continue;
+    const text = JSON.stringify(a.body) ?? '';
+    for (const after of text.split(`"${asin}"`).slice(1)) {
+      const m = /"(?:keyword|term|kw|phrase|search_?term)"\s*:\s*"([^"]{1,100})"/i.exec(after.slice(0, 400));
+      if (m?.[1] !== undefined) out.add(m[1]);
+      if (out.size >= 2) return [...out];
+    }
+  }
+  return [...out];
+}
+
 export function findCampaign(body: unknown): string | undefined {
   const text = JSON.stringify(body) ?? '';
   return text.match(/"campaign_?id"\s*:\s*"([^"]+)"/i)?.[1];
@@ -105,6 +120,8 @@ export function plan(
     const own = contractParam(c, endpoint, p);
     return { param: p, value, ...own, name: learnt.get(p) ?? own.name };
   };
+  const keywordParam = (keywords: string[]): PlannedParam[] =>
+    keywords[0] === undefined ? [] : [{ ...param('keyword', keywords[0]), values: keywords }];
   const limit = (e: 'rankings' | 'reviews' | 'sales' | 'keywordSearch') =>
     param('limit', String(c.pagination[e].maxLimit));
   const market = () => {
@@ -125,6 +142,8 @@ export function plan(
                 ...param('asin', known.asin),
                 values: [known.asin, ...otherAsins(known.answers, known.asin)],
               },
+              // Two of its keywords, as run sends several: their name, and whether they go comma-joined.
+              ...keywordParam(keywordsOf(known.answers, known.asin)),
               param('from', iso(now - DAY_MS)),
               param('to', iso(now)),
               limit('rankings'),

@@ -297,7 +297,7 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
     }
     ctx.undecided.push(
       ...found.undecided,
-      `params: names and formats as the API took them (${[...new Set(asked.flatMap((a) => (a.params ?? []).map((p) => p.param)))].join(', ')}); the others (${FILTERS_NOT_ASKED}) are kept as the contract says`,
+      `params: names and formats as the API took them (${[...new Set(asked.flatMap((a) => (a.params ?? []).map((p) => p.param)))].join(', ')}); the others (${FILTERS_NOT_ASKED.filter((f) => !asked.some((a) => a.params?.some((p) => p.param === f))).join(', ')}) are kept as the contract says`,
     );
   }
   if (ctx.unseenRanks.size > 0)

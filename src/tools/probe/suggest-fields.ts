@@ -87,7 +87,7 @@ export function moneySpec(path: string, container: unknown, name: string): Field
 
 export const NEVER_RANKS: Sentinel[] = [null, 0, -1];
 /** Filters probe does not send: nothing in the account gives it a value to try. */
-export const FILTERS_NOT_ASKED = 'keyword, since, platform';
+export const FILTERS_NOT_ASKED: readonly string[] = ['keyword', 'since', 'platform'];
 
 /**
  * A rank's or rating's "no rank" values, offered from evidence: those seen here, and those the API
