@@ -261,6 +261,9 @@ describe('config forms', () => {
       });
       const stored = JSON.stringify(await c.runtime.redis.hgetall(c.store.keys.documents));
       const page = await get('/config/channels');
+      // Several forms on one page (an add form per kind, quiet hours per channel): no id twice.
+      const ids = [...page.body.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]);
+      expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
       for (const secret of Object.values(secrets)) {
         expect(stored).not.toContain(secret);
         expect(page.body).not.toContain(secret);

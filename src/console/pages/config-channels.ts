@@ -121,7 +121,14 @@ function channelItem(
 <form class="inline" method="post" action="/config/channels/${channel.id}/test">${formHead(ctx, revision, 'test')}<button type="submit" aria-label="Send a test to ${channel.id}">Send a test</button></form>
 <form class="inline" method="post" action="/config/channels/${channel.id}/remove">${formHead(ctx, revision, 'remove-channel')}<button type="submit" class="secondary" aria-label="Remove channel ${channel.id}">Remove</button></form>
 <form class="config" method="post" action="/config/channels/${channel.id}/quiet" aria-label="Quiet hours of ${channel.id}">${formHead(ctx, revision, `quiet-${channel.id}`)}
-${renderFields(quietFields(`channels[${index}].quietHours`, posted, channel), posted?.problems ?? [])}
+${renderFields(
+  // One quiet-hours form per channel on this page: ids apart (f-quiet-team-start, …).
+  quietFields(`channels[${index}].quietHours`, posted, channel).map((f) => ({
+    ...f,
+    idPrefix: `quiet-${channel.id}-`,
+  })),
+  posted?.problems ?? [],
+)}
 <div class="actions"><button type="submit" name="action" value="save">Save quiet hours</button>${quiet === undefined ? '' : html`<button type="submit" name="action" value="clear" class="secondary">No quiet hours</button>`}</div></form></li>`;
 }
 
