@@ -43,7 +43,7 @@ function muteForm(ctx: PageContext, book: MyBook, firing: FiringNow): SafeHtml {
 <input type="hidden" name="kind" value="${firing.kind}">
 <input type="hidden" name="duration" value="1d">
 <input type="hidden" name="reason" value="muted from My books">
-<button type="submit" class="secondary" aria-label="Mute ${firing.kind} for ${book.title ?? book.asin} for a day">Mute for a day</button></form>`;
+<button type="submit" class="secondary" aria-label="Mute for a day: ${firing.kind} of ${book.title ?? book.asin}">Mute for a day</button></form>`;
 }
 
 function firingList(ctx: PageContext, book: MyBook): SafeHtml {
