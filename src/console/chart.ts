@@ -5,6 +5,7 @@
  */
 import { type ChartSeries, type RankMarker, rankChartSvg } from '../util/rank-chart.ts';
 import { html, type SafeHtml, trustedHtml } from './html.ts';
+import { viewerZone } from './viewer-zone.ts';
 
 export type { RankMarker };
 
@@ -24,6 +25,8 @@ export function rankChart(input: {
     fromMs: input.fromMs,
     toMs: input.toMs,
     locale: input.locale,
+    // Axis dates and the text alternative in the viewer's zone, as every time on the page.
+    timeZone: viewerZone(),
   });
   return html`<figure id="${input.id ?? ''}" class="rank-chart">
 ${trustedHtml(chart.svg)}

@@ -3,6 +3,7 @@ import type { RankStats } from '../../history/stats.ts';
 import { chartFormats } from '../../util/rank-chart.ts';
 import { DAY_MS } from '../../util/time-units.ts';
 import { html, type SafeHtml } from '../html.ts';
+import { viewerZone } from '../viewer-zone.ts';
 
 export const RANGES = [
   { id: '7d', label: '7 d', days: 7 },
@@ -35,7 +36,7 @@ export function rangeLinks(path: string, current: RangeId): SafeHtml {
 
 /** Current rank, averages, best and worst with dates, rank drops: numbers in the viewer's locale. */
 export function statsTable(stats: RankStats, locale: string): SafeHtml {
-  const f = chartFormats(locale);
+  const f = chartFormats(locale, viewerZone());
   const at = (x: { rank: number; at: number } | null) =>
     x === null ? '—' : `${f.rank(x.rank)} (${f.date(x.at)})`;
   const avg = (v: number | null) => (v === null ? '—' : f.rank(Math.round(v)));
