@@ -42,6 +42,8 @@ const CONSOLE_PAGES = [
   'dead-letters',
   'not-found',
   'login',
+  // Bull Board at /queues (test/console/queues-browser.test.ts).
+  'queues',
 ];
 /** Each console page at a phone's 390 px and at 1280 px (test/console/layout-check.ts). */
 const CONSOLE_SHOTS = [
@@ -142,7 +144,7 @@ async function copyToDocs(names: readonly string[]): Promise<void> {
     const from = artifactPath('img', `${name}.png`);
     if (!existsSync(from)) {
       process.stderr.write(
-        `docs/img/${name}.png left as it is: run the browser tests first (npx vitest run test/console/browser.test.ts test/deliver/email-browser.test.ts)\n`,
+        `docs/img/${name}.png left as it is: run the browser tests first (npx vitest run test/console/browser.test.ts test/console/queues-browser.test.ts test/deliver/email-browser.test.ts)\n`,
       );
       continue;
     }

@@ -213,19 +213,14 @@ export async function gatherStatus(runtime: StatusSources): Promise<StatusReport
     // All at once: ioredis pipelines them, where one by one a 2,000-target account took 0.5 s.
     const registered = runtime.registry.all(ws.id);
     const healths = await Promise.all(registered.map((target) => runtime.store.getHealth(target.ref)));
-    const titles = await bookTitles(runtime, registered);
+    const names = await targetNames(runtime.store, registered);
     const targets: TargetStatus[] = registered.map((target, i) => {
       const health = healths[i] as TargetHealth;
       const schedule = schedules.get(`${ws.id}\u0000${target.ref.id}`);
       return {
         id: target.ref.id,
         kind: target.kind,
-        name:
-          target.kind === 'reviews'
-            ? (target.campaignName ?? null)
-            : target.kind === 'sales'
-              ? null
-              : (titles.get(`${target.asin}|${target.marketplace}`) ?? null),
+        name: names.get(target.ref.id) ?? null,
         nextPollAtMs: schedule?.nextMs ?? null,
         everyMs: schedule?.everyMs ?? null,
         lastOutcome: health.lastOutcome,
@@ -285,17 +280,30 @@ export async function gatherStatus(runtime: StatusSources): Promise<StatusReport
   };
 }
 
-/** Book titles by `ASIN|MARKETPLACE`, from the book targets' snapshots (Redis only, pipelined). */
-async function bookTitles(
-  runtime: Pick<StatusSources, 'store'>,
+/**
+ * What people call each target, by target id: a book's title (its book and keywords targets, from
+ * the book snapshots: Redis only, pipelined) or a campaign's configured name. Status and plan read it.
+ */
+export async function targetNames(
+  store: Pick<SnapshotStore, 'get'>,
   targets: readonly WatchTarget[],
 ): Promise<Map<string, string>> {
   const books = targets.filter((t): t is Extract<WatchTarget, { kind: 'book' }> => t.kind === 'book');
-  const stored = await Promise.all(books.map((t) => runtime.store.get(t.ref).catch(() => undefined)));
+  const stored = await Promise.all(books.map((t) => store.get(t.ref).catch(() => undefined)));
   const titles = new Map<string, string>();
   books.forEach((target, i) => {
     const observation = stored[i]?.observation;
     if (observation?.kind === 'book') titles.set(`${target.asin}|${target.marketplace}`, observation.title);
   });
-  return titles;
+  const names = new Map<string, string>();
+  for (const target of targets) {
+    const name =
+      target.kind === 'reviews'
+        ? target.campaignName
+        : target.kind === 'sales'
+          ? undefined
+          : titles.get(`${target.asin}|${target.marketplace}`);
+    if (name !== undefined) names.set(target.ref.id, name);
+  }
+  return names;
 }

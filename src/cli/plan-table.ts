@@ -16,14 +16,38 @@ function percent(share: number): string {
   return `${(share * 100).toFixed(2)}%`;
 }
 
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
 function cost(value: number): string {
   return Number.isInteger(value) ? String(value) : value.toFixed(1);
 }
 
-export function formatPlanTable(plan: Plan): string {
-  const header = ['target', 'kind', 'req/poll', 'cadence', 'req/month', 'share'];
-  const align: Align[] = ['left', 'left', 'right', 'left', 'right', 'right'];
+/** `names`: what people call each target (status.ts's `targetNames`), shown first when known. */
+export function formatPlanTable(plan: Plan, names: ReadonlyMap<string, string> = new Map()): string {
+  // A title column only when some target has a name (offline, only named campaigns do).
+  const titled = plan.rows.some((row) => names.has(row.id));
+  const header = [
+    ...(titled ? ['title'] : []),
+    'target',
+    'kind',
+    'req/poll',
+    'cadence',
+    'req/month',
+    'share',
+  ];
+  const align: Align[] = [
+    ...(titled ? (['left'] as const) : []),
+    'left',
+    'left',
+    'right',
+    'left',
+    'right',
+    'right',
+  ];
   const body = plan.rows.map((row) => [
+    ...(titled ? [cut(names.get(row.id) ?? '', 40)] : []),
     row.id,
     row.kind,
     cost(row.costPerPoll),

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { Runtime } from '../app/runtime.ts';
+import { targetNames } from '../app/status.ts';
 import { type Plan, planVerdict } from '../budget/planner.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
 import { silentLogger } from '../ops/logger.ts';
@@ -46,6 +47,8 @@ the per-minute limit (the budget gate would delay polls); the message names whic
     .action(async (options: { config?: string; offline?: boolean; json?: boolean }) => {
       const config = loadConfigOrThrow(io, options.config);
       let plans: Map<string, ReturnType<typeof planWorkspace>>;
+      // Titles from the book snapshots when Redis is there; offline only campaigns have names.
+      const names = new Map<string, Map<string, string>>();
       if (options.offline === true) {
         const now = Date.now();
         plans = new Map(
@@ -54,11 +57,19 @@ the per-minute limit (the budget gate would delay polls); the message names whic
             planWorkspace(ws, targetsOfWorkspace(ws), new Map(), 0, now),
           ]),
         );
+        for (const ws of config.workspaces) {
+          const campaigns = targetsOfWorkspace(ws).flatMap((t) =>
+            t.kind === 'reviews' && t.campaignName !== undefined ? [[t.ref.id, t.campaignName] as const] : [],
+          );
+          names.set(ws.id, new Map(campaigns));
+        }
       } else {
         const runtime = new Runtime({ config, logger: silentLogger(), version: VERSION });
         await connectRuntime(runtime);
         try {
           plans = await runtime.plans();
+          for (const ws of config.workspaces)
+            names.set(ws.id, await targetNames(runtime.store, targetsOfWorkspace(ws)));
         } finally {
           await runtime.close();
         }
@@ -71,7 +82,7 @@ the per-minute limit (the budget gate would delay polls); the message names whic
         io.stdout.write(
           `workspace ${ws.id} — plan ${ws.plan.name}: ${ws.plan.perMinute}/min, ${ws.plan.perMonth}/month, reserve ${Math.round(ws.reserve * 100)}%\n`,
         );
-        io.stdout.write(`${formatPlanTable(plan)}\n`);
+        io.stdout.write(`${formatPlanTable(plan, names.get(ws.id))}\n`);
         io.stdout.write('\n');
       }
       // Each workspace that does not fit, with the limit that binds (the month, the minute, or both).

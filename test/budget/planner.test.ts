@@ -229,5 +229,9 @@ describe('formatPlanTable', () => {
         '',
       ].join('\n'),
     );
+    // With names (status.ts's targetNames): the title first, the target id after it.
+    const named = formatPlanTable(make(), new Map([['launch reviews', 'Spring ARC']])).split('\n');
+    expect(named[0]).toMatch(/^title\s+target\s+kind/);
+    expect(named[3]).toMatch(/^Spring ARC\s+launch reviews\s+reviews/);
   });
 });
