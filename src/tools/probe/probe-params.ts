@@ -73,6 +73,23 @@ export function formatCandidates(
   return [{ format: date ? 'date' : 'iso' }, { format: date ? 'rfc3339' : 'date' }, ...counts];
 }
 
+/** The query a request sends: each parameter (several values repeated, or comma-joined), then the fixed ones. */
+export function queryPairs(
+  params: readonly PlannedParam[],
+  fixed: Record<string, string>,
+): [string, string][] {
+  return [
+    ...params.flatMap((p): [string, string][] =>
+      p.values !== undefined && p.values.length > 1
+        ? p.list === 'comma'
+          ? [[p.name, p.values.join(',')]]
+          : p.values.map((v): [string, string] => [p.name, v])
+        : [[p.name, writeValue(p.value, p.format, p.epoch)]],
+    ),
+    ...Object.entries(fixed),
+  ];
+}
+
 /** A value written in a format (ISO time or a date in; the API's text out). */
 export function writeValue(value: string, format: TimeFormat | undefined, epoch?: string): string {
   if (format === undefined || format === 'iso') return value;

@@ -15,8 +15,8 @@ import {
   type ParamFinding,
   type PlannedParam,
   type ProbeParam,
+  queryPairs,
   readRefusal,
-  writeValue,
 } from './probe-params.ts';
 import {
   DEFAULT_MAX_PROBE_REQUESTS,
@@ -29,7 +29,7 @@ import {
   plan,
   plannedEndpoints,
 } from './probe-plan.ts';
-import { askTail, cursorPlan, tailPlan } from './probe-tail.ts';
+import { askTails } from './probe-tail.ts';
 
 export type ProbeFailureKind = 'unreachable' | 'unauthorized' | 'not_json';
 
@@ -161,16 +161,7 @@ async function ask(
     }
     await options.beforeRequest();
     state.spent += 1;
-    const query = [
-      ...params.flatMap((p): [string, string][] =>
-        p.values !== undefined && p.values.length > 1
-          ? p.list === 'comma'
-            ? [[p.name, p.values.join(',')]]
-            : p.values.map((v): [string, string] => [p.name, v])
-          : [[p.name, writeValue(p.value, p.format, p.epoch)]],
-      ),
-      ...Object.entries(fixed),
-    ];
+    const query = queryPairs(params, fixed);
     const path =
       query.length === 0 ? planned.path : `${planned.path}?${new URLSearchParams(query).toString()}`;
     const answer = await request(options, planned.endpoint, path);
@@ -276,42 +267,17 @@ export async function probeService(options: ProbeOptions): Promise<RecordedAnswe
   // The filters that need a value from an answer: a book's window of rankings, one campaign's reviews.
   if (planned.includes('rankings') && asin !== undefined) await run('rankings', true);
   if (planned.includes('reviews') && campaign !== undefined) await run('reviews', true);
-  // The last page of the book's keywords (their "no rank" values), then of the first list paged
-  // another way, for the name of its page-number, offset or cursor parameter (probe-tail.ts).
-  const source = options.contract.source;
-  const pagingOf = (a: RecordedAnswer) =>
-    source.endpoints?.[a.endpoint as 'sales']?.pagination ?? source.pagination;
-  // Where the contract reads a cursor (the default's next_cursor when it names no other style).
-  const knownCursor = (a: RecordedAnswer) => {
-    const own = pagingOf(a);
-    if (own?.cursor !== undefined) return own.cursor.next;
-    return (own?.offset ?? own?.page ?? own?.nextUrl ?? own?.linkHeader) ? undefined : 'next_cursor';
-  };
-  const styleOf = (a: RecordedAnswer) =>
-    cursorPlan(a, knownCursor(a)) !== undefined ? 'cursor' : tailPlan(a, undefined)?.style;
-  const tailOf = async (first: RecordedAnswer) => {
-    const own = pagingOf(first);
-    const known = knownCursor(first);
-    const tail = await askTail(first, own?.offset?.param ?? own?.page?.param, {
-      ...state,
-      unchecked: options.unchecked ?? [],
-      ...(known === undefined ? {} : { knownCursor: known }),
-      ask: async (path) => {
-        await options.beforeRequest();
-        state.spent += 1;
-        return request(options, first.endpoint as ProbedEndpoint, path);
-      },
-    });
-    if (tail !== undefined) answers.push(tail);
-  };
-  const keywords = answers.find((a) => a.endpoint === 'bookKeywords');
-  if (keywords !== undefined) await tailOf(keywords);
-  const learnt = new Set(answers.flatMap((a) => (a.page === undefined ? [] : [a.page.style])));
-  const list = answers.find((a) => {
-    const style = a.endpoint === 'bookKeywords' || a.page !== undefined ? undefined : styleOf(a);
-    return style !== undefined && !learnt.has(style);
+  // Last or second pages: the page parameter's name and the tail's "no rank" values (probe-tail.ts).
+  await askTails(answers, options.contract.source, {
+    spent: () => state.spent,
+    max: state.max,
+    unchecked: options.unchecked ?? [],
+    ask: async (endpoint, path) => {
+      await options.beforeRequest();
+      state.spent += 1;
+      return request(options, endpoint as ProbedEndpoint, path);
+    },
   });
-  if (list !== undefined) await tailOf(list);
   return [...answers, ...state.refusals.filter((r) => !answers.includes(r))];
 }
 

@@ -6,7 +6,7 @@
  * keywords are ordered by traffic, so their tail is where keywords without a rank are. Pure but for
  * the requests the caller makes.
  */
-import { linkNext } from '../../api/tooling.ts';
+import { type ContractFile, linkNext } from '../../api/tooling.ts';
 import type { PageFinding, RecordedAnswer } from './probe-analyse.ts';
 
 export type PageStyle = 'offset' | 'page';
@@ -167,36 +167,37 @@ export function judgeTail(
   return JSON.stringify(a[0]) === JSON.stringify(b[0]) && a.length === b.length ? 'refused' : 'took';
 }
 
+/** What a tail request may spend and how it asks (probe-run.ts: the budget, the cap, the request). */
+export interface TailBudget {
+  spent: () => number;
+  max: number;
+  unchecked: string[];
+  ask: (endpoint: RecordedAnswer['endpoint'], path: string) => Promise<RecordedAnswer>;
+}
+
 /**
- * Asks the last page of `first` (one request per name tried, within the cap): the answer that took a
- * name, marked with what it found; undefined, with the reason in `unchecked`, when none did.
+ * Asks the last (or, for a cursor, the second) page of `first`, one request per name tried within
+ * the cap: the answer that took a name, marked with what it found; undefined, with the reason in
+ * `unchecked`, when none did.
  */
-export async function askTail(
+async function askTail(
   first: RecordedAnswer,
   contractParam: string | undefined,
-  budget: {
-    spent: number;
-    max: number;
-    unchecked: string[];
-    ask: (path: string) => Promise<RecordedAnswer>;
-    /** Where the contract reads its cursor: a cursor there needs no second page. */
-    knownCursor?: string;
-  },
+  knownCursor: string | undefined,
+  budget: TailBudget,
 ): Promise<RecordedAnswer | undefined> {
-  const cursor = cursorPlan(first, budget.knownCursor);
+  const cursor = cursorPlan(first, knownCursor);
   const plan: { style: PageFinding['style']; value: number | string; names: string[] } | undefined =
     cursor === undefined ? tailPlan(first, contractParam) : { style: 'cursor', ...cursor };
   if (plan === undefined) return undefined;
-  let spent = budget.spent;
   for (const name of plan.names) {
-    if (spent >= budget.max) {
+    if (budget.spent() >= budget.max) {
       budget.unchecked.push(
         `${first.endpoint}: the ${plan.style === 'cursor' ? 'second' : 'last'} page was not asked: the cap of ${budget.max} requests was reached (the ${plan.style} parameter's name is unchecked)`,
       );
       return undefined;
     }
-    spent += 1;
-    const answer = await budget.ask(withParam(first.path, name, plan.value));
+    const answer = await budget.ask(first.endpoint, withParam(first.path, name, plan.value));
     const verdict = judgeTail(first, answer, name);
     if (verdict === 'took') return { ...answer, page: { style: plan.style, param: name, value: plan.value } };
     if (verdict === 'stop') break;
@@ -205,6 +206,40 @@ export async function askTail(
     `${first.endpoint}: no ${plan.style} parameter was taken (${plan.names.join(', ')} tried): its name is unchecked; find it in the API document`,
   );
   return undefined;
+}
+
+/**
+ * The tail requests of a probe, added to `answers`: the last page of the book's keywords (their "no
+ * rank" values), then of the first list paged in a style not learnt yet, for its parameter's name.
+ */
+export async function askTails(
+  answers: RecordedAnswer[],
+  source: ContractFile,
+  budget: TailBudget,
+): Promise<void> {
+  const pagingOf = (a: RecordedAnswer) =>
+    source.endpoints?.[a.endpoint as 'sales']?.pagination ?? source.pagination;
+  // Where the contract reads a cursor (the default's next_cursor when it names no other style).
+  const knownCursor = (a: RecordedAnswer) => {
+    const own = pagingOf(a);
+    if (own?.cursor !== undefined) return own.cursor.next;
+    return (own?.offset ?? own?.page ?? own?.nextUrl ?? own?.linkHeader) ? undefined : 'next_cursor';
+  };
+  const styleOf = (a: RecordedAnswer) =>
+    cursorPlan(a, knownCursor(a)) !== undefined ? 'cursor' : tailPlan(a, undefined)?.style;
+  const tailOf = async (first: RecordedAnswer) => {
+    const own = pagingOf(first);
+    const tail = await askTail(first, own?.offset?.param ?? own?.page?.param, knownCursor(first), budget);
+    if (tail !== undefined) answers.push(tail);
+  };
+  const keywords = answers.find((a) => a.endpoint === 'bookKeywords');
+  if (keywords !== undefined) await tailOf(keywords);
+  const learnt = new Set(answers.flatMap((a) => (a.page === undefined ? [] : [a.page.style])));
+  const list = answers.find((a) => {
+    const style = a.endpoint === 'bookKeywords' || a.page !== undefined ? undefined : styleOf(a);
+    return style !== undefined && !learnt.has(style);
+  });
+  if (list !== undefined) await tailOf(list);
 }
 
 /** A next-page cursor or URL in a body (a non-empty string under a key named next or cursor). */

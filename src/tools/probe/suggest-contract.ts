@@ -14,11 +14,8 @@ import {
   type FieldSpec,
   isListEndpoint,
   type ListEndpointName,
-  MARKETPLACES,
   type ObjectNode,
-  PLATFORMS,
 } from '../../api/tooling.ts';
-import { isMarketplace } from '../../util/marketplaces.ts';
 import {
   analyseAnswer,
   candidatesFor,
@@ -29,7 +26,8 @@ import {
   words,
 } from './probe-analyse.ts';
 import { paramSections } from './probe-params.ts';
-import { AMAZON_MARKETPLACE_IDS, finalitySpec, historyLayout, KEEPA_DOMAINS } from './suggest-evidence.ts';
+import { enumsOf } from './suggest-enums.ts';
+import { finalitySpec, historyLayout } from './suggest-evidence.ts';
 import { asObject, type Ctx, extrasOf, FILTERS_NOT_ASKED, newCtx, sample, specAt } from './suggest-fields.ts';
 import { keepUsersSections } from './suggest-merge.ts';
 import { headersOf, paginationOf, suggestPagination } from './suggest-wire.ts';
@@ -232,43 +230,7 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
       ctx.undecided.push(`${name}: not probed (no answer recorded): kept as the contract says`);
   }
   const suggestion: ContractFile = { version: 1 };
-  const enums: Record<string, Record<string, string>> = {};
-  // Values seen in another case than ours: every value of ours is mapped the same way, since one
-  // answer shows only some of them (a page of reviews may all be from one platform).
-  const recased = (seen: Set<string>, ours: readonly string[]) => {
-    const upper = [...seen].some((v) => v !== v.toLowerCase() && ours.includes(v.toLowerCase()));
-    const lower = [...seen].some((v) => v !== v.toUpperCase() && ours.includes(v.toUpperCase()));
-    const map = (f: (v: string) => string) =>
-      Object.fromEntries(ours.map((v) => [f(v), v]).filter(([k, v]) => k !== v));
-    return upper ? map((v) => v.toUpperCase()) : lower ? map((v) => v.toLowerCase()) : {};
-  };
-  const platforms = recased(ctx.platforms, PLATFORMS);
-  if (Object.keys(platforms).length > 0) enums.platform = platforms;
-  const marketplaces = recased(ctx.marketplaces, MARKETPLACES);
-  if (Object.keys(marketplaces).length > 0) enums.marketplace = marketplaces;
-  if (ctx.marketplaceIds.size > 0) {
-    const ids = [...ctx.marketplaceIds].sort((a, b) => a - b);
-    if (ids.every((id) => KEEPA_DOMAINS[String(id)] !== undefined)) {
-      enums.marketplace = { ...KEEPA_DOMAINS };
-      ctx.undecided.push(
-        `enums.marketplace: marketplaces come as numbers (${ids.join(', ')}): Keepa's domain ids are offered (1 US, 2 UK, 3 DE, …): check them in the API document`,
-      );
-    } else
-      ctx.undecided.push(
-        `enums.marketplace: marketplaces come as numbers (${ids.join(', ')}): map each to ours (${MARKETPLACES.join(', ')})`,
-      );
-  }
-  if (Object.keys(ctx.salesStatus).length > 0) enums.salesStatus = ctx.salesStatus;
-  const unknown = [...ctx.marketplaces].filter((m) => !isMarketplace(m) && !isMarketplace(m.toUpperCase()));
-  if (unknown.length > 0 && unknown.every((m) => AMAZON_MARKETPLACE_IDS[m] !== undefined)) {
-    enums.marketplace = { ...AMAZON_MARKETPLACE_IDS };
-    ctx.undecided.push(
-      `enums.marketplace: the API says ${unknown.map((m) => `"${m}"`).join(', ')}: Amazon's marketplace ids are offered (ATVPDKIKX0DER US, A1F83G8C2ARO7P UK, …)`,
-    );
-  } else if (unknown.length > 0)
-    ctx.undecided.push(
-      `enums.marketplace: the API says ${unknown.map((m) => `"${m}"`).join(', ')}: map each to ours (${MARKETPLACES.join(', ')})`,
-    );
+  const enums = enumsOf(ctx);
   if (Object.keys(enums).length > 0) suggestion.enums = enums;
   if (pagination.shared !== undefined) suggestion.pagination = pagination.shared;
   const asked = ok.filter((a) => a.params !== undefined);
