@@ -23,7 +23,7 @@ import { registerPages } from './routes.ts';
 import { registerSignIn } from './sign-in.ts';
 import { CONSOLE_CSS } from './style.ts';
 import { FORM_CSS } from './style-forms.ts';
-import { installViewerZone } from './viewer-zone.ts';
+import { homeOf, installViewerZone } from './viewer-zone.ts';
 
 export interface ConsoleOptions {
   runtime: Runtime;
@@ -199,7 +199,7 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
   });
   app.get('/static/console.css', async (_request, reply) => reply.type('text/css').send(CSS));
   app.get('/login', async (request, reply) => {
-    if (request.session !== undefined) return reply.redirect('/', 303);
+    if (request.session !== undefined) return reply.redirect(homeOf(request.session), 303);
     return reply.type('text/html').send(loginPage());
   });
   app.post('/login', async (request, reply) => {
@@ -215,7 +215,7 @@ export async function buildConsole(options: ConsoleOptions): Promise<FastifyInst
     }
     if (!result.ok) return reply.code(401).type('text/html').send(loginPage('Wrong token.'));
     setCookie(request, reply, result.session);
-    return reply.redirect('/', 303);
+    return reply.redirect(homeOf(result.session), 303);
   });
   registerSignIn(app, {
     runtime,

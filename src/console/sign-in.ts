@@ -130,6 +130,7 @@ export function registerSignIn(app: FastifyInstance, deps: SignInDeps): void {
     if (!people().some((p) => p.id === used.subject)) return refused(reply, LINK_REFUSALS.forged);
     const session = await deps.openSession(`${PERSON_SUBJECT}${used.subject}`);
     deps.setCookie(request, reply, session);
-    return reply.redirect('/', 303);
+    // A person's home is their own books; the overview is one click away.
+    return reply.redirect('/me', 303);
   });
 }

@@ -30,6 +30,11 @@ export function personOf(session: Session | undefined, people: readonly Person[]
   return people.find((person) => person.id === id);
 }
 
+/** Where a session lands after signing in: a person's own books, the overview for the token. */
+export function homeOf(session: Session): string {
+  return session.subject.startsWith(PERSON_SUBJECT) ? '/me' : '/';
+}
+
 /** The zone of the request being answered; UTC outside a request (a page rendered by a test). */
 export function viewerZone(): string {
   return store.getStore()?.zone ?? 'UTC';

@@ -26,6 +26,8 @@ async function signIn(token: string): Promise<{ cookie: string; csrf: string }> 
     payload: `token=${encodeURIComponent(token)}`,
   });
   expect(res.statusCode).toBe(303);
+  // A person lands on their own books; the console token on the overview.
+  expect(res.headers.location).toBe(token === ANA_TOKEN ? '/me' : '/');
   const cookie = String(res.headers['set-cookie']).split(';')[0] ?? '';
   const page = await app.inject({ url: '/me', headers: { host: HOST, cookie } });
   return { cookie, csrf: /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? '' };
