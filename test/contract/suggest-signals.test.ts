@@ -55,4 +55,12 @@ describe('signals in the body', () => {
     const { contract } = suggestContract(defaultContract(), [answer({}, headers)]);
     expect(contract.rateLimit).toMatchObject({ quotaUsed: 'x-quota-used', quotaRemaining: null });
   });
+
+  it('a rate per second (a fraction) is left out and said, not read as a count per minute', () => {
+    const headers = { 'x-amzn-ratelimit-limit': '0.5', 'x-amzn-requestid': 'r1' };
+    const { contract, undecided } = suggestContract(defaultContract(), [answer({}, headers)]);
+    expect(contract.rateLimit?.limit).toBeNull();
+    expect(undecided.some((line) => line.includes('per-second rate'))).toBe(true);
+    expect(parseContract(contract, 'suggested.yaml').ok).toBe(true);
+  });
 });

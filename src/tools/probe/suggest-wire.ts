@@ -208,6 +208,13 @@ export function headersOf(
     else if (key === 'reset') {
       const v = Number(seen.get(name));
       rateLimit.reset = { header: name, format: v > 1e11 ? 'epoch_ms' : v > 1e8 ? 'epoch_s' : 'delta_s' };
+    } else if ((key === 'limit' || key === 'remaining') && !/^\d+$/.test((seen.get(name) ?? '').trim())) {
+      // A fraction is a rate per second (SP-API's x-amzn-RateLimit-Limit: 0.5), which a contract
+      // cannot say yet: read as a count per minute it would stop every poll.
+      undecided.push(
+        `headers: "${name}" (${key}) is "${seen.get(name)}", not a whole count: a per-second rate the contract cannot say yet; left out`,
+      );
+      if (current != null) rateLimit[key] = null;
     } else rateLimit[key] = name;
   }
   if (body.quotaReset !== undefined && rl.quotaReset == null) rateLimit.quotaReset = body.quotaReset;
