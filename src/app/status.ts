@@ -14,7 +14,6 @@ import type { DeliverQueueData } from '../deliver/enqueue.ts';
 import type { TargetKind } from '../model/observation.ts';
 import type { PollJobData } from '../poll/processor.ts';
 import type { ConfigTargetRegistry } from '../poll/registry.ts';
-import type { WatchTarget } from '../poll/targets.ts';
 import type { SilenceStore } from '../silence/store.ts';
 import { type SilenceView, silenceViews } from '../silence/view.ts';
 import type { SnapshotStore, TargetHealth } from '../snapshot/store.ts';
@@ -23,6 +22,7 @@ import { DAY_MS } from '../util/time-units.ts';
 import type { RedisConnection } from './redis-connection.ts';
 import { type ShardReach, shardReachability } from './shard-health.ts';
 import type { ShardParts } from './shard-parts.ts';
+import { bookTitlesByAsin, targetNames } from './target-names.ts';
 
 /**
  * What the status reads, all of it in Redis: the process's runtime (src/app/runtime.ts) has these
@@ -127,7 +127,9 @@ async function silenceStatus(runtime: StatusSources, now: number): Promise<Statu
     runtime.silences.silencedBetween(now - DAY_MS, now + 1),
   ]);
   return {
-    current: silenceViews(all, hits, now).filter((v) => v.state !== 'expired'),
+    current: silenceViews(all, hits, now, await bookTitlesByAsin(runtime)).filter(
+      (v) => v.state !== 'expired',
+    ),
     silencedLastDay: lastDay.length,
     recent: lastDay.slice(0, RECENT_SHOWN).map((r) => ({ title: r.alert.title, silenceId: r.silenceId })),
   };
@@ -278,32 +280,4 @@ export async function gatherStatus(runtime: StatusSources): Promise<StatusReport
     queues: { poll: pollCounts, deliver: deliverCounts },
     silences: homeUp ? await silenceStatus(runtime, now) : { current: [], silencedLastDay: 0, recent: [] },
   };
-}
-
-/**
- * What people call each target, by target id: a book's title (its book and keywords targets, from
- * the book snapshots: Redis only, pipelined) or a campaign's configured name. Status and plan read it.
- */
-export async function targetNames(
-  store: Pick<SnapshotStore, 'get'>,
-  targets: readonly WatchTarget[],
-): Promise<Map<string, string>> {
-  const books = targets.filter((t): t is Extract<WatchTarget, { kind: 'book' }> => t.kind === 'book');
-  const stored = await Promise.all(books.map((t) => store.get(t.ref).catch(() => undefined)));
-  const titles = new Map<string, string>();
-  books.forEach((target, i) => {
-    const observation = stored[i]?.observation;
-    if (observation?.kind === 'book') titles.set(`${target.asin}|${target.marketplace}`, observation.title);
-  });
-  const names = new Map<string, string>();
-  for (const target of targets) {
-    const name =
-      target.kind === 'reviews'
-        ? target.campaignName
-        : target.kind === 'sales'
-          ? undefined
-          : titles.get(`${target.asin}|${target.marketplace}`);
-    if (name !== undefined) names.set(target.ref.id, name);
-  }
-  return names;
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { Runtime } from '../app/runtime.ts';
-import { targetNames } from '../app/status.ts';
+import { targetNames } from '../app/target-names.ts';
 import { type Plan, planVerdict } from '../budget/planner.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
 import { silentLogger } from '../ops/logger.ts';

@@ -8,7 +8,7 @@ export function silenceTable(views: readonly SilenceView[], nowMs: number, timeZ
   const rows = views.map((v) => [
     v.id,
     v.state,
-    cell(describeMatchers(v.matchers), 60),
+    cell(describeMatchers(v.matchers, v.bookTitles), 80),
     whenText(v.startsAt, nowMs, timeZone),
     whenText(v.endsAt, nowMs, timeZone),
     String(v.silenced),

@@ -2,6 +2,7 @@ import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { isAsin } from '../api/index.ts';
 import { Runtime } from '../app/runtime.ts';
+import { bookTitlesByAsin } from '../app/target-names.ts';
 import type { ShelfwatchConfig } from '../config/schema.ts';
 import { suggest } from '../config-kit/suggest.ts';
 import { findAlert } from '../deliver/sent-alert.ts';
@@ -214,7 +215,12 @@ export function registerSilenceCommands(program: Command, io: CliIo): void {
         () => undefined,
         async (runtime, store) => {
           const now = runtime.clock.now();
-          const all = silenceViews(await store.all(), await store.hits(), now);
+          const all = silenceViews(
+            await store.all(),
+            await store.hits(),
+            now,
+            await bookTitlesByAsin(runtime),
+          );
           return { views: flags.all === true ? all : all.filter((v) => v.state !== 'expired'), now };
         },
       );

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Runtime } from '../app/runtime.ts';
 import { gatherStatus } from '../app/status.ts';
+import { bookTitlesByAsin } from '../app/target-names.ts';
 import { listDeadLetters, purgeDeadLetters, retryDeadLetters } from '../deliver/dead-letters.ts';
 import { SilenceInputError } from '../silence/silence.ts';
 import { silenceViews } from '../silence/view.ts';
@@ -53,7 +54,12 @@ export function registerPages(
   });
 
   const silences = async () =>
-    silenceViews(await runtime.silences.all(), await runtime.silences.hits(), now());
+    silenceViews(
+      await runtime.silences.all(),
+      await runtime.silences.hits(),
+      now(),
+      await bookTitlesByAsin(runtime),
+    );
   app.get('/silences', async (request, reply) => {
     const added = (request.query as Query).added;
     const notice =

@@ -68,7 +68,7 @@ ${
     ? html`<p class="mute">None.</p>`
     : html`<table><thead><tr><th scope="col">Matchers</th><th scope="col">State</th><th scope="col">Ends</th><th scope="col">Reason</th><th scope="col">Kept</th></tr></thead><tbody>${status.silences.current.map(
         (s) =>
-          html`<tr><td class="text">${describeMatchers(s.matchers)}</td><td><span class="pill ${s.state}">${s.state}</span></td><td>${timeText(s.endsAt)}</td><td class="text">${s.reason}</td><td>${s.silenced}</td></tr>`,
+          html`<tr><td class="text">${describeMatchers(s.matchers, s.bookTitles)}</td><td><span class="pill ${s.state}">${s.state}</span></td><td>${timeText(s.endsAt)}</td><td class="text">${s.reason}</td><td>${s.silenced}</td></tr>`,
       )}</tbody></table>`
 }
 <p class="mute">${status.silences.silencedLastDay} alerts silenced in the last 24 hours. Queues: poll ${JSON.stringify(status.queues.poll)}, deliver ${JSON.stringify(status.queues.deliver)}.</p>`;

@@ -134,9 +134,9 @@ ${
 <tbody>${input.views.map(
         (
           s,
-        ) => html`<tr><td class="text">${describeMatchers(s.matchers)}</td><td><span class="pill ${s.state}">${s.state}</span></td><td>${timeText(s.startsAt)}</td><td>${timeText(s.endsAt)}</td>
+        ) => html`<tr><td class="text">${describeMatchers(s.matchers, s.bookTitles)}</td><td><span class="pill ${s.state}">${s.state}</span></td><td>${timeText(s.startsAt)}</td><td>${timeText(s.endsAt)}</td>
 <td class="text">${s.reason}</td><td>${s.createdBy}</td><td>${s.silenced}</td>
-<td>${s.state === 'expired' ? '' : html`<form class="inline" method="post" action="/silences/${s.id}/expire">${csrfField(ctx)}<button class="secondary" type="submit" aria-label="Expire silence: ${describeMatchers(s.matchers)}">Expire</button></form>`}</td></tr>`,
+<td>${s.state === 'expired' ? '' : html`<form class="inline" method="post" action="/silences/${s.id}/expire">${csrfField(ctx)}<button class="secondary" type="submit" aria-label="Expire silence: ${describeMatchers(s.matchers, s.bookTitles)}">Expire</button></form>`}</td></tr>`,
       )}</tbody></table>`
 }`;
   return page('Silences', ctx, body);
