@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Runtime } from '../app/runtime.ts';
+import { sparkline } from '../channels/render/sparkline.ts';
 import type { Person, ShelfwatchConfig } from '../config/schema.ts';
 import type { AlertLogEntry } from '../history/alert-log.ts';
 import type { AlertKind } from '../model/alert.ts';
@@ -27,6 +28,10 @@ const CONDITION_KINDS: ReadonlySet<AlertKind> = new Set([
   'comp_overtook',
   'sentiment_shift',
 ]);
+/** Points of the 7-day sparkline (one per six hours). */
+const TREND_POINTS = 28;
+/** The newest alerts of a book shown under it. */
+const LATEST_ALERTS = 3;
 /** How far back the log is read for conditions still firing. */
 const FIRING_LOOKBACK_MS = 30 * DAY_MS;
 
@@ -66,6 +71,18 @@ export function lastChange(snapshot: BookObservation): MyBook['change'] {
       return { from: before.rank, to: after.rank, atMs: after.at };
   }
   return undefined;
+}
+
+/** Six-hourly points of the 7 days before `endMs`, for the sparkline: the last rank of each six hours. */
+export function weekTrend(snapshot: BookObservation, endMs: number): (number | null)[] {
+  const buckets: (number | null | undefined)[] = Array.from({ length: TREND_POINTS }, () => undefined);
+  const spanMs = 7 * DAY_MS;
+  for (const point of snapshot.bsrHistory) {
+    const age = endMs - point.at;
+    if (age < 0 || age >= spanMs) continue;
+    buckets[TREND_POINTS - 1 - Math.floor((age / spanMs) * TREND_POINTS)] = point.rank;
+  }
+  return buckets.map((rank) => rank ?? null);
 }
 
 /** Newest first: the first entry of a condition decides whether it is firing now. */
@@ -113,12 +130,21 @@ export function registerMyBooks(
           }),
         ]);
         const change = snapshot === undefined ? undefined : lastChange(snapshot);
+        // The week up to the last poll: a book not polled for days still shows its last week.
+        const trend = snapshot === undefined ? [] : weekTrend(snapshot, snapshot.observedAt + 1);
         return {
           ...book,
           ...(snapshot === undefined ? {} : { title: snapshot.title }),
           bsr: snapshot?.bsr,
           ...(change === undefined ? {} : { change }),
+          ...(trend.some((rank) => rank !== null)
+            ? { trend: sparkline(trend, { invert: true, log: true }) }
+            : {}),
           firing: firingNow(logged.entries),
+          latest: [...logged.entries]
+            .sort((a, b) => b.observedAt - a.observedAt)
+            .slice(0, LATEST_ALERTS)
+            .map((e) => ({ id: e.fingerprint, title: e.title, atMs: e.observedAt })),
         };
       }),
     );

@@ -110,10 +110,22 @@ describe('my books', () => {
     expect(body).toContain('Best-seller rank now: <strong>#9,800</strong>');
     expect(body).toMatch(/Last change: #[\d,]+ → #[\d,]+/);
     expect(body).toContain('1 condition firing now');
-    expect(body).toContain('space opera fell to #41');
+    const firing = body.slice(body.indexOf('<h3>Firing now</h3>'), body.indexOf('<h3>Latest alerts</h3>'));
+    expect(firing).toContain('space opera fell to #41');
     // Resolved since, and an event: neither is "firing now".
-    expect(body).not.toContain('BSR worsened to #9,800');
-    expect(body).not.toContain('New 5★ review');
+    expect(firing).not.toContain('BSR worsened to #9,800');
+    expect(firing).not.toContain('New 5★ review');
+    // The newest three alerts, whatever their state, newest first.
+    const latest = body.slice(body.indexOf('<h3>Latest alerts</h3>'));
+    expect([...latest.matchAll(/<a href="\/alerts\/[^"]+">([^<]+)<\/a>/g)].map((m) => m[1])).toEqual([
+      'New 5★ review',
+      'space opera fell to #41',
+      'BSR recovered to #1,300',
+    ]);
+    // The week's BSR as a sparkline: the seeded fall of the last hours ends it low (up is better).
+    const spark = /<span class="spark" aria-hidden="true">([▁▂▃▄▅▆▇█ ]{28})<\/span>/.exec(body)?.[1] ?? '';
+    expect(spark).toHaveLength(28);
+    expect(spark.at(-1)).toBe('▁');
     // 11:00 UTC in New York, the zone named on the page.
     expect(body).toContain('since 25 Nov 2026, 06:00 GMT-5');
     expect(body).toContain('Times in America/New_York.');

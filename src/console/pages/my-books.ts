@@ -29,7 +29,11 @@ export interface MyBook {
   bsr: number | null | undefined;
   /** The rank before the last change and when it changed (hourly points of the snapshot). */
   change?: { from: number | null; to: number | null; atMs: number };
+  /** BSR over the 7 days to the last poll as block characters, up is better (absent without points). */
+  trend?: string;
   firing: FiringNow[];
+  /** The book's newest alerts, whatever their state. */
+  latest: { id: string; title: string; atMs: number }[];
 }
 
 function bookHref(book: MyBook): string {
@@ -65,8 +69,10 @@ function bookCard(ctx: PageContext, book: MyBook): SafeHtml {
 <p class="mute">${book.author === undefined ? '' : html`${book.author} · `}${book.asin} · ${book.marketplace} · ${book.workspace}</p>
 <p>Best-seller rank now: <strong>${book.bsr === undefined ? 'not polled yet' : rank(book.bsr)}</strong></p>
 <p>Last change: ${change}</p>
+${book.trend === undefined ? '' : html`<p>7 days to the last poll: <span class="spark" aria-hidden="true">${book.trend}</span><span class="sr-only">a line of the best-seller rank over the 7 days to the last poll, up is better</span></p>`}
 <h3>Firing now</h3>
 ${firingList(ctx, book)}
+${book.latest.length === 0 ? '' : html`<h3>Latest alerts</h3><ul class="items">${book.latest.map((a) => html`<li class="wrap"><a href="/alerts/${encodeURIComponent(a.id)}">${a.title}</a> <span class="mute">${timeText(a.atMs)}</span></li>`)}</ul>`}
 </section>`;
 }
 
