@@ -75,6 +75,14 @@ export function signalBody(raw: RawResponse, ctx: ResponseContext): unknown {
   }
 }
 
+function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 function nextUtcMonthStart(nowMs: number): number {
   const now = new Date(nowMs);
   return Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
@@ -184,7 +192,11 @@ export function errorFromStatus(
     if (!(error instanceof TransientError)) throw error;
     bodyError = error;
   }
-  const decision = contract.decision(status);
+  // A 429 the contract tells by a field of its body, whatever its code (`errors.monthWhen`).
+  const decision =
+    contract.decision(status) === 'rate_limited' && contract.monthly(jsonOrUndefined(raw.text))
+      ? 'quota_exceeded'
+      : contract.decision(status);
   // A proxy's HTML page has no contract code: say what arrived rather than invent one.
   const code =
     (body?.code === undefined ? undefined : contract.errorCode(body.code)) ??

@@ -214,6 +214,13 @@ export const contractFileSchema = z.strictObject({
       statuses: z
         .record(z.string().regex(/^[1-5]\d\d$/, 'expected an HTTP status'), z.enum(DECISIONS))
         .optional(),
+      monthWhen: z
+        .strictObject({ path: pathSchema, equals: z.union([z.string(), z.number(), z.boolean()]) })
+        .optional()
+        .meta({
+          description:
+            "a 429 is the month's quota (not the minute's) when the error body has this value at this path",
+        }),
     })
     .optional(),
   rateLimit: z

@@ -46,10 +46,14 @@ export interface CompiledSignals {
   readonly inBody: boolean;
   rateLimit(headers: IncomingHttpHeaders, nowMs: number, body?: unknown): RateLimitInfo;
   requestId(headers: IncomingHttpHeaders, body?: unknown): string | undefined;
+  /** A 429's body says the month's quota is spent (`errors.monthWhen`), whatever its code. */
+  monthly(body: unknown): boolean;
 }
 
 export function compileSignals(contract: ContractFile): CompiledSignals {
   const rl = contract.rateLimit ?? {};
+  const when = contract.errors?.monthWhen;
+  const monthAt = when === undefined ? undefined : compileGetter(when.path);
   const limit = compileSignal(rl.limit);
   const remaining = compileSignal(rl.remaining);
   const quotaLimit = compileSignal(rl.quotaLimit);
@@ -79,7 +83,10 @@ export function compileSignals(contract: ContractFile): CompiledSignals {
   ];
   const inBody =
     idBody !== undefined || specs.some((s) => typeof s === 'object' && s !== null && 'body' in s);
+  const monthly = (body: unknown) =>
+    monthAt !== undefined && when !== undefined && monthAt(body) === when.equals;
   return {
+    monthly,
     inBody,
     rateLimit(headers, nowMs, body) {
       const info: RateLimitInfo = {};

@@ -254,8 +254,14 @@ export function createSimDialect(contract: CompiledContract) {
     errorBody(body: unknown): unknown {
       const inner = (body as { error?: Record<string, unknown> } | null)?.error;
       if (inner === undefined) return body;
-      const code = typeof inner.code === 'string' ? (codesOut.get(inner.code) ?? inner.code) : inner.code;
-      return place(roots.error, nodes.error.write({ ...inner, code }));
+      // A dialect that tells the month's 429 by a field sends both 429s under the minute's code.
+      const when = contract.source.errors?.monthWhen;
+      const month = when !== undefined && inner.code === 'quota_exceeded';
+      const ours = month ? 'rate_limited' : inner.code;
+      const code = typeof ours === 'string' ? (codesOut.get(ours) ?? ours) : ours;
+      const out = place(roots.error, nodes.error.write({ ...inner, code }));
+      if (month) compileSetter(when.path)(out, when.equals);
+      return out;
     },
     headers: signalsOut,
     /** Signals the dialect puts in the body (quota, request id) moved there from the headers. */
