@@ -141,6 +141,9 @@ export function registerMyBooks(
             ? { trend: sparkline(trend, { invert: true, log: true }) }
             : {}),
           firing: firingNow(logged.entries),
+          reviewsThisWeek: logged.entries.filter(
+            (e) => e.kind === 'review_new' && e.observedAt >= runtime.clock.now() - 7 * DAY_MS,
+          ).length,
           latest: [...logged.entries]
             .sort((a, b) => b.observedAt - a.observedAt)
             .slice(0, LATEST_ALERTS)

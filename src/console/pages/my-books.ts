@@ -32,6 +32,8 @@ export interface MyBook {
   /** BSR over the 7 days to the last poll as block characters, up is better (absent without points). */
   trend?: string;
   firing: FiringNow[];
+  /** New reviews alerted in the last 7 days (the alert log's review_new entries). */
+  reviewsThisWeek: number;
   /** The book's newest alerts, whatever their state. */
   latest: { id: string; title: string; atMs: number }[];
 }
@@ -69,6 +71,7 @@ function bookCard(ctx: PageContext, book: MyBook): SafeHtml {
 <p class="mute">${book.author === undefined ? '' : html`${book.author} · `}${book.asin} · ${book.marketplace} · ${book.workspace}</p>
 <p>Best-seller rank now: <strong>${book.bsr === undefined ? 'not polled yet' : rank(book.bsr)}</strong></p>
 <p>Last change: ${change}</p>
+<p>New reviews in 7 days: ${book.reviewsThisWeek}</p>
 ${book.trend === undefined ? '' : html`<p>7 days to the last poll: <span class="spark" aria-hidden="true">${book.trend}</span><span class="sr-only">a line of the best-seller rank over the 7 days to the last poll, up is better</span></p>`}
 <h3>Firing now</h3>
 ${firingList(ctx, book)}
