@@ -102,9 +102,10 @@ export function sampleAlerts(): Alert[] {
       kind: 'review_new',
       severity: 'info',
       subject: { asin: ASIN, campaignId: 'arc-autumn', reviewId: 'r-1' },
-      title: `New 5★ Goodreads review of “${TITLE}” (${ASIN}) (campaign arc-autumn)`,
+      title: `New 5★ Goodreads review of “${TITLE}” (${ASIN}) (campaign “Autumn ARC”)`,
       facts: {
         campaignId: 'arc-autumn',
+        campaignName: 'Autumn ARC',
         asin: ASIN,
         reviewId: 'r-1',
         bookTitle: TITLE,
@@ -191,6 +192,7 @@ export function digestInputs(timeZone: string): DigestInputs {
     campaigns: [
       {
         campaignId: 'arc-autumn',
+        campaignName: 'Autumn ARC',
         invites: 40,
         reviews: {
           kind: 'reviews',

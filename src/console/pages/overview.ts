@@ -71,6 +71,12 @@ ${
           html`<tr><td class="text">${describeMatchers(s.matchers, s.bookTitles)}</td><td><span class="pill ${s.state}">${s.state}</span></td><td>${timeText(s.endsAt)}</td><td class="text">${s.reason}</td><td>${s.silenced}</td></tr>`,
       )}</tbody></table>`
 }
-<p class="mute">${status.silences.silencedLastDay} alerts silenced in the last 24 hours. Queues: poll ${JSON.stringify(status.queues.poll)}, deliver ${JSON.stringify(status.queues.deliver)}.</p>`;
+<p class="mute">${status.silences.silencedLastDay} ${status.silences.silencedLastDay === 1 ? 'alert' : 'alerts'} silenced in the last 24 hours. Queues: poll ${queueText(status.queues.poll)}; deliver ${queueText(status.queues.deliver)} (<a href="/queues">details</a>).</p>`;
   return page('Overview', ctx, body);
+}
+
+/** `3 waiting, 1 active, 0 failed`: a queue's counts as words (they were raw JSON). */
+function queueText(counts: Record<string, number | undefined>): string {
+  const parts = Object.entries(counts).map(([state, n]) => `${n ?? 0} ${state}`);
+  return parts.length === 0 ? 'empty' : parts.join(', ');
 }
