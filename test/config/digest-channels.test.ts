@@ -59,4 +59,13 @@ describe('digest channels', () => {
     expect(channelsOf('email')).toEqual([['person-bob-mail', 'America/New_York']]);
     expect(channelsOf('channel')).toEqual([['person-bob', 'America/New_York']]);
   });
+
+  it("sends a person's digest by email only when their own channel cannot show one (ntfy)", () => {
+    const raw = person();
+    const account = raw.people.accounts[0] as Record<string, unknown>;
+    account.channel = { type: 'ntfy', topic: 'bob-alerts' };
+    const result = parse(raw);
+    if (!result.ok) throw new Error(JSON.stringify(result.problems));
+    expect(result.config.digest.recipients.map((r) => r.channel)).toEqual(['person-bob-mail']);
+  });
 });
