@@ -130,10 +130,16 @@ export function removeBook(document: ConfigDocument, workspace: string, asin: st
   });
 }
 
-export function addCampaign(document: ConfigDocument, workspace: string, id: string): Edited {
+export function addCampaign(
+  document: ConfigDocument,
+  workspace: string,
+  id: string,
+  /** What people call it (`campaigns[].name`); empty: none. */
+  name = '',
+): Edited {
   return editWorkspace(document, workspace, (ws, path) => {
     const campaigns = listAt(ws, 'campaigns');
-    campaigns.push({ id });
+    campaigns.push(name.trim() === '' ? { id } : { id, name: name.trim() });
     return `${path}.campaigns[${campaigns.length - 1}]`;
   });
 }

@@ -111,7 +111,10 @@ export function registerConfigRoutes(
 
   app.post<{ Params: Params }>('/config/workspaces/:ws/campaigns', async (request, reply) => {
     const id = request.params.ws;
-    const { values, problems } = readForm(bodyOf(request), [{ name: 'id', path: 'campaign' }]);
+    const { values, problems } = readForm(bodyOf(request), [
+      { name: 'id', path: 'campaign' },
+      { name: 'name', path: 'campaign name' },
+    ]);
     const view = await editor.current();
     const path = `${wsOf(view, id)?.path ?? 'workspaces'}.campaigns`;
     return saveEdit(editor, request, reply, {
@@ -120,7 +123,7 @@ export function registerConfigRoutes(
       problems: problems.map((p) => ({ ...p, path })),
       workspace: id,
       summary: `add campaign ${text(values, 'id')} to ${id}`,
-      edit: (d) => doc.addCampaign(d, id, text(values, 'id')),
+      edit: (d) => doc.addCampaign(d, id, text(values, 'id'), text(values, 'name')),
       redirect: `/config/workspaces/${id}#campaigns`,
       render: rerenderWorkspace(request, id),
     });

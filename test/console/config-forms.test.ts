@@ -83,6 +83,14 @@ describe('config forms', () => {
     expect(await c.store.currentRev()).toBe(rev);
   });
 
+  it('adds a campaign with its name, which the workspace page shows before the id', async () => {
+    const rev = await c.store.currentRev();
+    const res = await post('/config/workspaces/ws/campaigns', { rev, id: 'spring-arc', name: 'Spring ARC' });
+    expect(res.statusCode).toBe(303);
+    const page = await get('/config/workspaces/ws');
+    expect(page.body).toContain('Spring ARC <span class="mute">spring-arc</span>');
+  });
+
   it('refuses a post without the CSRF token', async () => {
     const rev = await c.store.currentRev();
     const res = await post('/config/workspaces/ws/campaigns', { rev, id: 'x' }, false);

@@ -113,6 +113,12 @@ function campaignsSection(ctx: PageContext, input: WorkspacePageInput, editable:
       value: stringOf(posted, 'id'),
       required: true,
     },
+    {
+      name: 'name',
+      label: 'Name (what messages call it)',
+      path: `${input.path}.campaigns`,
+      value: stringOf(posted, 'name'),
+    },
   ];
   return html`<h2 id="campaigns">ARC campaigns</h2>
 ${
@@ -120,7 +126,7 @@ ${
     ? html`<p class="mute">No campaigns.</p>`
     : html`<ul class="items">${ws.campaigns.map(
         (c) =>
-          html`<li class="wrap">${c.id}${
+          html`<li class="wrap">${c.name === undefined ? c.id : html`${c.name} <span class="mute">${c.id}</span>`}${
             editable
               ? html` <form class="inline" method="post" action="/config/workspaces/${ws.id}/campaigns/remove">${formHead(ctx, input.revision, 'remove-campaign')}<input type="hidden" name="id" value="${c.id}"><button type="submit" class="secondary" aria-label="Remove campaign ${c.id}">Remove</button></form>`
               : ''
