@@ -12,7 +12,7 @@ import { silentLogger } from '../../src/ops/logger.ts';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/chromium.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 import { seedBook } from './browser-seed.ts';
-import { ASIN, alertOf, consoleConfig, mainWorkspace, TOKEN } from './harness.ts';
+import { alertOf, consoleConfig, mainWorkspace, TOKEN } from './harness.ts';
 import { checkLayout } from './layout-check.ts';
 
 const ANA_TOKEN = 'ana-browser-token-0123456789abcdef';
