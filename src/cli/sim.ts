@@ -159,7 +159,14 @@ function listCatalogue(sim: RunningSimulator, out: (line: string) => void): void
   }
   if (books.length > LISTED_BOOKS) out(`  … and ${books.length - LISTED_BOOKS} more (GET /_sim/world)`);
   out(campaigns.length === 0 ? 'ARC campaigns: none' : 'ARC campaigns:');
-  for (const campaign of campaigns) out(`  ${campaign.campaignId}  book ${campaign.asin}`);
+  // The campaign's book by its title first (a listed book's), its ASIN after it.
+  const titles = new Map(books.map((book) => [book.asin, book.title]));
+  for (const campaign of campaigns) {
+    const title = titles.get(campaign.asin);
+    out(
+      `  ${campaign.campaignId}  book ${title === undefined ? campaign.asin : `“${title}” (${campaign.asin})`}`,
+    );
+  }
 }
 
 function waitForSignal(): Promise<string> {

@@ -140,7 +140,9 @@ describe('shelfwatch sim', () => {
         expect(line, `${book.asin} in\n${listed}`).toBeDefined();
         for (const mp of book.marketplaces) expect(line).toContain(mp);
       }
-      for (const campaign of ws.campaigns) expect(listed).toContain(`  ${campaign.id}  book B0`);
+      // The campaign's book by its title first, its ASIN after it.
+      for (const campaign of ws.campaigns)
+        expect(listed).toMatch(new RegExp(`  ${campaign.id}  book “[^”]+” \\(B0`));
     }
     expect(listed).toMatch(/\n {2}B0[A-Z0-9]{8} {2}US\S* +\S.*\n/);
     expect(await proc.exit).toBe(0);
@@ -168,7 +170,7 @@ describe('shelfwatch sim', () => {
     const [, url] = await waitForOutput(proc, /listening on (http:\/\/\S+)\n/, 15_000);
     await waitForOutput(proc, /Ctrl\+C/, 5_000);
     expect(proc.stdout()).toMatch(/\n {2}B0TESTBOOK {2}US,DE +\S/);
-    expect(proc.stdout()).toContain('  arc_mine  book B0TESTBOOK');
+    expect(proc.stdout()).toMatch(/ {2}arc_mine {2}book “[^”]+” \(B0TESTBOOK\)/);
     expect(proc.stdout()).toContain('workspace mine');
     expect(proc.stdout()).not.toContain('sk_from_config_0123');
     expect(proc.stdout()).toContain('note: workspace mine has baseUrl http://127.0.0.1:1');
