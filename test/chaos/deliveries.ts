@@ -102,8 +102,12 @@ export function logDeliveries(lines: readonly string[]): Delivery[] {
   return out;
 }
 
-const HEALTH_FIRED = /^Polling (\S+) failed \d+ times in a row since (\S+) \(last: /;
-const HEALTH_RECOVERED = /^Polling (\S+) works again after \d+ failed polls \(failing since (\S+)\)$/;
+// A book's target is named “Title” (book/…/US) once a snapshot knows its title (source-health.ts).
+const TARGET = '(?:“[^”]*” \\((\\S+)\\)|(\\S+))';
+const HEALTH_FIRED = new RegExp(`^Polling ${TARGET} failed \\d+ times in a row since (\\S+) \\(last: `);
+const HEALTH_RECOVERED = new RegExp(
+  `^Polling ${TARGET} works again after \\d+ failed polls \\(failing since (\\S+)\\)$`,
+);
 export const CHANNEL_DISABLED = 'Channel "dead" refused delivery for good (404) and was disabled';
 
 export interface Duplicate {
@@ -175,8 +179,8 @@ export function analyseChannel(
   for (const title of byTitle.keys()) {
     const health = HEALTH_FIRED.exec(title);
     const back = HEALTH_RECOVERED.exec(title);
-    if (health !== null) fired.add(`${health[1]} since ${health[2]}`);
-    else if (back !== null) recovered.add(`${back[1]} since ${back[2]}`);
+    if (health !== null) fired.add(`${health[1] ?? health[2]} since ${health[3]}`);
+    else if (back !== null) recovered.add(`${back[1] ?? back[2]} since ${back[3]}`);
     else if (title === CHANNEL_DISABLED) channelDisabled += 1;
     else if (!expected.some((e) => e.matches(title))) invented.push(title);
   }
