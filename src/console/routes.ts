@@ -3,6 +3,7 @@ import type { Runtime } from '../app/runtime.ts';
 import { gatherStatus } from '../app/status.ts';
 import { bookTitlesByAsin } from '../app/target-names.ts';
 import { listDeadLetters, purgeDeadLetters, retryDeadLetters } from '../deliver/dead-letters.ts';
+import type { AlertLogEntry } from '../history/alert-log.ts';
 import { SilenceInputError } from '../silence/silence.ts';
 import { silenceViews } from '../silence/view.ts';
 import { registerBookRoutes } from './book-routes.ts';
@@ -27,6 +28,16 @@ export function registerPages(
   const workspaces = () => runtime.config.workspaces.map((ws) => ws.id);
   const channels = () => runtime.config.channels.map((c) => c.id);
   const html = 'text/html; charset=utf-8';
+  // An alert raised before its book's title was known (or one without the fact) is named by the
+  // title its book's snapshot holds now.
+  const titled = async (entries: readonly AlertLogEntry[]): Promise<AlertLogEntry[]> => {
+    if (!entries.some((e) => e.bookTitle === undefined && e.asin !== undefined)) return [...entries];
+    const titles = await bookTitlesByAsin(runtime);
+    return entries.map((e) => {
+      const title = e.bookTitle === undefined && e.asin !== undefined ? titles.get(e.asin) : undefined;
+      return title === undefined ? e : { ...e, bookTitle: title };
+    });
+  };
 
   app.get('/', async (request, reply) =>
     reply.type(html).send(overviewPage(context(request), await gatherStatus(runtime))),
@@ -41,14 +52,15 @@ export function registerPages(
         .type(html)
         .send(alertsPage(context(request), { filter: {}, problems: parsed.problems, ...lists }));
     }
-    const result = await queryAlerts(runtime.alertLog, parsed.filter);
+    const found = await queryAlerts(runtime.alertLog, parsed.filter);
+    const result = { ...found, entries: await titled(found.entries) };
     return reply
       .type(html)
       .send(alertsPage(context(request), { filter: parsed.filter, problems: [], result, ...lists }));
   });
 
   app.get<{ Params: { id: string } }>('/alerts/:id', async (request, reply) => {
-    const entry = await runtime.alertLog.get(request.params.id);
+    const [entry] = await titled(await runtime.alertLog.get(request.params.id).then((e) => (e ? [e] : [])));
     if (entry === undefined) return notFound(reply, context(request), 'No alert with this id in the log.');
     return reply.type(html).send(alertPage(context(request), entry));
   });
