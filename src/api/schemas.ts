@@ -225,7 +225,16 @@ export const salesRecordSchema = z.object({
   /** Whether the day's figures are final; only where the contract reads it (`sales.final`). */
   final: z.boolean().optional(),
 });
-export type SalesRecord = z.infer<typeof salesRecordSchema>;
+/**
+ * A sales row as a contract reads it: money is null where the contract's `noFigure` says the API
+ * sent "no figure" (-1, null, absent); only such a sentinel reads as null, so the assumed contract
+ * keeps `salesRecordSchema`. The engine leaves such a day out (src/model/sales-day.ts).
+ */
+export const salesReadSchema = salesRecordSchema.extend({
+  royalties: moneySchema.nullable(),
+  ad_spend: moneySchema.nullable(),
+});
+export type SalesRecord = z.infer<typeof salesReadSchema>;
 
 /**
  * `{ data: [...], next_cursor }`, the envelope of every paginated list. The assumed contract states

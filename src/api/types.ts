@@ -4,7 +4,7 @@ export type HttpMethod = 'GET' | 'POST';
 
 /** What the rate-limit headers of one response said; a header that is absent or unreadable is left out. */
 export interface RateLimitInfo {
-  /** X-RateLimit-Limit: requests allowed in the current minute window. */
+  /** X-RateLimit-Limit: requests allowed in the current minute window (a per-second rate: 60 times it). */
   limit?: number;
   /** X-RateLimit-Remaining: requests left in the current minute window. */
   remaining?: number;

@@ -34,6 +34,8 @@ export interface ClientTuning {
 export class ApiClients {
   private readonly background = new Map<string, AnalyticsClient>();
   private readonly interactive: AnalyticsClient[] = [];
+  /** Workspaces already warned that the API states a lower limit than their plan's perMinute. */
+  private readonly warnedLimit = new Set<string>();
 
   constructor(
     private readonly parts: {
@@ -101,6 +103,14 @@ export class ApiClients {
         metrics.apiRequest(ws.id, res.endpoint, res.status, res.durationMs);
         // The API's own count wins when ours is lower (Redis lost its data, another tool shares the key).
         const { limit, remaining, resetAt, quotaLimit, quotaRemaining } = res.rateLimit;
+        // The budget paces by the plan; an API stating less (0.5/s = 30/min) would answer 429s.
+        if (limit !== undefined && limit < ws.plan.perMinute && !this.warnedLimit.has(ws.id)) {
+          this.warnedLimit.add(ws.id);
+          logger.warn(
+            { workspace: ws.id, apiPerMinute: limit, planPerMinute: ws.plan.perMinute },
+            'the API states a lower rate limit than the plan: lower plan.perMinute to it',
+          );
+        }
         // Likewise its count of the current minute: the window may be short after a Redis crash.
         if (limit !== undefined && remaining !== undefined && limit >= remaining) {
           budget.syncMinuteUsed(ws.id, limit - remaining, resetAt).catch((error: unknown) => {

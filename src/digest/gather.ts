@@ -18,7 +18,7 @@ import type {
   SalesDay,
   TargetRef,
 } from '../model/observation.ts';
-import { salesDayOf } from '../model/sales-day.ts';
+import { salesDaysOf } from '../model/sales-day.ts';
 import { targetsOfWorkspace } from '../poll/registry.ts';
 import { TitleCache } from '../poll/title-cache.ts';
 import { SilenceStore } from '../silence/store.ts';
@@ -97,7 +97,7 @@ export async function fetchDigestSales(
       requests += result.requests;
       if (result.truncated)
         return { status: 'unavailable', reason: `the sales list ran past ${MAX_SALES_PAGES} pages` };
-      rows.push(...result.items.map(salesDayOf));
+      rows.push(...salesDaysOf(result.items));
     }
     return undefined;
   };

@@ -11,6 +11,27 @@ export interface SalesRow {
   ad_spend: { amount: string; currency: string };
 }
 
+/** A row as the client reads it: money null where the API sent "no figure" (a contract's noFigure). */
+export interface SalesRowRead extends Omit<SalesRow, 'royalties' | 'ad_spend'> {
+  royalties: SalesRow['royalties'] | null;
+  ad_spend: SalesRow['ad_spend'] | null;
+}
+
+/**
+ * The days that have their figures. A day whose royalties or ad spend the API sent as "no figure" is
+ * left out, never read as 0: a partial answer is never a change (0 would be a royalty drop to alert,
+ * or a revision of the day's figures). The day is judged when its figures come; a day stored before
+ * leaves the snapshot until then, and its return is no revision (nothing to compare it with).
+ */
+export function salesDaysOf(rows: readonly SalesRowRead[]): SalesDay[] {
+  const days: SalesDay[] = [];
+  for (const row of rows) {
+    const { royalties, ad_spend } = row;
+    if (royalties !== null && ad_spend !== null) days.push(salesDayOf({ ...row, royalties, ad_spend }));
+  }
+  return days;
+}
+
 /**
  * The API's sales row → integer minor units; its own day label is kept as it is. The one mapping
  * for the poller's sales target and the digest's sales walk.

@@ -8,7 +8,7 @@ import type {
   SalesDay,
   SalesObservation,
 } from '../model/observation.ts';
-import { salesDayOf } from '../model/sales-day.ts';
+import { salesDaysOf } from '../model/sales-day.ts';
 import { DAY_MS } from '../util/time-units.ts';
 import type { WatchTarget } from './targets.ts';
 
@@ -178,7 +178,7 @@ async function fetchSales(client: AnalyticsClient, marketplace: string | null, c
       { signal: ctx.signal },
     ),
   );
-  const days: SalesDay[] = items.map(salesDayOf);
+  const days: SalesDay[] = salesDaysOf(items);
   days.sort((a, b) => (a.date === b.date ? a.asin.localeCompare(b.asin) : a.date < b.date ? -1 : 1));
   // The same day twice in one answer: keep the first, so the same answer always reads the same
   // (a contradicting duplicate would otherwise flip between polls and look like a revision).

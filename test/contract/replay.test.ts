@@ -54,7 +54,7 @@ describe('sim --replay of a probe folder (dialect A)', () => {
     const sales = await collectAll(client.listSales({ from: '2026-11-18', to: '2026-11-25', limit: 100 }), {
       maxPages: 1,
     });
-    expect(sales.items[0]?.royalties.currency).toMatch(/^[A-Z]{3}$/);
+    expect(sales.items[0]?.royalties?.currency).toMatch(/^[A-Z]{3}$/);
     const rankings = await collectAll(client.getRankings({ limit: 100 }), { maxPages: 1 });
     expect(rankings.items.length).toBeGreaterThan(0);
     expect(rankings.items.every((s) => s.points.length > 0)).toBe(true);

@@ -56,11 +56,17 @@ describe('signals in the body', () => {
     expect(contract.rateLimit).toMatchObject({ quotaUsed: 'x-quota-used', quotaRemaining: null });
   });
 
-  it('a rate per second (a fraction) is left out and said, not read as a count per minute', () => {
+  it('a rate per second (a fraction) is said per second, not read as a count per minute', () => {
     const headers = { 'x-amzn-ratelimit-limit': '0.5', 'x-amzn-requestid': 'r1' };
     const { contract, undecided } = suggestContract(defaultContract(), [answer({}, headers)]);
-    expect(contract.rateLimit?.limit).toBeNull();
-    expect(undecided.some((line) => line.includes('per-second rate'))).toBe(true);
-    expect(parseContract(contract, 'suggested.yaml').ok).toBe(true);
+    expect(contract.rateLimit).toMatchObject({
+      per: 'second',
+      limit: 'x-amzn-ratelimit-limit',
+      remaining: null,
+    });
+    expect(undecided.some((line) => line.includes('rate per second (per: second, 30 a minute)'))).toBe(true);
+    const load = parseContract(contract, 'suggested.yaml');
+    expect(load.ok).toBe(true);
+    if (load.ok) expect(load.contract.rateLimit({ 'x-amzn-ratelimit-limit': '0.5' }, 0).limit).toBe(30);
   });
 });

@@ -15,7 +15,7 @@ import {
 import { normalizeSpec } from './fields.ts';
 import { styleOf } from './paging.ts';
 import { splitPath } from './path.ts';
-import type { ContractFile, FieldSpec, PaginationSpec } from './schema.ts';
+import type { ContractFile, FieldSpec, FieldSpecObject, PaginationSpec } from './schema.ts';
 
 export interface ContractProblem {
   /** Where in the contract file, e.g. `endpoints.book.fields.bsrRank.format`. */
@@ -94,13 +94,17 @@ function checkFields(
     if (spec.layout !== undefined && logical.kind !== 'list') {
       out.push({ path: `${where}.layout`, message: `"${name}" is not a list`, hint: 'remove layout' });
     }
-    if ((spec.amount !== undefined || spec.currency !== undefined) && logical.kind !== 'money') {
+    if (
+      (spec.amount !== undefined || spec.currency !== undefined || spec.noFigure !== undefined) &&
+      logical.kind !== 'money'
+    ) {
       out.push({
         path: where,
-        message: `"${name}" is not money: amount and currency do not apply`,
+        message: `"${name}" is not money: amount, currency and noFigure do not apply`,
         hint: 'remove them',
       });
     }
+    if (logical.kind === 'money') checkMoney(catalog, spec, where, out);
     if (spec.items !== undefined) {
       if (logical.items === undefined) {
         out.push({ path: `${where}.items`, message: `"${name}" is not a list`, hint: 'remove items' });
@@ -108,6 +112,41 @@ function checkFields(
         checkFields(logical.items, spec.items, `${where}.items`, out);
       }
     }
+  }
+}
+
+const CURRENCIES: readonly string[] = Intl.supportedValuesOf('currency');
+
+/** A money field without a currency member: a known ISO 4217 code, or a marketplace to take it from. */
+function checkMoney(
+  catalog: Readonly<Record<string, LogicalField>>,
+  spec: FieldSpecObject,
+  where: string,
+  out: ContractProblem[],
+): void {
+  const currency = spec.currency;
+  if (typeof currency !== 'object') return;
+  if ('fixed' in currency && !CURRENCIES.includes(currency.fixed)) {
+    const close = suggest(currency.fixed, CURRENCIES);
+    out.push({
+      path: `${where}.currency.fixed`,
+      message: `unknown currency "${currency.fixed}"`,
+      hint: `use an ISO 4217 code in capitals, such as USD, EUR, GBP or JPY${close === undefined ? '' : ` (did you mean "${close}"?)`}`,
+    });
+  }
+  if ('fromMarketplace' in currency && !Object.values(catalog).some((f) => f.kind === 'marketplace')) {
+    out.push({
+      path: `${where}.currency.fromMarketplace`,
+      message: 'this object has no marketplace to take the currency from',
+      hint: 'say the currency: currency: { fixed: USD }, or the path of its member',
+    });
+  }
+  if (spec.path === '' && (spec.amount ?? '') === '') {
+    out.push({
+      path: `${where}.amount`,
+      message: 'with no currency member, path or amount must name the amount itself',
+      hint: 'e.g. path: royaltyCents (or path: "" with amount: royaltyCents)',
+    });
   }
 }
 
@@ -157,6 +196,17 @@ export function checkContractFile(file: ContractFile): ContractProblem[] {
     });
   }
   checkPagination(file.pagination, 'pagination', out);
+  if (
+    file.rateLimit?.per === 'second' &&
+    file.rateLimit.remaining !== undefined &&
+    file.rateLimit.remaining !== null
+  ) {
+    out.push({
+      path: 'rateLimit.remaining',
+      message: "a per-second limit's remaining count says nothing of the minute the budget counts",
+      hint: 'remove remaining (or set it to null); the limit is read as 60 times it a minute',
+    });
+  }
   for (const [name, spec] of Object.entries(file.endpoints ?? {})) {
     const endpoint = name as EndpointName;
     const at = `endpoints.${endpoint}`;

@@ -23,6 +23,7 @@ import {
   type RankingSeries,
   rankingSeriesSchema,
   type SalesRecord,
+  salesReadSchema,
   salesRecordSchema,
 } from '../schemas.ts';
 import type { RateLimitInfo } from '../types.ts';
@@ -297,7 +298,8 @@ export function compileContract(contract: ContractFile): CompiledContract {
     keywordSearch: list('keywordSearch', keywordSearchResultSchema),
     rankings: list('rankings', rankingSeriesSchema),
     reviews: list('reviews', arcReviewSchema),
-    sales: list('sales', salesRecordSchema),
+    // Money is null only where a contract's noFigure says so; the assumed contract has none.
+    sales: list<SalesRecord>('sales', isDefault('sales') ? salesRecordSchema : salesReadSchema),
     pagination,
     params: paramNames(contract, defaults),
     queries,

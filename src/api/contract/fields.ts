@@ -8,7 +8,6 @@ import {
   describeFound,
   FAIL,
   numberFromText,
-  readAmount,
   readDate,
   readEnum,
   readFinality,
@@ -17,12 +16,13 @@ import {
   readTime,
   type UnrankedValue,
   unrankedOut,
-  writeAmount,
   writeDate,
   writeEnum,
   writeFinality,
   writeTime,
 } from './formats.ts';
+import { listIn, listOut } from './layouts.ts';
+import { compileMoney, type MoneyNode } from './money.ts';
 import { compileGetter, compileSetter, joinPath, splitPath } from './path.ts';
 import type { FieldSpec, FieldSpecObject } from './schema.ts';
 
@@ -78,7 +78,7 @@ function expectation(kind: FieldKind, spec: FieldSpecObject): string {
     case 'date':
       return `a date as ${spec.format ?? 'date'}`;
     case 'money':
-      return `money as ${spec.format ?? 'decimal_string'} with a 3-letter currency`;
+      return `money as ${spec.format ?? 'decimal_string'}${typeof spec.currency === 'object' ? '' : ' with a 3-letter currency'}${spec.noFigure === undefined ? '' : ` or one of ${JSON.stringify(spec.noFigure)}`}`;
     case 'rank':
     case 'rating':
       return `a number or one of ${JSON.stringify(spec.unranked ?? [null])}`;
@@ -177,41 +177,14 @@ function firstOf(paths: readonly string[]): (container: unknown) => unknown {
   };
 }
 
-/** A list's wire layout → item values the item fields read ('0' and '1' for the last three layouts). */
-function listIn(layout: FieldSpecObject['layout'], width: number): (raw: unknown) => unknown[] | undefined {
-  switch (layout) {
-    case 'flat':
-      return (raw) => {
-        if (!Array.isArray(raw) || raw.length % width !== 0) return undefined;
-        const out: unknown[][] = [];
-        for (let i = 0; i < raw.length; i += width) out.push(raw.slice(i, i + width));
-        return out;
-      };
-    case 'keyed':
-      return (raw) =>
-        typeof raw !== 'object' || raw === null || Array.isArray(raw)
-          ? undefined
-          : Object.entries(raw).map(([key, value]) => [/^-?\d+$/.test(key) ? Number(key) : key, value]);
-    default:
-      return (raw) => (Array.isArray(raw) ? raw : undefined);
-  }
-}
-
-function listOut(layout: FieldSpecObject['layout']): (items: unknown[]) => unknown {
-  switch (layout) {
-    case 'flat':
-      return (items) => items.flatMap((item) => (Array.isArray(item) ? item : [item]));
-    case 'keyed':
-      return (items) =>
-        Object.fromEntries(
-          items.map((item) => (Array.isArray(item) ? [String(item[0]), item[1]] : ['', item])),
-        );
-    default:
-      return (items) => items;
-  }
-}
-
-export function compileField(name: string, logical: LogicalField, spec: FieldSpec, enums: Enums): FieldNode {
+/** `marketplaceOf`: the canonical marketplace of the same object (money whose currency follows it). */
+export function compileField(
+  name: string,
+  logical: LogicalField,
+  spec: FieldSpec,
+  enums: Enums,
+  marketplaceOf?: (container: unknown) => unknown,
+): FieldNode {
   const s = normalizeSpec(spec);
   const get = firstOf([s.path, ...(s.alsoAt ?? [])]);
   const set = compileSetter(s.path);
@@ -223,6 +196,7 @@ export function compileField(name: string, logical: LogicalField, spec: FieldSpe
   let read: (container: unknown) => unknown;
   let write: (value: unknown, target: Record<string, unknown>) => void;
   const node: Partial<FieldNode> = { name, kind: logical.kind, rawPath: s.path, canonical };
+  let money: MoneyNode | undefined;
 
   if (logical.kind === 'list') {
     const items = compileObject(logical.items ?? {}, normalizeItems(s.items), enums);
@@ -247,27 +221,11 @@ export function compileField(name: string, logical: LogicalField, spec: FieldSpe
         set(target, pack(value.map((item) => items.write(item))));
     };
   } else if (logical.kind === 'money') {
-    const format = s.format ?? 'decimal_string';
-    node.amountPath = s.amount ?? 'amount';
-    node.currencyPath = s.currency ?? 'currency';
-    const amountOf = compileGetter(node.amountPath);
-    const currencyOf = compileGetter(node.currencyPath);
-    const amountIn = readAmount(format);
-    const amountOut = writeAmount(format);
-    const setAmount = compileSetter(joinPath(s.path, node.amountPath));
-    const setCurrency = compileSetter(joinPath(s.path, node.currencyPath));
-    read = (container) => {
-      const base = get(container);
-      const currency = currencyOf(base);
-      if (typeof currency !== 'string') return FAIL;
-      const amount = amountIn(amountOf(base), currency);
-      return amount === FAIL ? FAIL : { amount, currency };
-    };
-    write = (value, target) => {
-      const money = value as { amount: string; currency: string };
-      setAmount(target, amountOut(money.amount, money.currency));
-      setCurrency(target, money.currency);
-    };
+    money = compileMoney(s, get, marketplaceOf);
+    node.amountPath = money.amountPath;
+    if (money.currencyPath !== undefined) node.currencyPath = money.currencyPath;
+    read = money.read;
+    write = money.write;
   } else if (logical.kind === 'rank' || logical.kind === 'rating') {
     const unranked: UnrankedValue[] = s.unranked ?? [null];
     const rank = readRank(unranked, s.format);
@@ -311,15 +269,12 @@ export function compileField(name: string, logical: LogicalField, spec: FieldSpe
         }
         return;
       }
-      if (logical.kind === 'money') {
-        const base = get(container);
-        const currency = compileGetter(node.currencyPath ?? 'currency')(base);
-        const bad = typeof currency !== 'string' ? node.currencyPath : node.amountPath;
-        const badPath = joinPath(path, bad ?? '');
+      if (money !== undefined) {
+        const bad = money.explain(container);
         out.push({
           field,
-          path: badPath,
-          found: describeFound(compileGetter(bad ?? '')(base)),
+          path: joinPath(path, bad.path),
+          found: bad.found,
           message: `expected ${expected}`,
         });
         return;
@@ -347,10 +302,18 @@ export function compileObject(
   enums: Enums,
 ): ObjectNode {
   const fields: FieldNode[] = [];
+  // Money whose currency is the row's marketplace's reads that sibling field first.
+  const mpName = Object.keys(catalog).find((n) => catalog[n]?.kind === 'marketplace');
+  const mpLogical = mpName === undefined ? undefined : catalog[mpName];
+  const mpSpec = mpName === undefined ? undefined : specs[mpName];
+  const marketplaceOf =
+    mpName === undefined || mpLogical === undefined || mpSpec === undefined
+      ? undefined
+      : compileField(mpName, mpLogical, mpSpec, enums).read;
   for (const [name, logical] of Object.entries(catalog)) {
     const spec = specs[name];
     if (spec === undefined) continue; // checked at load: every logical field has a spec
-    fields.push(compileField(name, logical, spec, enums));
+    fields.push(compileField(name, logical, spec, enums, marketplaceOf));
   }
   const setters = fields.map((field) => canonicalSetter(field.canonical));
   const pair = fields.length > 0 && fields.every((field) => /^\d+(\.|$)/.test(field.rawPath));

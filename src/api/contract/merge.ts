@@ -27,6 +27,9 @@ export function mergeFields(
     const b = normalizeSpec(before);
     const o = normalizeSpec(spec);
     const merged = { ...b, ...o };
+    // No currency member ({ fixed }, { fromMarketplace }): the value at path is the amount, so the
+    // default's `amount` (a member beside the currency) must not come along.
+    if (typeof o.currency === 'object' && o.amount === undefined) delete merged.amount;
     if (b.items !== undefined || o.items !== undefined) merged.items = mergeFields(b.items, o.items);
     out[name] = merged;
   }

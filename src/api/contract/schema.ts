@@ -24,6 +24,20 @@ export const pathSchema = z
 /** A value meaning "not ranked": null, a number (0, -1, a sentinel) or "missing" (the field is absent). */
 export const unrankedSchema = z.union([z.null(), z.number(), z.literal('missing')]);
 
+/**
+ * Where a money field's currency is: a path below the field (`currencyCode`), one currency for every
+ * amount (`{ fixed: USD }`), or the currency of the row's own marketplace (`{ fromMarketplace: true }`:
+ * Keepa's integer cents are the marketplace's currency, US USD, UK GBP, DE EUR, JP JPY, ...).
+ */
+export type CurrencySpec = string | { fixed: string } | { fromMarketplace: true };
+const currencySchema = z.union([
+  pathSchema,
+  z.strictObject({ fixed: z.string().meta({ description: 'an ISO 4217 code: every amount is in it' }) }),
+  z.strictObject({
+    fromMarketplace: z.literal(true).meta({ description: "the currency of the row's marketplace" }),
+  }),
+]);
+
 export const LIST_LAYOUTS = ['objects', 'pairs', 'flat', 'keyed'] as const;
 export type ListLayout = (typeof LIST_LAYOUTS)[number];
 
@@ -32,7 +46,8 @@ export interface FieldSpecObject {
   format?: string | undefined;
   unranked?: (null | number | 'missing')[] | undefined;
   amount?: string | undefined;
-  currency?: string | undefined;
+  currency?: CurrencySpec | undefined;
+  noFigure?: (null | number | 'missing')[] | undefined;
   items?: Record<string, FieldSpec> | undefined;
   optional?: boolean | undefined;
   alsoAt?: string[] | undefined;
@@ -57,7 +72,14 @@ export const fieldSpecSchema: z.ZodType<FieldSpec> = z.lazy(() =>
         .optional()
         .meta({ description: 'ranks and ratings: the values that mean "none"' }),
       amount: pathSchema.optional().meta({ description: 'money: where the amount is, below path' }),
-      currency: pathSchema.optional().meta({ description: 'money: where the currency code is, below path' }),
+      currency: currencySchema.optional().meta({
+        description:
+          'money: where the currency code is, below path; or { fixed: USD }, or { fromMarketplace: true } (no currency member)',
+      }),
+      noFigure: z.array(unrankedSchema).min(1).optional().meta({
+        description:
+          'money: amounts that mean "no figure" (-1, null, missing): the day is left out, never read as 0',
+      }),
       items: z
         .record(z.string(), fieldSpecSchema)
         .optional()
@@ -225,6 +247,10 @@ export const contractFileSchema = z.strictObject({
     .optional(),
   rateLimit: z
     .strictObject({
+      per: z.enum(['minute', 'second']).optional().meta({
+        description:
+          'what limit counts: requests a minute (default) or a second (0.5 = one every 2 s, read as 30 a minute); remaining is not read per second',
+      }),
       retryAfter: headerName.nullable().optional(),
       reset: z
         .union([

@@ -31,6 +31,15 @@ function count(value: unknown): number | undefined {
   return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
 }
 
+/**
+ * A rate stated per second (SP-API's `x-amzn-RateLimit-Limit: 0.5`, a request every 2 s) as the
+ * whole requests a minute the budget's window counts (30): floored, so never more than the API allows.
+ */
+function perSecondAsMinute(value: unknown): number | undefined {
+  const n = typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.floor(n * 60 + 1e-9) : undefined;
+}
+
 function instant(value: unknown, format: string, nowMs: number): number | undefined {
   if (format === 'rfc3339') {
     const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
@@ -54,6 +63,7 @@ export function compileSignals(contract: ContractFile): CompiledSignals {
   const rl = contract.rateLimit ?? {};
   const when = contract.errors?.monthWhen;
   const monthAt = when === undefined ? undefined : compileGetter(when.path);
+  const perSecond = rl.per === 'second';
   const limit = compileSignal(rl.limit);
   const remaining = compileSignal(rl.remaining);
   const quotaLimit = compileSignal(rl.quotaLimit);
@@ -91,8 +101,13 @@ export function compileSignals(contract: ContractFile): CompiledSignals {
     rateLimit(headers, nowMs, body) {
       const info: RateLimitInfo = {};
       const at = (read: Reader | undefined) => (read === undefined ? undefined : count(read(headers, body)));
-      const l = at(limit);
-      const r = at(remaining);
+      const l = perSecond
+        ? limit === undefined
+          ? undefined
+          : perSecondAsMinute(limit(headers, body))
+        : at(limit);
+      // A per-second bucket's remaining says nothing of the minute: not read (validate refuses it).
+      const r = perSecond ? undefined : at(remaining);
       const ql = at(quotaLimit);
       const used = at(quotaUsed);
       const qr =

@@ -20,12 +20,18 @@ const OURS = {
   quotaRemaining: 'X-Quota-Remaining',
 } as const;
 
-/** The value of a signal from our headers (quota used: the limit minus what remains). */
+/**
+ * The value of a signal from our headers (quota used: the limit minus what remains; a limit the
+ * dialect states per second: our minute's divided by 60, 30 → "0.5").
+ */
 function signalValue(
   key: keyof typeof OURS | 'quotaUsed',
   headers: Record<string, string>,
+  perSecond = false,
 ): string | undefined {
-  if (key !== 'quotaUsed') return headers[OURS[key]];
+  const ours = key === 'quotaUsed' ? undefined : headers[OURS[key]];
+  if (key === 'limit' && perSecond && ours !== undefined) return String(Number(ours) / 60);
+  if (key !== 'quotaUsed') return ours;
   const limit = headers[OURS.quotaLimit];
   const remaining = headers[OURS.quotaRemaining];
   return limit === undefined || remaining === undefined
@@ -62,7 +68,7 @@ export function headerSignals(contract: CompiledContract) {
     const inBody = signals.some(([, s]) => typeof s === 'object' && s !== null);
     for (const [key, signal] of signals) {
       if (typeof signal === 'string') {
-        const value = signalValue(key, headers);
+        const value = signalValue(key, headers, rl.per === 'second');
         if (value !== undefined) out[signal] = value;
       }
     }
@@ -113,7 +119,7 @@ export function bodySignals(contract: CompiledContract) {
         : undefined;
     if (target !== undefined) {
       for (const [key, set] of place) {
-        const value = signalValue(key, headers);
+        const value = signalValue(key, headers, rl.per === 'second');
         if (value !== undefined) set(target, Number(value));
       }
       const id = headers['X-Request-Id'];

@@ -197,6 +197,11 @@ export function headersOf(
       if (current != null) rateLimit.quotaRemaining = null;
       continue;
     }
+    // A per-second bucket's remaining says nothing of the minute (validate refuses it).
+    if (key === 'remaining' && rateLimit.per === 'second') {
+      if (current != null) rateLimit.remaining = null;
+      continue;
+    }
     if (name === undefined) {
       if (current != null)
         undecided.push(
@@ -208,12 +213,16 @@ export function headersOf(
     else if (key === 'reset') {
       const v = Number(seen.get(name));
       rateLimit.reset = { header: name, format: v > 1e11 ? 'epoch_ms' : v > 1e8 ? 'epoch_s' : 'delta_s' };
-    } else if ((key === 'limit' || key === 'remaining') && !/^\d+$/.test((seen.get(name) ?? '').trim())) {
-      // A fraction is a rate per second (SP-API's x-amzn-RateLimit-Limit: 0.5), which a contract
-      // cannot say yet: read as a count per minute it would stop every poll.
+    } else if (key === 'limit' && /^\d*\.\d+$/.test((seen.get(name) ?? '').trim())) {
+      // A fraction is a rate per second (SP-API's x-amzn-RateLimit-Limit: 0.5): read as a count
+      // per minute it would stop every poll, so it is said per second (0.5 = 30 a minute).
+      rateLimit.per = 'second';
+      rateLimit.limit = name;
       undecided.push(
-        `headers: "${name}" (${key}) is "${seen.get(name)}", not a whole count: a per-second rate the contract cannot say yet; left out`,
+        `headers: "${name}" (limit) is "${seen.get(name)}", a fraction: read as a rate per second (per: second, ${Math.floor(Number(seen.get(name)) * 60)} a minute); check it`,
       );
+    } else if ((key === 'limit' || key === 'remaining') && !/^\d+$/.test((seen.get(name) ?? '').trim())) {
+      undecided.push(`headers: "${name}" (${key}) is "${seen.get(name)}", not a whole count; left out`);
       if (current != null) rateLimit[key] = null;
     } else rateLimit[key] = name;
   }
