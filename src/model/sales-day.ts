@@ -21,7 +21,8 @@ export interface SalesRowRead extends Omit<SalesRow, 'royalties' | 'ad_spend'> {
  * The days that have their figures. A day whose royalties or ad spend the API sent as "no figure" is
  * left out, never read as 0: a partial answer is never a change (0 would be a royalty drop to alert,
  * or a revision of the day's figures). The day is judged when its figures come; a day stored before
- * leaves the snapshot until then, and its return is no revision (nothing to compare it with).
+ * leaves the snapshot until then; its return is no revision (nothing to compare it with) and is
+ * judged again as a new day, with the same alert fingerprint as before (deliveries send it once).
  */
 export function salesDaysOf(rows: readonly SalesRowRead[]): SalesDay[] {
   const days: SalesDay[] = [];

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { type CompiledContract, parseContract } from '../../src/api/index.ts';
 import { salesDaysOf } from '../../src/model/sales-day.ts';
 import { headerSignals } from '../../src/tools/probe/serve-signals.ts';
+import { ASIN, date, kinds, rule, run, sales } from '../rules/helpers.ts';
 
 function compiled(raw: unknown): CompiledContract {
   const load = parseContract(raw, 'dialect.yaml');
@@ -126,6 +127,67 @@ describe('"no figure" in money', () => {
     if (!minus.ok) throw new Error(JSON.stringify(minus.issues));
     expect(minus.data[0]?.royalties).toEqual({ amount: '-0.01', currency: 'EUR' });
     expect(plain.sales({ data: [{ ...base, r: null }] }).ok).toBe(false);
+  });
+});
+
+describe('"no figure" through the sales rules: nothing false alerted', () => {
+  const rules = [rule({ id: 'roy', kind: 'royalty_change' }), rule({ id: 'rev', kind: 'sales_revision' })];
+  /** Days 1..n at these royalty cents; -1 is "no figure". */
+  const answer = (cents: number[]) => ({
+    data: cents.map((c, i) => ({
+      asin: ASIN,
+      domain: 1,
+      date: date(i + 1),
+      units: 10,
+      royaltyCents: c,
+      adCents: 0,
+    })),
+  });
+  const poll = (contract: CompiledContract, cents: number[], n: number) => {
+    const read = contract.sales(answer(cents));
+    if (!read.ok) throw new Error(JSON.stringify(read.issues));
+    return sales(Date.UTC(2026, 10, 10 + n, 6), salesDaysOf(read.data));
+  };
+  const week = [10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000];
+
+  it('a new day and a known day without figures are no change; their figures later are judged as usual', () => {
+    const contract = compiled(keepa);
+    const polls = [
+      poll(contract, week, 0),
+      poll(contract, [...week.slice(0, 6), -1, -1], 1), // day 7 (known) and day 8 (new): no figure
+      poll(contract, [...week, 10_000], 2), // their figures: as before, day 8 normal
+      poll(contract, [...week, 10_000, 2_000], 3), // a real drop on day 9 still fires
+    ];
+    expect(run(rules, polls).perPoll.map(kinds)).toEqual([[], [], [], ['royalty_change']]);
+  });
+
+  it('a judged day that loses its figures and gets them back raises the same fingerprint (sent once)', () => {
+    const contract = compiled(keepa);
+    const polls = [
+      poll(contract, week, 0),
+      poll(contract, [...week, 2_000], 1),
+      poll(contract, [...week, -1], 2),
+      poll(contract, [...week, 2_000], 3),
+    ];
+    const { perPoll } = run(rules, polls);
+    expect(perPoll.map(kinds)).toEqual([[], ['royalty_change'], [], ['royalty_change']]);
+    expect(perPoll[3]?.[0]?.fingerprint).toBe(perPoll[1]?.[0]?.fingerprint);
+  });
+
+  it('read without noFigure, the same -1 would be a royalty drop', () => {
+    const plain = compiled({
+      ...keepa,
+      endpoints: {
+        sales: {
+          fields: {
+            ...keepa.endpoints.sales.fields,
+            royalties: { path: 'royaltyCents', format: 'minor_units', currency: { fromMarketplace: true } },
+          },
+        },
+      },
+    });
+    const polls = [poll(plain, week, 0), poll(plain, [...week, -1], 1)];
+    expect(run(rules, polls).perPoll.map(kinds)).toEqual([[], ['royalty_change']]);
   });
 });
 
