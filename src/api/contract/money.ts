@@ -69,7 +69,8 @@ export function compileMoney(
     read(container) {
       const base = get(container);
       if (noFigure !== undefined) {
-        const raw = base === undefined ? undefined : amountOf(base);
+        // `royalties: null` says it for the whole money object as well as `royalties.amount: null`.
+        const raw = base === undefined || base === null ? base : amountOf(base);
         if (raw === undefined ? noFigure.missing : noFigure.is(raw)) return null;
       }
       const currency = currencyOf(base, container);
