@@ -187,18 +187,6 @@ describe('"no figure" through the sales rules: nothing false alerted', () => {
   });
 
   it('read without noFigure, the same -1 would be a royalty drop', () => {
-    const object = compiled({
-      endpoints: { sales: { fields: { royalties: { path: 'royalties', noFigure: [null] } } } },
-    });
-    const none = object.sales({
-      data: [
-        { ...base, royalties: null },
-        { ...base, royalties: { amount: null } },
-      ],
-    });
-    if (!none.ok) throw new Error(JSON.stringify(none.issues));
-    expect(none.data.map((r) => r.royalties)).toEqual([null, null]);
-
     const plain = compiled({
       ...keepa,
       endpoints: {
