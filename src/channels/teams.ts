@@ -10,10 +10,10 @@
  * a message under 28 KB, and more than 4 requests a second are throttled (429).
  */
 import { webhookUrlChannelSchema } from '../config-kit/channel-fields.ts';
-import { stripBidi } from '../util/bidi.ts';
 import { classifyStatus, createWebhookNotifier, type WebhookNotifierOptions } from './http-channel.ts';
 import type { OutgoingMessage } from './notifier.ts';
 import { defineChannel, pacePerWebhook } from './plugin.ts';
+import { adaptiveCardMessage, textRun } from './render/adaptive-card.ts';
 import { renderTeamsDigest } from './render/digest-teams.ts';
 import { fitPlainAlerts, type Markup, messageHeading } from './render/plain.ts';
 
@@ -40,12 +40,6 @@ const schema = webhookUrlChannelSchema({
 /** TextRuns show text as it is: nothing to escape, only marks and line breaks to keep. */
 const asIs: Markup = { escape: (g) => g, bold: (text) => text, quote: (line) => `│ ${line}` };
 
-const run = (text: string, extra: Record<string, unknown> = {}) => ({
-  type: 'TextRun',
-  text: stripBidi(text),
-  ...extra,
-});
-
 export function renderTeamsCard(message: OutgoingMessage) {
   const { shown, moreLine } = fitPlainAlerts(
     message,
@@ -62,8 +56,8 @@ export function renderTeamsCard(message: OutgoingMessage) {
         type: 'Container',
         separator: true,
         items: [
-          { type: 'RichTextBlock', inlines: [run(`${text.mark} ${text.title}`, { weight: 'Bolder' })] },
-          ...(text.details === '' ? [] : [{ type: 'RichTextBlock', inlines: [run(text.details)] }]),
+          { type: 'RichTextBlock', inlines: [textRun(`${text.mark} ${text.title}`, { weight: 'Bolder' })] },
+          ...(text.details === '' ? [] : [{ type: 'RichTextBlock', inlines: [textRun(text.details)] }]),
         ],
         ...(text.url === undefined ? {} : { selectAction: { type: 'Action.OpenUrl', url: text.url } }),
       };
@@ -76,21 +70,7 @@ export function renderTeamsCard(message: OutgoingMessage) {
     ...shown,
     ...(moreLine === undefined ? [] : [{ ...ours(moreLine), isSubtle: true }]),
   ];
-  return {
-    type: 'message',
-    attachments: [
-      {
-        contentType: 'application/vnd.microsoft.card.adaptive',
-        content: {
-          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-          type: 'AdaptiveCard',
-          version: '1.4',
-          msteams: { width: 'Full' },
-          body,
-        },
-      },
-    ],
-  };
+  return adaptiveCardMessage(body);
 }
 
 export function createTeamsNotifier(options: WebhookNotifierOptions) {

@@ -5,6 +5,7 @@
  */
 import { stripBidi } from '../../util/bidi.ts';
 import type { DigestMessage } from '../digest-message.ts';
+import { adaptiveCardMessage, textRun } from './adaptive-card.ts';
 import { safeUrl } from './plain.ts';
 import { andMore, truncate } from './text.ts';
 
@@ -16,11 +17,9 @@ export const TEAMS_DIGEST_BYTES = 20 * 1024;
 
 const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
-const run = (text: string, extra: Record<string, unknown> = {}) => ({
-  type: 'TextRun',
-  text: truncate(stripBidi(text), LINE_CHARS),
-  ...extra,
-});
+/** A line cut at LINE_CHARS after its bidi controls are gone (what textRun would strip). */
+const run = (text: string, extra: Record<string, unknown> = {}) =>
+  textRun(truncate(stripBidi(text), LINE_CHARS), extra);
 
 export function renderTeamsDigest(message: DigestMessage) {
   const ours = (text: string) => ({ type: 'TextBlock', text, wrap: true });
@@ -58,20 +57,8 @@ export function renderTeamsDigest(message: DigestMessage) {
     body.push({ type: 'RichTextBlock', inlines: [run(message.quietLine)] });
   body.push({ type: 'RichTextBlock', inlines: [run(message.footer, { isSubtle: true })] });
   const url = safeUrl(message.reportUrl);
-  return {
-    type: 'message',
-    attachments: [
-      {
-        contentType: 'application/vnd.microsoft.card.adaptive',
-        content: {
-          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-          type: 'AdaptiveCard',
-          version: '1.4',
-          msteams: { width: 'Full' },
-          body,
-          ...(url === undefined ? {} : { actions: [{ type: 'Action.OpenUrl', title: 'Full report', url }] }),
-        },
-      },
-    ],
-  };
+  return adaptiveCardMessage(
+    body,
+    url === undefined ? undefined : [{ type: 'Action.OpenUrl', title: 'Full report', url }],
+  );
 }
