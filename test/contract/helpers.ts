@@ -86,9 +86,10 @@ function probedDialect(): Dialect {
 }
 
 /**
- * The default contract, the four shipped dialects (C and D are issue 26's: pages everywhere, per-endpoint
- * parameters, signals in the body, Keepa shapes) and dialect A read through what `probe` suggested,
- * for tests parameterised over all of them.
+ * The default contract, the six shipped dialects (C and D are issue 26's: pages everywhere, per-endpoint
+ * parameters, signals in the body, Keepa shapes; E is shaped like SP-API; F sends Keepa's money and
+ * SP-API's per-second rate limit) and dialect A read through what `probe` suggested, for tests
+ * parameterised over all of them.
  */
 export function allDialects(): Dialect[] {
   return [
@@ -97,6 +98,8 @@ export function allDialects(): Dialect[] {
     dialect('dialect-b'),
     dialect('dialect-c'),
     dialect('dialect-d'),
+    dialect('dialect-e'),
+    dialect('dialect-f'),
     probedDialect(),
   ];
 }
