@@ -9,12 +9,13 @@ import type { ShelfwatchConfig, WorkspaceConfig } from '../config/schema.ts';
 import { silentLogger } from '../ops/logger.ts';
 import { summaryOf } from './commands.ts';
 import { CliError, usageError } from './errors.ts';
-import { cell, formatTable, groupDigits, pickWorkspace, plural, printJson } from './format.ts';
+import { cell, formatTable, groupDigits, plural, printJson } from './format.ts';
 import type { CliIo } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { readStdin } from './terminal.ts';
 import { VERSION } from './version.ts';
+import { pickWorkspace } from './workspace-flag.ts';
 
 interface InviteFlags {
   campaign: string;

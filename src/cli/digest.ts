@@ -10,12 +10,13 @@ import { DeferredError } from '../model/deferred.ts';
 import { createLogger } from '../ops/logger.ts';
 import { summaryOf } from './commands.ts';
 import { CliError, usageError } from './errors.ts';
-import { printJson, workspaceFromFlag } from './format.ts';
+import { printJson } from './format.ts';
 import { type CliIo, outputStream } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { logLevelOption } from './terminal.ts';
 import { VERSION } from './version.ts';
+import { workspaceFromFlag } from './workspace-flag.ts';
 
 interface DigestFlags {
   now?: boolean;

@@ -3,18 +3,11 @@
  * tables, times and the choice of workspace. Locale-free, so output is the same on every machine
  * and can be compared in tests and bug reports.
  */
-import {
-  type ShelfwatchConfig,
-  UnknownWorkspaceError,
-  type WorkspaceConfig,
-  workspaceOf,
-} from '../config/schema.ts';
 import { BIDI_CONTROLS, stripBidi } from '../util/bidi.ts';
 import { formatDuration } from '../util/duration.ts';
 import { groupDigits } from '../util/format.ts';
 import { type Align, formatTable as layOutTable } from '../util/table.ts';
 import { zonedParts } from '../util/zoned-time.ts';
-import { usageError } from './errors.ts';
 
 export type { Align };
 export { groupDigits };
@@ -114,36 +107,4 @@ export function printJson(value: unknown, out: { write(text: string): unknown })
     (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
   out.write(`${text}\n`);
-}
-
-/**
- * The workspace a command acts for: `--workspace ID`, or the only one the config has. With several
- * and no flag, a usage error lists them, since guessing would spend the wrong workspace's budget.
- */
-export function pickWorkspace(config: ShelfwatchConfig, id: string | undefined): WorkspaceConfig {
-  if (id === undefined) {
-    const [only, ...others] = config.workspaces;
-    if (only !== undefined && others.length === 0) return only;
-    const known = config.workspaces.map((ws) => ws.id).join(', ');
-    throw usageError(`the config has several workspaces: pass --workspace (one of ${known})`);
-  }
-  return workspaceFromFlag(config, id);
-}
-
-/**
- * `workspaceOf` for a command line: an unknown id is a usage error (exit 2) that names the flag
- * (or the command, for an argument) and the known workspaces.
- */
-export function workspaceFromFlag(
-  config: ShelfwatchConfig,
-  id: string,
-  flag = '--workspace',
-): WorkspaceConfig {
-  try {
-    return workspaceOf(config, id);
-  } catch (error) {
-    if (!(error instanceof UnknownWorkspaceError)) throw error;
-    const known = config.workspaces.map((ws) => ws.id).join(', ');
-    throw usageError(`${flag}: no workspace "${id}" in the config (known: ${known})`);
-  }
 }

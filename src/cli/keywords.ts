@@ -12,11 +12,12 @@ import { suggest } from '../config-kit/suggest.ts';
 import { silentLogger } from '../ops/logger.ts';
 import { summaryOf } from './commands.ts';
 import { CliError, parseIntegerFlag, usageError } from './errors.ts';
-import { formatTable, groupDigits, pickWorkspace, plural, printJson } from './format.ts';
+import { formatTable, groupDigits, plural, printJson } from './format.ts';
 import type { CliIo } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { VERSION } from './version.ts';
+import { pickWorkspace } from './workspace-flag.ts';
 
 interface KeywordFlags {
   workspace?: string;

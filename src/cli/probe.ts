@@ -34,11 +34,12 @@ import {
 } from '../tools/probe/index.ts';
 import { summaryOf } from './commands.ts';
 import { CliError, parseIntegerFlag, usageError } from './errors.ts';
-import { formatTable, pickWorkspace, plural } from './format.ts';
+import { formatTable, plural } from './format.ts';
 import type { CliIo, CliOutput } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { VERSION } from './version.ts';
+import { pickWorkspace } from './workspace-flag.ts';
 
 /** `probe`'s exit status when the answers do not fit the contract (as `plan`'s when a plan does not fit). */
 export const EXIT_CONTRACT_DOES_NOT_FIT = 3;

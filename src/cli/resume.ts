@@ -3,11 +3,12 @@ import { type ResumeReport, resumeWorkspace } from '../app/resume.ts';
 import { Runtime } from '../app/runtime.ts';
 import { silentLogger } from '../ops/logger.ts';
 import { summaryOf } from './commands.ts';
-import { isoSecond, printJson, workspaceFromFlag } from './format.ts';
+import { isoSecond, printJson } from './format.ts';
 import type { CliIo } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { VERSION } from './version.ts';
+import { workspaceFromFlag } from './workspace-flag.ts';
 
 const EXAMPLES = `
 Lifts a pause the API caused (a 429, an exhausted quota, a refused key). The polls the pause

@@ -14,12 +14,13 @@ import type { SilenceStore } from '../silence/store.ts';
 import { parseDuration } from '../util/duration.ts';
 import { summaryOf } from './commands.ts';
 import { usageError } from './errors.ts';
-import { isoSecond, printJson, workspaceFromFlag } from './format.ts';
+import { isoSecond, printJson } from './format.ts';
 import type { CliIo } from './io.ts';
 import { CONFIG_OPTION_HELP, loadConfigOrThrow } from './load-config.ts';
 import { connectRuntime } from './run.ts';
 import { silenceTable, silenceViews } from './silence-format.ts';
 import { VERSION } from './version.ts';
+import { workspaceFromFlag } from './workspace-flag.ts';
 
 interface CommonFlags {
   json?: boolean;

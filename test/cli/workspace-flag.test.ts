@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../../src/cli/errors.ts';
-import { pickWorkspace, workspaceFromFlag } from '../../src/cli/format.ts';
+import { pickWorkspace, workspaceFromFlag } from '../../src/cli/workspace-flag.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { validRaw } from '../config/helpers.ts';
 

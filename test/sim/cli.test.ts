@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseKeyFlag } from '../../src/cli/sim.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { tempDir, writeFile } from '../config/helpers.ts';
+import { runCli } from '../helpers/cli.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -61,8 +62,9 @@ function waitForOutput(proc: Run, pattern: RegExp, deadlineMs: number): Promise<
 }
 
 describe('shelfwatch sim', () => {
-  // Concurrent: each run pays the start of a Node process with tsx.
-  it.concurrent.for([
+  // In process: a bad flag is refused before anything starts, and the exit code is the program's.
+  // The real binary is started below, where a process shows more (serving, SIGTERM, its exit).
+  it.for([
     [['--speed', 'abc'], '--speed'],
     [['--key', 'sk_live_x:gold'], 'plan must be'],
     [['--key', 'no-plan'], '--key expects KEY:PLAN'],
@@ -70,9 +72,10 @@ describe('shelfwatch sim', () => {
     [['--error-rate', '1.5'], '--error-rate'],
     [['--start-at', 'soon'], '--start-at'],
   ] as const)('exits 2 with one line for %j', async ([args, mention], { expect }) => {
-    const proc = run(['sim', ...args]);
-    expect(await proc.exit).toBe(2);
-    const lines = proc.stderr().trimEnd().split('\n');
+    const outcome = await runCli(['sim', ...args]);
+    expect(outcome.code).toBe(2);
+    expect(outcome.stdout).toBe('');
+    const lines = outcome.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^shelfwatch: /);
     expect(lines[0]).toContain(mention);
