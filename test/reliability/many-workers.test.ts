@@ -18,7 +18,7 @@ import type { SimLoggedRequest } from '../../src/sim/control-schemas.ts';
 import { BIN, ROOT } from '../helpers/cli.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { useSimulator } from '../helpers/sim.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor, within } from '../helpers/wait.ts';
 import { tempDir, writeIn } from './helpers.ts';
 
 const KEY = 'sk_many_workers_0123456789';
@@ -35,8 +35,10 @@ const workers: { child: ChildProcess; lines: string[] }[] = [];
 
 type Logged = SimLoggedRequest;
 
+/** What the simulator logged of the API (a control call with a deadline: a stall says itself). */
 async function apiRequests(): Promise<Logged[]> {
-  return (await fx.control.requests()).filter((r) => r.path.startsWith('/v1/'));
+  const all = await within("the simulator's request log", fx.control.requests(), 10_000);
+  return all.filter((r) => r.path.startsWith('/v1/'));
 }
 
 function byPath(log: readonly Logged[]): Map<string, number[]> {
@@ -62,19 +64,21 @@ function doublePolls(log: readonly Logged[]): string[] {
   return found;
 }
 
-/** The poll workers (one per process) holding an active job, from the jobs' lock tokens (`workerId:n`). */
-async function holdersOfActivePolls(): Promise<Set<string> | undefined> {
-  const holders = new Set<string>();
-  for (const job of await queue.getActive()) {
-    const token = await redis.get(`${prefix}:${POLL_QUEUE}:${job.id}:lock`);
-    if (token !== null) holders.add(token.split(':')[0] ?? token);
+/** Active polls and the poll worker (one per process) holding each, from its lock token (`workerId:n`). */
+async function activePollHolders(): Promise<Map<string, string>> {
+  const holders = new Map<string, string>();
+  for (const job of await within('the active polls', queue.getActive(), 10_000)) {
+    const lock = redis.get(`${prefix}:${POLL_QUEUE}:${job.id}:lock`);
+    const token = await within(`the lock of poll ${job.id}`, lock, 10_000);
+    if (token !== null) holders.set(String(job.id), token.split(':')[0] ?? token);
   }
-  return holders.size >= 3 ? holders : undefined;
+  return holders;
 }
 
 /** Slows that share of API answers (the control call fails the test if the simulator refuses it). */
 function setSlow(slowRate: number): Promise<void> {
-  return fx.control.setRates({ slowRate, slowMs: SLOW_MS });
+  const set = fx.control.setRates({ slowRate, slowMs: SLOW_MS });
+  return within(`the simulator's slowRate set to ${slowRate}`, set, 10_000);
 }
 
 const fx = useSimulator({
@@ -134,7 +138,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const { child } of workers)
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await queue?.close();
+  await within('the poll queue to close', queue?.close() ?? Promise.resolve(), 10_000);
 });
 
 /** What the processes said and what the simulator saw, for a failure message. */
@@ -158,10 +162,10 @@ describe('three worker processes on one Redis', () => {
       45_000,
       250,
     ).catch(async (error: Error) => {
-      throw new Error(`${error.message}\n${await output()}`);
+      throw new Error(`${error.message}\n${await output().catch((e: Error) => e.message)}`);
     });
     expect(log.filter((r) => r.status !== 200)).toEqual([]);
-    expect(doublePolls(log), await output()).toEqual([]);
+    expect(doublePolls(log), await output().catch((e: Error) => e.message)).toEqual([]);
 
     const urls = workers.map(({ lines }) => {
       const line = lines.find((l) => l.includes('health and metrics listening'));
@@ -175,7 +179,7 @@ describe('three worker processes on one Redis', () => {
       .flat()
       .find((i) => i !== undefined && !i.internal && i.family === 'IPv4')?.address;
     for (const url of urls) {
-      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(10_000) })).status).toBe(200);
       if (outside === undefined) continue;
       const port = Number(new URL(String(url)).port);
       const reached = await new Promise<boolean>((resolve) => {
@@ -198,19 +202,34 @@ describe('three worker processes on one Redis', () => {
       // Slow answers keep about ten polls in flight, more than two processes take (4 each).
       const slowFrom = Date.now();
       await setSlow(1);
-      await waitFor('a poll in flight in each of the three processes', holdersOfActivePolls, 15_000, 100);
+      await waitFor(
+        'a poll in flight in each of the three processes',
+        async () => new Set((await activePollHolders()).values()).size >= 3,
+        15_000,
+        100,
+      );
       const victim = workers[0]?.child;
       if (victim === undefined) throw new Error('no worker');
-      const activeAtKill = new Set((await queue.getActive()).map((job) => String(job.id)));
+      const exited = once(victim, 'exit');
+      const heldAtKill = await activePollHolders();
       victim.kill('SIGKILL');
       const killedAt = Date.now();
       await setSlow(0);
-      await once(victim, 'exit');
-      // Every poll the survivors held has finished by now; the ones left were the dead process's.
-      await new Promise((resolve) => setTimeout(resolve, SLOW_MS + 1_500));
-      const orphans = (await queue.getActive())
-        .map((job) => String(job.id))
-        .filter((id) => activeAtKill.has(id));
+      await within('the killed process to exit', exited, 10_000);
+      // The survivors' polls in flight at the kill end (their answers were slowed by SLOW_MS, so
+      // not before that); the dead process's stay active under its lock: one holder is left.
+      const orphans = await waitFor(
+        "the survivors' polls in flight at the kill to end",
+        async () => {
+          const now = await activePollHolders();
+          const left = [...heldAtKill].filter(([id, holder]) => now.get(id) === holder);
+          const holders = new Set(left.map(([, holder]) => holder));
+          if (Date.now() - killedAt < SLOW_MS || holders.size > 1) return undefined;
+          return left.map(([id]) => id);
+        },
+        SLOW_MS + 15_000,
+        100,
+      );
       expect(orphans.length, 'the killed process held no poll: it was not killed mid-poll').toBeGreaterThan(
         0,
       );
@@ -231,9 +250,9 @@ describe('three worker processes on one Redis', () => {
         20_000,
         250,
       ).catch(async (error: Error) => {
-        throw new Error(`${error.message}\n${await output()}`);
+        throw new Error(`${error.message}\n${await output().catch((e: Error) => e.message)}`);
       });
-      expect(doublePolls(log.filter(settled)), await output()).toEqual([]);
+      expect(doublePolls(log.filter(settled)), await output().catch((e: Error) => e.message)).toEqual([]);
 
       if (STALLED) {
         // BullMQ finds the dead process's jobs once their lock (30 s) expired, at its next stalled
@@ -242,7 +261,11 @@ describe('three worker processes on one Redis', () => {
         await waitFor(
           'the orphaned jobs to be recovered',
           async () => {
-            const states = await Promise.all(orphans.map((id) => queue.getJobState(id)));
+            const states = await within(
+              'the states of the orphaned polls',
+              Promise.all(orphans.map((id) => queue.getJobState(id))),
+              10_000,
+            );
             return states.every((state) => state !== 'active') ? states : undefined;
           },
           90_000,
@@ -250,8 +273,11 @@ describe('three worker processes on one Redis', () => {
         );
         const recoveredAfter = Date.now() - started;
         for (const id of orphans) {
-          const job = await queue.getJob(id);
-          expect([id, await job?.getState()]).toEqual([id, expect.stringMatching(/^(completed|unknown)$/)]);
+          const job = await within(`poll ${id}`, queue.getJob(id), 10_000);
+          expect([
+            id,
+            await within(`the state of poll ${id}`, job?.getState() ?? Promise.resolve(undefined), 10_000),
+          ]).toEqual([id, expect.stringMatching(/^(completed|unknown)$/)]);
         }
         expect(recoveredAfter).toBeLessThan(90_000);
         expect(doublePolls((await apiRequests()).filter(settled))).toEqual([]);
@@ -259,7 +285,11 @@ describe('three worker processes on one Redis', () => {
 
       const survivors = workers.slice(1).map(({ child }) => child);
       for (const child of survivors) child.kill('SIGTERM');
-      const exits = await Promise.all(survivors.map((child) => once(child, 'exit')));
+      const exits = await within(
+        'the two survivors to exit on SIGTERM',
+        Promise.all(survivors.map((child) => once(child, 'exit'))),
+        30_000,
+      );
       expect(exits.map(([code]) => code)).toEqual([0, 0]);
     },
     STALLED ? 180_000 : 60_000,
