@@ -3,7 +3,7 @@
  * with the sim (so a plan's minute takes seconds): one worker's clock 30 s ahead must not let the
  * two exceed the plan's minute, and paginated walks in a full window must not throw requests away.
  */
-import { expect, it } from 'vitest';
+import { it, type TestContext } from 'vitest';
 import { Runtime } from '../../src/app/runtime.ts';
 import { startWorkers } from '../../src/app/start.ts';
 import type { ShelfwatchConfig } from '../../src/config/schema.ts';
@@ -12,7 +12,6 @@ import { silentLogger } from '../../src/ops/logger.ts';
 import { Shutdown } from '../../src/ops/shutdown.ts';
 import type { RunningSimulator, SimControlClient } from '../../src/sim/index.ts';
 import { acceleratedClock, type Clock } from '../../src/util/clock.ts';
-import { stopAfterEach } from '../helpers/cleanup.ts';
 import { redisUrl, testPrefix, testRedis } from '../helpers/redis.ts';
 import { type SimFixture, startSimFixture } from '../helpers/sim.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
@@ -26,7 +25,8 @@ const lostPrefix = testPrefix('lost');
 testRedis(skewPrefix);
 testRedis(wastePrefix);
 const lostRedis = testRedis(lostPrefix);
-const defer = stopAfterEach();
+/** What a test started, stopped when that test ends (its own hook: the first two run at once). */
+type Defer = TestContext['onTestFinished'];
 
 interface SimRequest {
   path: string;
@@ -34,7 +34,7 @@ interface SimRequest {
   sim_time: string;
 }
 
-async function startSim(speed: number, books: number): Promise<SimFixture> {
+async function startSim(defer: Defer, speed: number, books: number): Promise<SimFixture> {
   const fixture = await startSimFixture({
     seed: 11,
     books,
@@ -65,7 +65,7 @@ function config(prefix: string, sim: RunningSimulator, asins: string[], extra: o
 }
 
 /** A worker process's worth of engine: its runtime and workers, on `clock`. */
-async function startEngine(cfg: ShelfwatchConfig, clock: Clock): Promise<Runtime> {
+async function startEngine(defer: Defer, cfg: ShelfwatchConfig, clock: Clock): Promise<Runtime> {
   const runtime = new Runtime({ config: cfg, logger: silentLogger(), version: 'test', clock });
   await runtime.connect();
   const shutdown = new Shutdown(silentLogger());
@@ -85,11 +85,15 @@ async function untilSimTime(sim: RunningSimulator, simMs: number): Promise<void>
   while (sim.clock.now() < simMs) await new Promise((resolve) => setTimeout(resolve, 200));
 }
 
-it('two workers, one clock 30 s ahead, a 60/min plan: never over the API minute (no 429, at most 60 in each)', async () => {
+// The first two wait on simulated minutes (a sim and Redis keys each): they run at once.
+it.concurrent('two workers, one clock 30 s ahead, a 60/min plan: never over the API minute (no 429, at most 60 in each)', async ({
+  expect,
+  onTestFinished,
+}) => {
   // A request's time in flight counts `speed` times over on the sim clock, and the window's spare
   // second is all the slack there is: at 4× a loaded machine may hold a request up to 250 ms.
   const speed = 4;
-  const { sim, control } = await startSim(speed, 12);
+  const { sim, control } = await startSim(onTestFinished, speed, 12);
   const asins = (await control.world()).books.slice(0, 12).map((b) => b.asin);
   // 24 targets every 6 s of sim time: 240 requests a minute wanted, 60 allowed.
   const cfg = config(skewPrefix, sim, asins, {
@@ -103,7 +107,10 @@ it('two workers, one clock 30 s ahead, a 60/min plan: never over the API minute 
     fromReal: (realMs) => (onTime.fromReal?.(realMs) ?? realMs) + 30_000,
   };
   const start = sim.clock.now();
-  const engines = [await startEngine(cfg, onTime), await startEngine(cfg, ahead)];
+  const engines = [
+    await startEngine(onTestFinished, cfg, onTime),
+    await startEngine(onTestFinished, cfg, ahead),
+  ];
   // 110 sim seconds of saturating demand: the window turns over, the skewed worker's grants age.
   await untilSimTime(sim, start + 110_000);
   for (const engine of engines) await engine.workers[0]?.close();
@@ -123,9 +130,12 @@ it('two workers, one clock 30 s ahead, a 60/min plan: never over the API minute 
   expect(await polledBy(engines[1])).toBeGreaterThan(0);
 }, 90_000);
 
-it('a full window with paginated targets: at most 1% of the requests sent are thrown away, and reported', async () => {
+it.concurrent('a full window with paginated targets: at most 1% of the requests sent are thrown away, and reported', async ({
+  expect,
+  onTestFinished,
+}) => {
   const speed = 10;
-  const { sim, control } = await startSim(speed, 40);
+  const { sim, control } = await startSim(onTestFinished, speed, 40);
   const asins = (await control.world()).books.slice(0, 40).map((b) => b.asin);
   // 40 books' sales over 15 days is 6 pages of 100; the books' own polls keep the window full.
   const cfg = config(wastePrefix, sim, asins.slice(0, 10), {
@@ -133,7 +143,7 @@ it('a full window with paginated targets: at most 1% of the requests sent are th
     cadence: { book: '5s', keywords: '5s', sales: '20s' },
   });
   const start = sim.clock.now();
-  const engine = await startEngine(cfg, acceleratedClock(start, speed));
+  const engine = await startEngine(onTestFinished, cfg, acceleratedClock(start, speed));
   await untilSimTime(sim, start + 180_000);
   await engine.workers[0]?.close();
 
@@ -152,12 +162,14 @@ it('a full window with paginated targets: at most 1% of the requests sent are th
   expect(reported).toBe(wasted);
 }, 90_000);
 
-it("a minute window Redis lost is refilled from the API's X-RateLimit-Remaining on the next answer", async () => {
-  const { sim, control } = await startSim(1, 3);
+it("a minute window Redis lost is refilled from the API's X-RateLimit-Remaining on the next answer", async ({
+  onTestFinished,
+}) => {
+  const { sim, control } = await startSim(onTestFinished, 1, 3);
   const asins = (await control.world()).books.slice(0, 1).map((b) => b.asin);
   const cfg = config(lostPrefix, sim, asins, { sales: false });
   const runtime = new Runtime({ config: cfg, logger: silentLogger(), version: 'test' });
-  defer(() => runtime.close());
+  onTestFinished(() => runtime.close());
   await runtime.connect();
   const client = runtime.client('ws');
   const asin = asins[0] ?? '';
