@@ -8,7 +8,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { tempDir } from '../config/helpers.ts';
 import { CLI_TEST_TIMEOUT_MS, shelfwatch, writeConfig } from '../helpers/cli.ts';
 import { processMarks } from '../helpers/leftover-processes.ts';
@@ -21,15 +21,21 @@ const ENV_TOKEN = 'console-env-token-0123456789abcdef';
 const prefix = testPrefix('console-token');
 testRedis(prefix);
 let one: OneBookSim;
+let configs = 0;
 
 beforeAll(async () => {
   one = await startOneBookSim(KEY, 9);
 });
 afterAll(async () => one?.sim.close());
 
+/**
+ * Each config has keys of its own under the file's prefix (its hash tag, and its clean-up): the
+ * tests run at once, and two processes on one prefix would share their queues and revisions.
+ */
 function configWith(consoleSection: Record<string, unknown>): string {
+  configs += 1;
   return writeConfig(tempDir(), 'console.yaml', {
-    redis: { url: redisUrl(), prefix },
+    redis: { url: redisUrl(), prefix: `${prefix}-${configs}` },
     server: { port: 0 },
     console: consoleSection,
     workspaces: [one.workspace({ sales: false })],
@@ -92,10 +98,11 @@ async function untilOutput(
   );
 }
 
-describe('the console token of run and console', () => {
+// Each test starts its own process (its own port, keys and config file): they run at once.
+describe.concurrent('the console token of run and console', () => {
   it('run with console.enabled, no token and no terminal serves no console and keeps polling', {
     timeout: CLI_TEST_TIMEOUT_MS,
-  }, async () => {
+  }, async ({ expect }) => {
     // A pipe, as under Docker or systemd: a generated token printed there would land in the logs.
     const run = start(['run', '--config', configWith({ enabled: true, port: 0 })]);
     try {
@@ -113,7 +120,7 @@ describe('the console token of run and console', () => {
 
   it('run with console.enabled and no token in a terminal generates one and prints it once', {
     timeout: CLI_TEST_TIMEOUT_MS,
-  }, async () => {
+  }, async ({ expect }) => {
     const port = await freePort();
     const command = `exec ${JSON.stringify(process.execPath)} bin/shelfwatch.mjs run --config ${configWith({ enabled: true, port })}`;
     // util-linux `script` gives the CLI a pseudo-terminal for stdout, as a person running it has.
@@ -137,7 +144,7 @@ describe('the console token of run and console', () => {
 
   it('console with SHELFWATCH_CONSOLE_TOKEN prints its address and no token', {
     timeout: CLI_TEST_TIMEOUT_MS,
-  }, async () => {
+  }, async ({ expect }) => {
     const served = start(['console', '--config', configWith({ port: 0 })], {
       SHELFWATCH_CONSOLE_TOKEN: ENV_TOKEN,
     });
@@ -154,7 +161,7 @@ describe('the console token of run and console', () => {
 
   it('run whose console port is taken says so and keeps polling', {
     timeout: CLI_TEST_TIMEOUT_MS,
-  }, async () => {
+  }, async ({ expect }) => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const address = taken.address();
@@ -175,7 +182,7 @@ describe('the console token of run and console', () => {
 
   it('run refuses a console beyond loopback without a token, naming the setting', {
     timeout: CLI_TEST_TIMEOUT_MS,
-  }, async () => {
+  }, async ({ expect }) => {
     const config = configWith({ enabled: true, host: '0.0.0.0', allowRemote: true });
     const outcome = await shelfwatch(['run', '--config', config], { SHELFWATCH_CONSOLE_TOKEN: ENV_TOKEN });
     expect(outcome.code).toBe(2);
