@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { findRedisServerBinary } from '../../src/tools/private-redis.ts';
 import { redisUrl } from '../helpers/redis.ts';
 
@@ -158,8 +158,12 @@ function portAccepts(port: number): Promise<boolean> {
   });
 }
 
-describe('shelfwatch demo', () => {
-  it('tells the whole story on the test Redis and leaves no keys behind', { timeout: 150_000 }, async () => {
+// The two runs share nothing (the test Redis under the demo's own prefix; a private redis-server):
+// they run at once.
+describe.concurrent('shelfwatch demo', () => {
+  it('tells the whole story on the test Redis and leaves no keys behind', { timeout: 150_000 }, async ({
+    expect,
+  }) => {
     const out = await tempDir();
     const run = startDemo(['--out', out], { REDIS_URL: redisUrl() });
     const code = await exitWithin(run, 130_000);
@@ -202,7 +206,7 @@ describe('shelfwatch demo', () => {
   it.skipIf(findRedisServerBinary() === undefined)(
     'stops at once on SIGINT and leaves no process behind',
     { timeout: 60_000 },
-    async () => {
+    async ({ expect }) => {
       const out = await tempDir();
       const run = startDemo(['--redis', 'private', '--out', out], {});
       const [, port] = await waitForOutput(
