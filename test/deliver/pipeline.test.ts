@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { DeliveryError } from '../../src/channels/notifier.ts';
 import { createSlackNotifier } from '../../src/channels/slack.ts';
 import { Secret } from '../../src/config-kit/secret.ts';
@@ -8,26 +8,38 @@ import { GroupBuffer, groupHash, orphanedGroups } from '../../src/deliver/groups
 import { flushJobId, flushOrphanedGroups, groupKeyOf } from '../../src/deliver/processor.ts';
 import type { AlertKind } from '../../src/model/alert.ts';
 import { type Reply, startHttpReceiver } from '../../src/tools/receivers/http.ts';
-import { stopAfterEach } from '../helpers/cleanup.ts';
 import { testPrefix, testRedis } from '../helpers/redis.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { parseOrThrow } from '../poll/engine-harness.ts';
 import { CapturingNotifier, makeAlert, settings, startPipeline } from './pipeline-harness.ts';
 
-const defer = stopAfterEach();
-
-async function pipeline(name: string, ...args: Parameters<typeof startPipeline>) {
+/**
+ * A pipeline on its own prefix, stopped when its test ends (the test's own hook: the tests whose
+ * timing only has lower bounds run at once, and a file-wide afterEach would stop the others' too).
+ */
+async function pipeline(
+  onTestFinished: TestContext['onTestFinished'],
+  name: string,
+  ...args: Parameters<typeof startPipeline>
+) {
   const prefix = testPrefix(name);
   testRedis(prefix);
   const started = await startPipeline({ ...args[0], prefix });
-  defer(started.stop);
+  onTestFinished(started.stop);
   return started;
 }
 
-describe('grouping and pacing', () => {
-  it('alerts of one group within the window become one message', async () => {
+// Each test has its own prefix and pace keys; the two describes run at once. The first two tests
+// hold a group window to an upper bound (40 alerts in one 500 ms window; reviews out within 2 s)
+// and run one after the other; the rest check lower bounds, counts and dead letters, and run at once
+// (the storm's ten paced seconds cover them).
+describe.concurrent('grouping and pacing', () => {
+  it.sequential('alerts of one group within the window become one message', async ({
+    expect,
+    onTestFinished,
+  }) => {
     const slack = new CapturingNotifier('slack');
-    const { send } = await pipeline('group', {
+    const { send } = await pipeline(onTestFinished, 'group', {
       prefix: '',
       channels: [slack],
       settings: new Map([['slack', settings({ paceKey: 'slack', groupWaitMs: 500 })]]),
@@ -38,7 +50,10 @@ describe('grouping and pacing', () => {
     expect(slack.messages[0]?.message.totalCount).toBe(40);
   });
 
-  it("a kind's own group window from the config: reviews go out at once while rank drops still wait", async () => {
+  it.sequential("a kind's own group window from the config: reviews go out at once while rank drops still wait", async ({
+    expect,
+    onTestFinished,
+  }) => {
     const config = parseOrThrow({
       workspaces: [
         { id: 'ws', baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_unused', campaigns: [{ id: 'c' }] },
@@ -50,7 +65,7 @@ describe('grouping and pacing', () => {
     const configured = channelSettings(config.channels).get('slack');
     expect(configured?.groupWindows).toEqual({ review_new: { groupWaitMs: 100 } });
     const slack = new CapturingNotifier('slack');
-    const { send } = await pipeline('group-windows', {
+    const { send } = await pipeline(onTestFinished, 'group-windows', {
       prefix: '',
       channels: [slack],
       settings: new Map([['slack', { ...configured!, paceKey: 'slack', minIntervalMs: 0 }]]),
@@ -70,9 +85,12 @@ describe('grouping and pacing', () => {
     expect((second?.at ?? 0) - sentAt).toBeGreaterThanOrEqual(2_900);
   });
 
-  it('a storm of 1,000 alerts to one webhook: one message a second at most, every alert once', async () => {
+  it.concurrent('a storm of 1,000 alerts to one webhook: one message a second at most, every alert once', async ({
+    expect,
+    onTestFinished,
+  }) => {
     const slack = new CapturingNotifier('slack');
-    const { send } = await pipeline('storm', {
+    const { send } = await pipeline(onTestFinished, 'storm', {
       prefix: '',
       channels: [slack],
       settings: new Map([['slack', settings({ paceKey: 'hook-1', minIntervalMs: 1_100, groupWaitMs: 300 })]]),
@@ -98,7 +116,10 @@ describe('grouping and pacing', () => {
       expect((times[i] ?? 0) - (times[i - 1] ?? 0)).toBeGreaterThanOrEqual(1_000);
   }, 90_000);
 
-  it('a send slower than the interval still leaves the whole interval before the next lands', async () => {
+  it.concurrent('a send slower than the interval still leaves the whole interval before the next lands', async ({
+    expect,
+    onTestFinished,
+  }) => {
     const slack = new CapturingNotifier('slack');
     // The first message takes 1.5 s to land. Paced from the start of a send, the next one could
     // start (and land) while the first is still in flight; paced from the end of the previous
@@ -109,7 +130,7 @@ describe('grouping and pacing', () => {
       first = false;
       return ms;
     };
-    const { send } = await pipeline('slow-send', {
+    const { send } = await pipeline(onTestFinished, 'slow-send', {
       prefix: '',
       channels: [slack],
       settings: new Map([
@@ -130,8 +151,11 @@ describe('grouping and pacing', () => {
   }, 45_000);
 });
 
-describe('failures', () => {
-  it('a 429 with Retry-After is honoured without spending an attempt', async () => {
+describe.concurrent('failures', () => {
+  it.concurrent('a 429 with Retry-After is honoured without spending an attempt', async ({
+    expect,
+    onTestFinished,
+  }) => {
     const slack = new CapturingNotifier('slack');
     let refused = 0;
     slack.failWith = () => {
@@ -144,7 +168,7 @@ describe('failures', () => {
         status: 429,
       });
     };
-    const { send } = await pipeline('ratelimited', {
+    const { send } = await pipeline(onTestFinished, 'ratelimited', {
       prefix: '',
       attempts: 1,
       channels: [slack],
@@ -158,7 +182,10 @@ describe('failures', () => {
     expect(refused).toBe(3);
   });
 
-  it('a channel that keeps failing lands in the dead letters with its last error; others are unaffected', async () => {
+  it.concurrent('a channel that keeps failing lands in the dead letters with its last error; others are unaffected', async ({
+    expect,
+    onTestFinished,
+  }) => {
     const broken = new CapturingNotifier('broken');
     const healthy = new CapturingNotifier('healthy');
     let tries = 0;
@@ -170,7 +197,7 @@ describe('failures', () => {
         status: 451,
       });
     };
-    const { send, runtime } = await pipeline('dlq', {
+    const { send, runtime } = await pipeline(onTestFinished, 'dlq', {
       prefix: '',
       attempts: 3,
       channels: [broken, healthy],
@@ -193,7 +220,10 @@ describe('failures', () => {
     expect(healthy.messages).toHaveLength(1);
   });
 
-  it('a permanent refusal disables the channel and tells the others', async () => {
+  it.concurrent('a permanent refusal disables the channel and tells the others', async ({
+    expect,
+    onTestFinished,
+  }) => {
     const gone = new CapturingNotifier('gone');
     const other = new CapturingNotifier('other');
     gone.failWith = () =>
@@ -203,7 +233,7 @@ describe('failures', () => {
         disableChannel: true,
         status: 404,
       });
-    const { send, runtime } = await pipeline('disable', {
+    const { send, runtime } = await pipeline(onTestFinished, 'disable', {
       prefix: '',
       channels: [gone, other],
       settings: new Map([
@@ -218,14 +248,17 @@ describe('failures', () => {
     expect(await runtime.channelHealth.disabledReason('gone')).toContain('channel_not_found');
   });
 
-  it('after a dead-lettered flush, later alerts of the same group are still delivered', async () => {
+  it.concurrent('after a dead-lettered flush, later alerts of the same group are still delivered', async ({
+    expect,
+    onTestFinished,
+  }) => {
     const flaky = new CapturingNotifier('flaky');
     let down = true;
     flaky.failWith = () =>
       down
         ? new DeliveryError('503 try later', { channelId: 'flaky', retryable: true, status: 503 })
         : undefined;
-    const { send, runtime } = await pipeline('dlq-group', {
+    const { send, runtime } = await pipeline(onTestFinished, 'dlq-group', {
       prefix: '',
       attempts: 1,
       channels: [flaky],
@@ -247,20 +280,23 @@ describe('failures', () => {
     expect(await runtime.deliverQueue.getFailedCount()).toBe(1);
   });
 
-  it('a Slack endpoint slower than the timeout gets a message twice at most, then a dead letter', async () => {
+  it.concurrent('a Slack endpoint slower than the timeout gets a message twice at most, then a dead letter', async ({
+    expect,
+    onTestFinished,
+  }) => {
     const receiver = await startHttpReceiver();
     // Every answer comes after the notifier gave up: each request may well have been posted.
     const late = () => new Promise<Reply>((resolve) => setTimeout(() => resolve({ status: 200 }), 600));
     receiver.respondWith(late, 10);
     const slack = createSlackNotifier({ id: 'slow', webhookUrl: new Secret(receiver.url), timeoutMs: 200 });
-    const { send, runtime } = await pipeline('slow-slack', {
+    const { send, runtime } = await pipeline(onTestFinished, 'slow-slack', {
       prefix: '',
       attempts: 5,
       channels: [slack],
       settings: new Map([['slow', settings({ paceKey: 'slow', groupWaitMs: 50 })]]),
     });
     // The runtime closes the notifier; the receiver goes after it.
-    defer(() => receiver.close());
+    onTestFinished(() => receiver.close());
     await send([makeAlert(1)]);
     const deps = { queue: runtime.deliverQueue, groups: runtime.deliveryDeps.groups };
     await waitFor('a dead letter', async () => (await listDeadLetters(deps)).length === 1, 15_000);
@@ -271,7 +307,9 @@ describe('failures', () => {
     expect(letter?.failedReason).toMatch(/possibly delivered.*sent 2 times without an answer/);
   });
 
-  it("a failed flush keeps its own window's buffer, never a later window's", async () => {
+  it.concurrent("a failed flush keeps its own window's buffer, never a later window's", async ({
+    expect,
+  }) => {
     const prefix = testPrefix('keep');
     const redis = testRedis(prefix);
     const groups = new GroupBuffer(redis, prefix);
@@ -291,9 +329,12 @@ describe('failures', () => {
     expect(await groups.keepForDeadLetter(hash, flushJobId(hash, due), due)).toBe(1);
   });
 
-  it('a group left holding alerts without a flush is picked up by the janitor', async () => {
+  it.concurrent('a group left holding alerts without a flush is picked up by the janitor', async ({
+    expect,
+    onTestFinished,
+  }) => {
     const chat = new CapturingNotifier('chat');
-    const { runtime } = await pipeline('orphan', {
+    const { runtime } = await pipeline(onTestFinished, 'orphan', {
       prefix: '',
       channels: [chat],
       settings: new Map([['chat', settings({ paceKey: 'chat' })]]),
