@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { route } from './api/router.ts';
 import { badRequest, codeForStatus, SimErrorAnswer } from './errors.ts';
-import { addExtraFields, dropField, type Fault } from './faults.ts';
+import { addExtraFields, dropField, type Fault, withoutFigures } from './faults.ts';
 import { errorBody, proxyPage, send } from './http.ts';
 import type { SimKeySpec } from './keys.ts';
 import type { RequestLogEntry } from './request-log.ts';
@@ -43,6 +43,7 @@ function answer(
   nowMs: number,
   requestId: string,
   entry: RequestLogEntry,
+  fault: Fault | undefined,
 ): Answer {
   const key = authenticate(state, req);
   if (key === undefined) {
@@ -74,7 +75,7 @@ function answer(
     const match = route(req.method ?? 'GET', url.pathname);
     const idempotency = req.headers['idempotency-key'];
     const text = state.dialect?.requestBody?.(match.name, bodyText) ?? bodyText;
-    const run = (search: URLSearchParams) =>
+    const handle = (search: URLSearchParams) =>
       match.handler({
         world: state.world,
         invites: state.invites,
@@ -85,6 +86,11 @@ function answer(
         bodyText: text,
         idempotencyKey: Array.isArray(idempotency) ? idempotency[0] : idempotency,
       });
+    // "No figure" is written by the dialect (its sentinel), so it is made in our words, before it.
+    const run = (search: URLSearchParams) => {
+      const served = handle(search);
+      return fault?.kind === 'no_figure' ? { ...served, body: withoutFigures(served.body) } : served;
+    };
     const result =
       state.dialect === undefined
         ? run(url.searchParams)
@@ -195,7 +201,7 @@ export async function handleApi(
     return;
   }
 
-  const canonical = answer(state, req, url, bodyText, nowMs, requestId, entry);
+  const canonical = answer(state, req, url, bodyText, nowMs, requestId, entry, fault);
   const result = inDialect(state, canonical, nowMs);
   let body = result.body;
   if (fault?.kind === 'extra_field') body = addExtraFields(body);

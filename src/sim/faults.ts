@@ -7,6 +7,7 @@ export type FaultKind =
   | 'malformed_json'
   | 'extra_field'
   | 'drop_field'
+  | 'no_figure'
   | 'reset_connection';
 
 export const FAULT_KINDS: readonly FaultKind[] = [
@@ -16,6 +17,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'malformed_json',
   'extra_field',
   'drop_field',
+  'no_figure',
   'reset_connection',
 ];
 
@@ -164,4 +166,17 @@ function dropInLists(value: unknown, segments: string[], depth: number): void {
     if (Array.isArray(inner)) for (const item of inner) dropPath(item, segments);
     else dropInLists(inner, segments, depth - 1);
   }
+}
+
+/**
+ * Every sales row of an answer (in our words, before a dialect writes it) without its money: royalties
+ * and ad spend are "no figure" (null), which a dialect with `noFigure` writes as its first sentinel
+ * (Keepa's -1) and the assumed contract, which has none, sends as null (drift to its readers).
+ */
+export function withoutFigures(body: unknown): unknown {
+  if (!isRecord(body) || !Array.isArray(body.data)) return body;
+  const data = body.data.map((row: unknown) =>
+    isRecord(row) && 'royalties' in row ? { ...row, royalties: null, ad_spend: null } : row,
+  );
+  return { ...body, data };
 }
