@@ -19,16 +19,39 @@ export interface SalesRowRead extends Omit<SalesRow, 'royalties' | 'ad_spend'> {
 
 /**
  * The days that have their figures. A day whose royalties or ad spend the API sent as "no figure" is
- * left out, never read as 0: a partial answer is never a change (0 would be a royalty drop to alert,
- * or a revision of the day's figures). The day is judged when its figures come; a day stored before
- * leaves the snapshot until then; its return is no revision (nothing to compare it with) and is
- * judged again as a new day, with the same alert fingerprint as before (deliveries send it once).
+ * left out, never read as 0: 0 would be a royalty drop to alert, or a revision of the day's figures.
+ * The digest sums these; a poll keeps what it knew of the others (`salesDaysOver`).
  */
 export function salesDaysOf(rows: readonly SalesRowRead[]): SalesDay[] {
   const days: SalesDay[] = [];
   for (const row of rows) {
     const { royalties, ad_spend } = row;
     if (royalties !== null && ad_spend !== null) days.push(salesDayOf({ ...row, royalties, ad_spend }));
+  }
+  return days;
+}
+
+const dayOf = (d: { asin: string; marketplace: string; date: string }) =>
+  `${d.asin}|${d.marketplace}|${d.date}`;
+
+/**
+ * A poll's days: those of the answer that have their figures, and for a row without them ("no
+ * figure") the day as it was known before, in every currency it was known in. A partial answer is
+ * never a change: it erases nothing, so when the figures return they are compared with the last known
+ * ones (a revision if they differ; a new day judged against the days before it). A row without
+ * figures and no known day is left out: no baseline is made of nothing.
+ */
+export function salesDaysOver(
+  rows: readonly SalesRowRead[],
+  known: readonly SalesDay[] | undefined,
+): SalesDay[] {
+  const days = salesDaysOf(rows);
+  if (known === undefined || known.length === 0 || days.length === rows.length) return days;
+  const figured = new Set(days.map(dayOf));
+  const unfigured = new Set(rows.filter((row) => row.royalties === null || row.ad_spend === null).map(dayOf));
+  for (const day of known) {
+    const key = dayOf(day);
+    if (unfigured.has(key) && !figured.has(key)) days.push(day);
   }
   return days;
 }

@@ -42,7 +42,7 @@ export async function fetchTarget(
     const walk = () =>
       target.kind === 'keywords' && target.source === 'series'
         ? fetchKeywordSeries(client, target, stored?.observation, fetchCtx)
-        : fetchObservation(client, target, fetchCtx);
+        : fetchObservation(client, target, fetchCtx, stored?.observation);
     const fetched =
       deps.reserveWalk === undefined
         ? await walk()

@@ -8,7 +8,7 @@ import type {
   SalesDay,
   SalesObservation,
 } from '../model/observation.ts';
-import { salesDaysOf } from '../model/sales-day.ts';
+import { salesDaysOver } from '../model/sales-day.ts';
 import { DAY_MS } from '../util/time-units.ts';
 import type { WatchTarget } from './targets.ts';
 
@@ -36,10 +36,12 @@ export interface FetchResult {
   apiEmpty: boolean;
 }
 
+/** `known`: the target's stored observation, which a sales answer without figures must not erase. */
 export async function fetchObservation(
   client: AnalyticsClient,
   target: WatchTarget,
   ctx: FetchContext,
+  known?: Observation,
 ): Promise<FetchResult> {
   switch (target.kind) {
     case 'book':
@@ -49,7 +51,7 @@ export async function fetchObservation(
     case 'reviews':
       return fetchReviews(client, target.campaignId, ctx);
     case 'sales':
-      return fetchSales(client, target.marketplace, ctx);
+      return fetchSales(client, target.marketplace, ctx, known?.kind === 'sales' ? known.days : undefined);
   }
 }
 
@@ -169,7 +171,12 @@ function isoDate(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-async function fetchSales(client: AnalyticsClient, marketplace: string | null, ctx: FetchContext) {
+async function fetchSales(
+  client: AnalyticsClient,
+  marketplace: string | null,
+  ctx: FetchContext,
+  known: readonly SalesDay[] | undefined,
+) {
   const to = isoDate(ctx.nowMs);
   const from = isoDate(ctx.nowMs - (SALES_DAYS - 1) * DAY_MS);
   const { items, requests } = await collect(
@@ -178,7 +185,8 @@ async function fetchSales(client: AnalyticsClient, marketplace: string | null, c
       { signal: ctx.signal },
     ),
   );
-  const days: SalesDay[] = salesDaysOf(items);
+  // A row with "no figure" keeps the day as it was stored (sales-day.ts): a partial answer erases nothing.
+  const days: SalesDay[] = salesDaysOver(items, known);
   days.sort((a, b) => (a.date === b.date ? a.asin.localeCompare(b.asin) : a.date < b.date ? -1 : 1));
   // The same day twice in one answer: keep the first, so the same answer always reads the same
   // (a contradicting duplicate would otherwise flip between polls and look like a revision).

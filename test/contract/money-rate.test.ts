@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type CompiledContract, parseContract } from '../../src/api/index.ts';
-import { salesDaysOf } from '../../src/model/sales-day.ts';
+import type { SalesDay } from '../../src/model/observation.ts';
+import { salesDaysOf, salesDaysOver } from '../../src/model/sales-day.ts';
 import { headerSignals } from '../../src/tools/probe/serve-signals.ts';
 import { ASIN, date, kinds, rule, run, sales } from '../rules/helpers.ts';
 
@@ -142,7 +143,7 @@ describe('"no figure" in money', () => {
   });
 });
 
-describe('"no figure" through the sales rules: nothing false alerted', () => {
+describe('"no figure" through the sales rules: nothing false alerted, nothing known erased', () => {
   const rules = [rule({ id: 'roy', kind: 'royalty_change' }), rule({ id: 'rev', kind: 'sales_revision' })];
   /** Days 1..n at these royalty cents; -1 is "no figure". */
   const answer = (cents: number[]) => ({
@@ -155,35 +156,52 @@ describe('"no figure" through the sales rules: nothing false alerted', () => {
       adCents: 0,
     })),
   });
-  const poll = (contract: CompiledContract, cents: number[], n: number) => {
-    const read = contract.sales(answer(cents));
-    if (!read.ok) throw new Error(JSON.stringify(read.issues));
-    return sales(Date.UTC(2026, 10, 10 + n, 6), salesDaysOf(read.data));
+  /** One sales poll an answer, each over the days the poll before kept (as src/poll/fetch.ts does). */
+  const polls = (contract: CompiledContract, answers: number[][]) => {
+    let known: SalesDay[] | undefined;
+    return answers.map((cents, n) => {
+      const read = contract.sales(answer(cents));
+      if (!read.ok) throw new Error(JSON.stringify(read.issues));
+      known = salesDaysOver(read.data, known);
+      return sales(Date.UTC(2026, 10, 10 + n, 6), known);
+    });
   };
   const week = [10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000];
 
   it('a new day and a known day without figures are no change; their figures later are judged as usual', () => {
-    const contract = compiled(keepa);
-    const polls = [
-      poll(contract, week, 0),
-      poll(contract, [...week.slice(0, 6), -1, -1], 1), // day 7 (known) and day 8 (new): no figure
-      poll(contract, [...week, 10_000], 2), // their figures: as before, day 8 normal
-      poll(contract, [...week, 10_000, 2_000], 3), // a real drop on day 9 still fires
-    ];
-    expect(run(rules, polls).perPoll.map(kinds)).toEqual([[], [], [], ['royalty_change']]);
+    const observed = polls(compiled(keepa), [
+      week,
+      [...week.slice(0, 6), -1, -1], // day 7 (known) and day 8 (new): no figure
+      [...week, 10_000], // their figures: as before, day 8 normal
+      [...week, 10_000, 2_000], // a real drop on day 9 still fires
+    ]);
+    expect(observed[1]?.days.map((d) => d.date)).toEqual(week.map((_, i) => date(i + 1)));
+    expect(run(rules, observed).perPoll.map(kinds)).toEqual([[], [], [], ['royalty_change']]);
   });
 
-  it('a judged day that loses its figures and gets them back raises the same fingerprint (sent once)', () => {
-    const contract = compiled(keepa);
-    const polls = [
-      poll(contract, week, 0),
-      poll(contract, [...week, 2_000], 1),
-      poll(contract, [...week, -1], 2),
-      poll(contract, [...week, 2_000], 3),
-    ];
-    const { perPoll } = run(rules, polls);
-    expect(perPoll.map(kinds)).toEqual([[], ['royalty_change'], [], ['royalty_change']]);
-    expect(perPoll[3]?.[0]?.fingerprint).toBe(perPoll[1]?.[0]?.fingerprint);
+  it('an answer with no figure in any row keeps every known day, and a drop when they return alerts', () => {
+    const observed = polls(compiled(keepa), [week, [...week, 10_000].map(() => -1), [...week, 2_000]]);
+    expect(observed[1]?.days).toEqual(observed[0]?.days);
+    expect(run(rules, observed).perPoll.map(kinds)).toEqual([[], [], ['royalty_change']]);
+  });
+
+  it('a judged day that loses its figures keeps them: back the same is nothing, back changed a revision', () => {
+    const observed = polls(compiled(keepa), [
+      week,
+      [...week, 2_000],
+      [...week, -1],
+      [...week, 2_000],
+      [...week, -1],
+      [...week, 2_500],
+    ]);
+    expect(run(rules, observed).perPoll.map(kinds)).toEqual([
+      [],
+      ['royalty_change'],
+      [],
+      [],
+      [],
+      ['sales_revision'],
+    ]);
   });
 
   it('read without noFigure, the same -1 would be a royalty drop', () => {
@@ -198,8 +216,10 @@ describe('"no figure" through the sales rules: nothing false alerted', () => {
         },
       },
     });
-    const polls = [poll(plain, week, 0), poll(plain, [...week, -1], 1)];
-    expect(run(rules, polls).perPoll.map(kinds)).toEqual([[], ['royalty_change']]);
+    expect(run(rules, polls(plain, [week, [...week, -1]])).perPoll.map(kinds)).toEqual([
+      [],
+      ['royalty_change'],
+    ]);
   });
 });
 
