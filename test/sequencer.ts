@@ -4,7 +4,7 @@
  * longest first, but a clean clone has no cache and gets the largest files first, which is not
  * the same: the clock-skew test is short to read and runs two minutes of real time. So the files
  * measured long go first, longest first, and the rest keep vitest's order (cached durations when
- * warm, sizes when cold; the service files before the pure ones).
+ * warm, sizes when cold).
  */
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
