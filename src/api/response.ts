@@ -45,6 +45,8 @@ export interface ResponseContext {
 
 /** Used when a 429 says neither Retry-After nor X-RateLimit-Reset: one minute window. */
 const DEFAULT_MINUTE_WAIT_MS = 60_000;
+/** A month's 429 whose Retry-After is shorter than this (and than the reset) is given the reset instead. */
+const MONTH_RETRY_AFTER_FLOOR_MS = 60 * 60_000;
 const SNIPPET_CHARS = 200;
 
 export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -192,15 +194,15 @@ export function errorFromStatus(
     if (!(error instanceof TransientError)) throw error;
     bodyError = error;
   }
-  // A 429 the contract tells by a field of its body, whatever its code (`errors.monthWhen`).
-  const decision =
-    contract.decision(status) === 'rate_limited' && contract.monthly(jsonOrUndefined(raw.text))
-      ? 'quota_exceeded'
-      : contract.decision(status);
+  // A 429 the contract tells by a field of its body or a header, whatever its code (`errors.monthWhen`).
+  const monthly =
+    contract.decision(status) === 'rate_limited' && contract.monthly(headers, jsonOrUndefined(raw.text));
+  const decision = monthly ? 'quota_exceeded' : contract.decision(status);
   // A proxy's HTML page has no contract code: say what arrived rather than invent one.
-  const code =
-    (body?.code === undefined ? undefined : contract.errorCode(body.code)) ??
-    (status >= 500 && bodyError !== undefined ? bodyError.code : defaultCode(status, decision));
+  const code = monthly
+    ? 'quota_exceeded'
+    : ((body?.code === undefined ? undefined : contract.errorCode(body.code)) ??
+      (status >= 500 && bodyError !== undefined ? bodyError.code : defaultCode(status, decision)));
   const requestId = body?.requestId ?? headerRequestId;
   const serverMessage =
     body !== undefined
@@ -264,9 +266,16 @@ function rateLimited(
   const scope = init.code === 'quota_exceeded' ? 'month' : 'minute';
   const now = ctx.now();
   let retryAfterMs = retryAfter(raw, ctx);
-  if (retryAfterMs === undefined) {
+  if (scope === 'month') {
+    // The month's quota is back when the API says it resets (else the next UTC month). A Retry-After
+    // shorter than that and than an hour is the minute's, sent with every 429: believed, it would
+    // ask again within the minute and be refused again.
+    const untilReset = Math.max(0, (init.rateLimit?.quotaResetAt ?? nextUtcMonthStart(now)) - now);
+    if (retryAfterMs === undefined || retryAfterMs < Math.min(untilReset, MONTH_RETRY_AFTER_FLOOR_MS))
+      retryAfterMs = untilReset;
+  } else if (retryAfterMs === undefined) {
     // No Retry-After: fall back to what the contract says the window is, never to "retry now".
-    const resetAt = scope === 'month' ? nextUtcMonthStart(now) : init.rateLimit?.resetAt;
+    const resetAt = init.rateLimit?.resetAt;
     retryAfterMs = resetAt === undefined ? DEFAULT_MINUTE_WAIT_MS : Math.max(0, resetAt - now);
   }
   return new RateLimitedError(`${message}; retry after ${Math.ceil(retryAfterMs / 1000)} s`, {

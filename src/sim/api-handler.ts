@@ -108,7 +108,11 @@ function inDialect(state: SimState, result: Answer, nowMs: number): Answer {
   const dialect = state.dialect;
   if (dialect === undefined) return result;
   const body = result.status >= 400 ? dialect.errorBody(result.body) : result.body;
-  const answer = { status: result.status, headers: dialect.headers(result.headers, nowMs), body };
+  const headers = {
+    ...dialect.headers(result.headers, nowMs),
+    ...(result.status >= 400 ? dialect.errorHeaders?.(result.body) : undefined),
+  };
+  const answer = { status: result.status, headers, body };
   const finished = dialect.finish?.(answer, nowMs);
   return finished === undefined ? answer : { ...finished, headers: finished.headers ?? {} };
 }

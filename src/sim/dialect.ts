@@ -35,6 +35,8 @@ export interface SimDialect {
   ): SimAnswer;
   /** An error body of the assumed contract, in the dialect. */
   errorBody(body: unknown): unknown;
+  /** Headers an error answer adds, from its body in the assumed contract (the month's 429 told by a header). */
+  errorHeaders?(body: unknown): Record<string, string>;
   /** Rate-limit and request-id headers of the assumed contract, renamed and re-formatted. */
   headers(headers: Record<string, string>, nowMs: number): Record<string, string>;
   /** A request body in the dialect → the assumed contract's (the invite body's names and nesting). */

@@ -8,7 +8,7 @@ import { mergeContract } from '../../src/api/contract/merge.ts';
 import type { ContractFile } from '../../src/api/contract/schema.ts';
 import { type CompiledContract, defaultContract, loadContractFile } from '../../src/api/index.ts';
 import type { SimDialect } from '../../src/sim/index.ts';
-import { createSimDialect } from '../../src/tools/probe/index.ts';
+import { createSimDialect, type SimDialectOptions } from '../../src/tools/probe/index.ts';
 
 export interface Dialect {
   name: string;
@@ -35,6 +35,11 @@ function envelopeOf(contract: CompiledContract): string {
   return (contract.roots.bookKeywords || keywords?.rawPath || 'data').split('.')[0] ?? 'data';
 }
 
+/** How the simulator serves a dialect beyond its file: G reads only the first of repeated values. */
+const SIM_OPTIONS: Readonly<Record<string, SimDialectOptions>> = {
+  'dialect-g': { repeatedValues: 'first' },
+};
+
 export function dialect(name: string): Dialect {
   const file = fileURLToPath(new URL(`./dialects/${name}.yaml`, import.meta.url));
   const load = loadContractFile(file);
@@ -43,7 +48,7 @@ export function dialect(name: string): Dialect {
     name,
     file,
     contract: load.contract,
-    sim: createSimDialect(load.contract),
+    sim: createSimDialect(load.contract, SIM_OPTIONS[name]),
     keywordsEnvelope: envelopeOf(load.contract),
     searchVolume: searchVolumeOf(load.contract),
   };

@@ -184,6 +184,26 @@ function checkPathConflicts(
   }
 }
 
+/** The month's 429 is told by one thing: a field of the error body or a header of the answer. */
+function checkMonthWhen(
+  when: NonNullable<ContractFile['errors']>['monthWhen'],
+  out: ContractProblem[],
+): void {
+  if (when === undefined) return;
+  if (when.path !== undefined && when.header !== undefined)
+    out.push({
+      path: 'errors.monthWhen',
+      message: "a path and a header at once: the month's 429 is told by one of them",
+      hint: 'keep path when the error body says it (limitScope: MONTHLY), header when a header does (X-RateLimit-Scope: month)',
+    });
+  if (when.path === undefined && when.header === undefined)
+    out.push({
+      path: 'errors.monthWhen',
+      message: "no path and no header: nothing tells the month's 429",
+      hint: 'add path (a field of the error body) or header (a header of the 429), e.g. { header: X-RateLimit-Scope, equals: month }',
+    });
+}
+
 /** Problems of a user's file (the names and options it gives), before merging. */
 export function checkContractFile(file: ContractFile): ContractProblem[] {
   const out: ContractProblem[] = [];
@@ -196,6 +216,7 @@ export function checkContractFile(file: ContractFile): ContractProblem[] {
     });
   }
   checkPagination(file.pagination, 'pagination', out);
+  checkMonthWhen(file.errors?.monthWhen, out);
   if (
     file.rateLimit?.per === 'second' &&
     file.rateLimit.remaining !== undefined &&

@@ -87,8 +87,8 @@ export interface CompiledContract {
   readonly errorBody: (body: unknown) => ErrorFields | undefined;
   /** Our code for the API's error code. */
   readonly errorCode: (code: string) => string;
-  /** A 429 whose body says the month's quota is spent (`errors.monthWhen`). */
-  readonly monthly: (body: unknown) => boolean;
+  /** A 429 whose body or headers say the month's quota is spent (`errors.monthWhen`). */
+  readonly monthly: (headers: IncomingHttpHeaders, body: unknown) => boolean;
   readonly decision: (status: number) => Decision;
   /** Rate-limit and quota signals, from headers or (when `signalsInBody`) the parsed body. */
   readonly rateLimit: (headers: IncomingHttpHeaders, nowMs: number, body?: unknown) => RateLimitInfo;
@@ -327,7 +327,7 @@ export function compileContract(contract: ContractFile): CompiledContract {
       return out.code === undefined ? undefined : out;
     },
     errorCode: (code) => codes.get(code) ?? code,
-    monthly: (body) => signals.monthly(body),
+    monthly: (headers, body) => signals.monthly(headers, body),
     decision: (status) => statuses.get(status) ?? (status >= 500 ? 'transient' : 'failed'),
     rateLimit: (headers, nowMs, body) => signals.rateLimit(headers, nowMs, body),
     requestId: (headers, body) => signals.requestId(headers, body),

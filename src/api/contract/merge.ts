@@ -89,6 +89,10 @@ export function mergeContract(base: ContractFile, over: ContractFile): ContractF
     errors: {
       codes: { ...base.errors?.codes, ...over.errors?.codes },
       statuses: { ...base.errors?.statuses, ...over.errors?.statuses },
+      // Replaced whole, never merged key by key: a path over a header would be both at once.
+      ...((over.errors?.monthWhen ?? base.errors?.monthWhen) === undefined
+        ? {}
+        : { monthWhen: over.errors?.monthWhen ?? base.errors?.monthWhen }),
     },
     rateLimit: { ...base.rateLimit, ...over.rateLimit },
     requestIdHeader: over.requestIdHeader ?? base.requestIdHeader,

@@ -237,11 +237,15 @@ export const contractFileSchema = z.strictObject({
         .record(z.string().regex(/^[1-5]\d\d$/, 'expected an HTTP status'), z.enum(DECISIONS))
         .optional(),
       monthWhen: z
-        .strictObject({ path: pathSchema, equals: z.union([z.string(), z.number(), z.boolean()]) })
+        .strictObject({
+          path: pathSchema.optional(),
+          header: headerName.optional(),
+          equals: z.union([z.string(), z.number(), z.boolean()]),
+        })
         .optional()
         .meta({
           description:
-            "a 429 is the month's quota (not the minute's) when the error body has this value at this path",
+            "a 429 is the month's quota (not the minute's) when the error body has this value at this path, or the 429 this value in this header (one of path or header)",
         }),
     })
     .optional(),

@@ -55,14 +55,21 @@ export interface CompiledSignals {
   readonly inBody: boolean;
   rateLimit(headers: IncomingHttpHeaders, nowMs: number, body?: unknown): RateLimitInfo;
   requestId(headers: IncomingHttpHeaders, body?: unknown): string | undefined;
-  /** A 429's body says the month's quota is spent (`errors.monthWhen`), whatever its code. */
-  monthly(body: unknown): boolean;
+  /** A 429's body or headers say the month's quota is spent (`errors.monthWhen`), whatever its code. */
+  monthly(headers: IncomingHttpHeaders, body: unknown): boolean;
 }
 
 export function compileSignals(contract: ContractFile): CompiledSignals {
   const rl = contract.rateLimit ?? {};
   const when = contract.errors?.monthWhen;
-  const monthAt = when === undefined ? undefined : compileGetter(when.path);
+  const monthAt =
+    when === undefined
+      ? undefined
+      : when.header !== undefined
+        ? compileSignal(when.header)
+        : when.path !== undefined
+          ? compileSignal({ body: when.path })
+          : undefined;
   const perSecond = rl.per === 'second';
   const limit = compileSignal(rl.limit);
   const remaining = compileSignal(rl.remaining);
@@ -93,8 +100,14 @@ export function compileSignals(contract: ContractFile): CompiledSignals {
   ];
   const inBody =
     idBody !== undefined || specs.some((s) => typeof s === 'object' && s !== null && 'body' in s);
-  const monthly = (body: unknown) =>
-    monthAt !== undefined && when !== undefined && monthAt(body) === when.equals;
+  // A header is text: `equals: 0` matches "0" (a quota-remaining header of 0 on the 429).
+  const monthly = (headers: IncomingHttpHeaders, body: unknown) => {
+    if (monthAt === undefined || when === undefined) return false;
+    const value = monthAt(headers, body);
+    return when.header === undefined
+      ? value === when.equals
+      : typeof value === 'string' && value.toLowerCase() === String(when.equals).toLowerCase();
+  };
   return {
     monthly,
     inBody,

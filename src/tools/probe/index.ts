@@ -13,5 +13,6 @@ export {
 } from './probe-run.ts';
 export { observedPageSize } from './probe-tail.ts';
 export { type ContractSimDialect, createSimDialect } from './serve.ts';
+export type { SimDialectOptions } from './serve-query.ts';
 export { suggestContract } from './suggest-contract.ts';
 export { lineDiff } from './suggest-diff.ts';

@@ -7,28 +7,12 @@
 import {
   type CompiledContract,
   compileSetter,
-  DEFAULT_CONTRACT,
   type EndpointName,
   isListEndpoint,
-  mergePagination,
-  type PaginationSpec,
 } from '../../api/tooling.ts';
 import { DAY_MS } from '../../util/time-units.ts';
+import { type Answer, pagingOf, queryTranslator, type SimDialectOptions, wrapToken } from './serve-query.ts';
 import { bodySignals, headerSignals } from './serve-signals.ts';
-
-interface Answer {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
-
-const FORMAT_WORDS: Readonly<Record<string, string>> = {
-  date: 'a date (YYYY-MM-DD)',
-  rfc3339: 'an RFC 3339 time',
-  epoch_s: 'a count of seconds',
-  epoch_ms: 'a count of milliseconds',
-  epoch_min: 'a count of minutes',
-};
 
 /** The simulator pages internally by at most this many items (its own MAX_LIMIT). */
 const SIM_PAGE = 100;
@@ -42,96 +26,13 @@ function place(path: string, value: unknown): Record<string, unknown> {
   return out;
 }
 
-function refuse(status: number, code: string, message: string, path?: string, why?: string): Answer {
-  const details = path === undefined ? {} : { details: [{ path, message: why ?? message }] };
-  return { status, body: { error: { code, message, ...details } } };
-}
-
-export function createSimDialect(contract: CompiledContract) {
+export function createSimDialect(contract: CompiledContract, options: SimDialectOptions = {}) {
   const { nodes, roots } = contract;
   const codesOut = new Map(
     Object.entries(contract.source.errors?.codes ?? {}).map(([theirs, ours]) => [ours, theirs]),
   );
-  const pagingSpec = (endpoint: EndpointName): PaginationSpec | undefined =>
-    isListEndpoint(endpoint)
-      ? mergePagination(contract.source.pagination, contract.source.endpoints?.[endpoint]?.pagination)
-      : endpoint === 'bookKeywords' && contract.pagination.bookKeywords !== undefined
-        ? mergePagination(contract.source.pagination, contract.source.endpoints?.bookKeywords?.pagination)
-        : undefined;
-  const pagingOf = (endpoint: EndpointName) =>
-    isListEndpoint(endpoint)
-      ? contract.pagination[endpoint]
-      : endpoint === 'bookKeywords'
-        ? contract.pagination.bookKeywords
-        : undefined;
-
-  /** The dialect's query → the simulator's (the assumed contract's names and value formats). */
-  function translateQuery(
-    endpoint: EndpointName,
-    url: URL,
-  ): { search: URLSearchParams; position?: string } | Answer {
-    const search = new URLSearchParams();
-    const paging = pagingOf(endpoint);
-    const spec = pagingSpec(endpoint);
-    const query = contract.queries[endpoint];
-    const pageParam = spec?.page?.param ?? spec?.offset?.param;
-    // Next-page URLs the simulator writes carry its own `cursor`.
-    const cursorParam = spec?.cursor?.param ?? 'cursor';
-    const fixed = new Map(query.fixed);
-    for (const [name, value] of fixed) {
-      if (url.searchParams.get(name) !== value)
-        return refuse(
-          400,
-          'invalid_request',
-          `the parameter ${name}=${value} is required`,
-          name,
-          `required: ${value}`,
-        );
-    }
-    let position: string | undefined;
-    for (const [name, value] of url.searchParams) {
-      if (fixed.has(name)) continue;
-      if (paging !== undefined && name === paging.limitParam) search.append('limit', value);
-      else if (name === pageParam) position = value;
-      else if (paging !== undefined && name === cursorParam) search.append('cursor', value);
-      else {
-        const param = query.incoming.get(name);
-        // An API refuses a parameter it does not know, and says which: a dialect's names are its own.
-        if (param === undefined)
-          return refuse(400, 'invalid_request', `unknown parameter ${name}`, name, 'unknown parameter');
-        // An API that joins values with commas refuses the parameter repeated (some take only one).
-        if (param.comma && url.searchParams.getAll(name).length > 1)
-          return refuse(
-            400,
-            'invalid_request',
-            `${name} is sent once, its values comma-joined`,
-            name,
-            'send it once, comma-joined',
-          );
-        const ours = DEFAULT_CONTRACT.params[param.filter];
-        for (const one of param.comma ? value.split(',') : [value]) {
-          if (!param.accepts(one))
-            return refuse(
-              400,
-              'invalid_request',
-              `${name} must be ${FORMAT_WORDS[param.format ?? 'date']}, got "${one}"`,
-              name,
-              `expected ${FORMAT_WORDS[param.format ?? 'date']}`,
-            );
-          let v = param.read(one);
-          if (param.filter === 'marketplace') v = contract.enumIn.marketplace(v);
-          if (param.filter === 'platform') v = contract.enumIn.platform(v);
-          // The simulator takes dates for sales and timestamps elsewhere.
-          if (param.filter === 'from' || param.filter === 'to' || param.filter === 'since') {
-            if (endpoint === 'sales') v = v.slice(0, 10);
-            else if (/^\d{4}-\d{2}-\d{2}$/.test(v)) v = `${v}T00:00:00Z`;
-          }
-          search.append(ours, v);
-        }
-      }
-    }
-    return position === undefined ? { search } : { search, position };
-  }
+  const { spec: pagingSpec, compiled: compiledPaging } = pagingOf(contract);
+  const translateQuery = queryTranslator(contract, options);
 
   /** Pages or offsets: the listing is walked whole through the simulator's own cursors, then cut. */
   function walk(run: (search: URLSearchParams) => Answer, search: URLSearchParams): Answer | unknown[] {
@@ -159,7 +60,7 @@ export function createSimDialect(contract: CompiledContract) {
 
   /** One page (numbers or offsets) of `all`, with the totals the dialect states. */
   function cut(endpoint: EndpointName, all: unknown[], position: string | undefined, size: number) {
-    const paging = pagingOf(endpoint);
+    const paging = compiledPaging(endpoint);
     const spec = pagingSpec(endpoint);
     const first = spec?.page?.firstPage ?? 1;
     const start =
@@ -184,7 +85,7 @@ export function createSimDialect(contract: CompiledContract) {
     const spec = pagingSpec(endpoint) ?? {};
     const translated = translateQuery(endpoint, url);
     if ('status' in translated) return translated;
-    const { search, position } = translated;
+    const { search, position, filters } = translated;
     const write = (items: unknown[]) =>
       canonicalItems(endpoint, items).map((item) => nodes[endpoint].write(item));
     const headers: Record<string, string> = {};
@@ -206,7 +107,14 @@ export function createSimDialect(contract: CompiledContract) {
       next.searchParams.set('cursor', page.next_cursor);
       nextUrl = next.href;
     }
-    if (spec.cursor !== undefined) compileSetter(spec.cursor.next)(body, page.next_cursor);
+    if (spec.cursor !== undefined) {
+      // A token sent alone must carry the filters it was given for (the simulator's cursor is bound to them).
+      const token =
+        spec.cursor.alone === true && page.next_cursor !== null
+          ? wrapToken(page.next_cursor, filters)
+          : page.next_cursor;
+      compileSetter(spec.cursor.next)(body, token);
+    }
     if (spec.nextUrl !== undefined) compileSetter(spec.nextUrl.next)(body, nextUrl);
     if (spec.linkHeader !== undefined && nextUrl !== null) {
       headers[spec.linkHeader.header ?? 'Link'] = `<${nextUrl}>; rel="next"`;
@@ -254,14 +162,22 @@ export function createSimDialect(contract: CompiledContract) {
     errorBody(body: unknown): unknown {
       const inner = (body as { error?: Record<string, unknown> } | null)?.error;
       if (inner === undefined) return body;
-      // A dialect that tells the month's 429 by a field sends both 429s under the minute's code.
+      // A dialect that tells the month's 429 by a field or a header sends both 429s under the minute's code.
       const when = contract.source.errors?.monthWhen;
       const month = when !== undefined && inner.code === 'quota_exceeded';
       const ours = month ? 'rate_limited' : inner.code;
       const code = typeof ours === 'string' ? (codesOut.get(ours) ?? ours) : ours;
       const out = place(roots.error, nodes.error.write({ ...inner, code }));
-      if (month) compileSetter(when.path)(out, when.equals);
+      if (month && when.path !== undefined) compileSetter(when.path)(out, when.equals);
       return out;
+    },
+    /** Headers of an error answer from its body in the assumed contract: the month's 429 told by a header. */
+    errorHeaders(body: unknown): Record<string, string> {
+      const when = contract.source.errors?.monthWhen;
+      const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
+      return when?.header !== undefined && code === 'quota_exceeded'
+        ? { [when.header]: String(when.equals) }
+        : {};
     },
     headers: signalsOut,
     /** Signals the dialect puts in the body (quota, request id) moved there from the headers. */
