@@ -47,6 +47,8 @@ export interface PageFinding {
   param: string;
   /** The offset or page number sent, or the cursor the first page gave. */
   value: number | string;
+  /** The cursor was taken only without the other filters (a 400 to both): `cursor.alone`. */
+  alone?: boolean;
 }
 
 export interface RecordedAnswer {
@@ -63,6 +65,8 @@ export interface RecordedAnswer {
   fixed?: Record<string, string>;
   /** A list's last page (probe-tail.ts): the page-number or offset parameter it took, and the value. */
   page?: PageFinding;
+  /** What this answer showed that no field can (values read only for the first, a token sent alone), said in the notes. */
+  evidence?: string[];
 }
 
 export type FieldStatus = 'found' | 'missing' | 'wrong type';

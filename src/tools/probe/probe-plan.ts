@@ -57,8 +57,8 @@ function otherAsins(answers: readonly RecordedAnswer[], asin: string): string[] 
   return found === undefined ? [] : [found];
 }
 
-/** Two keywords the rankings' answers name for `asin` (a string under a key like keyword or term). */
-function keywordsOf(answers: readonly RecordedAnswer[], asin: string): string[] {
+/** The keywords the rankings' answers name for `asin` (a string under a key like keyword or term). */
+function keywordsNamed(answers: readonly RecordedAnswer[], asin: string): string[] {
   const out = new Set<string>();
   for (const a of answers) {
     if (a.endpoint !== 'rankings' || a.status >= 300) continue;
@@ -70,6 +70,17 @@ function keywordsOf(answers: readonly RecordedAnswer[], asin: string): string[] 
     }
   }
   return [...out];
+}
+
+/**
+ * Two keywords: one of `asin`'s and one of the other book's when it has one, so that an answer that
+ * reads both values of each parameter holds items for each (an API that reads only the first of
+ * repeated values shows it: probe-lists.ts); else two of `asin`'s.
+ */
+function keywordsOf(answers: readonly RecordedAnswer[], asin: string, other: string | undefined): string[] {
+  const own = keywordsNamed(answers, asin);
+  const theirs = other === undefined ? [] : keywordsNamed(answers, other).filter((k) => !own.includes(k));
+  return own[0] !== undefined && theirs[0] !== undefined ? [own[0], theirs[0]] : own;
 }
 
 export function findCampaign(body: unknown): string | undefined {
@@ -130,6 +141,7 @@ export function plan(
     return param('marketplace', own ?? written);
   };
   const asin = encodeURIComponent(known.asin);
+  const other = endpoint === 'rankings' && known.followUp ? otherAsins(known.answers, known.asin) : [];
   switch (endpoint) {
     case 'rankings':
       return known.followUp
@@ -140,10 +152,10 @@ export function plan(
               // Two ASINs when the account has them: whether several go repeated or comma-joined.
               {
                 ...param('asin', known.asin),
-                values: [known.asin, ...otherAsins(known.answers, known.asin)],
+                values: [known.asin, ...other],
               },
-              // Two of its keywords, as run sends several: their name, and whether they go comma-joined.
-              ...keywordParam(keywordsOf(known.answers, known.asin)),
+              // Two keywords, as run sends several: their name, and whether they go comma-joined.
+              ...keywordParam(keywordsOf(known.answers, known.asin, other[0])),
               param('from', iso(now - DAY_MS)),
               param('to', iso(now)),
               limit('rankings'),

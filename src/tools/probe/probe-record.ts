@@ -108,14 +108,21 @@ function checkAnswer(raw: unknown, file: string): RecordedAnswer {
       ? { fixed: r.fixed as Record<string, string> }
       : {}),
     ...(isPageFinding(r.page) ? { page: r.page } : {}),
+    ...(Array.isArray(r.evidence) && r.evidence.every((e) => typeof e === 'string')
+      ? { evidence: r.evidence as string[] }
+      : {}),
   };
 }
 
 function isPageFinding(value: unknown): value is PageFinding {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
+  // A cursor's finding (the second page's token, and whether it went alone) reads back too.
   return (
-    (v.style === 'offset' || v.style === 'page') && typeof v.param === 'string' && typeof v.value === 'number'
+    typeof v.param === 'string' &&
+    (v.alone === undefined || typeof v.alone === 'boolean') &&
+    (((v.style === 'offset' || v.style === 'page') && typeof v.value === 'number') ||
+      (v.style === 'cursor' && typeof v.value === 'string'))
   );
 }
 

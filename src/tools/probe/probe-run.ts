@@ -9,6 +9,7 @@
 import type { CompiledContract, EndpointName } from '../../api/tooling.ts';
 import { keyUrlOrThrow } from '../../util/key-url.ts';
 import type { RecordedAnswer } from './probe-analyse.ts';
+import { type FirstOnly, firstOnly, firstOnlyEvidence, holdsEvery } from './probe-lists.ts';
 import {
   formatCandidates,
   NAME_CANDIDATES,
@@ -152,6 +153,8 @@ async function ask(
   const tried = new Map<ProbeParam, Set<string>>(params.map((p) => [p.param, new Set([p.name])]));
   const formats = new Map<ProbeParam, number>();
   let last: RecordedAnswer | undefined;
+  // Values the API read only the first of, asked again comma-joined (probe-lists.ts).
+  let firstOnlySeen: { found: FirstOnly[]; answer: RecordedAnswer } | undefined;
   for (;;) {
     if (state.spent >= state.max) {
       unchecked.push(
@@ -173,6 +176,28 @@ async function ask(
       ...(p.list === undefined ? {} : { list: p.list }),
     }));
     last = { ...answer, params: findings, fixed: { ...fixed } };
+    if (firstOnlySeen !== undefined) {
+      const { found, answer: repeated } = firstOnlySeen;
+      const joined =
+        answer.status < 300 &&
+        holdsEvery(
+          answer.body,
+          found.map((f) => f.param),
+        );
+      last.evidence = firstOnlyEvidence(planned.endpoint, found, joined ? 'took' : 'refused');
+      if (!joined) {
+        // Comma-joined did not do either: the repeated answer is kept, as the contract says.
+        for (const f of found) delete f.param.list;
+        return { ...repeated, evidence: last.evidence };
+      }
+    } else if (answer.status < 300) {
+      const found = firstOnly(answer.body, params);
+      if (found.length > 0) {
+        for (const f of found) f.param.list = 'comma';
+        firstOnlySeen = { found, answer: last };
+        continue;
+      }
+    }
     if (answer.status !== 400 && answer.status !== 422) {
       if (answer.status < 300) for (const p of params) state.learnt.set(p.param, p.name);
       return last;

@@ -7,6 +7,7 @@
  * the requests the caller makes.
  */
 import { type ContractFile, linkNext } from '../../api/tooling.ts';
+import { aloneEvidence, alonePath, filtersRefused } from './probe-alone.ts';
 import type { PageFinding, RecordedAnswer } from './probe-analyse.ts';
 
 export type PageStyle = 'offset' | 'page';
@@ -198,6 +199,23 @@ async function askTail(
       return undefined;
     }
     const answer = await budget.ask(first.endpoint, withParam(first.path, name, plan.value));
+    // A token refused beside the filters is asked once more alone (probe-alone.ts), within the cap.
+    const refused = plan.style === 'cursor' ? filtersRefused(first, answer, name) : [];
+    if (refused.length > 0 && typeof plan.value === 'string') {
+      if (budget.spent() >= budget.max) {
+        budget.unchecked.push(
+          `${first.endpoint}: the second page was refused beside the filters (${refused.join(', ')}) and the cap of ${budget.max} requests left no request to send ${name} alone (cursor.alone is unchecked)`,
+        );
+        return undefined;
+      }
+      const alone = await budget.ask(first.endpoint, alonePath(first, name, plan.value));
+      if (judgeTail(first, alone, name) === 'took')
+        return {
+          ...alone,
+          page: { style: 'cursor', param: name, value: plan.value, alone: true },
+          evidence: [aloneEvidence(first, name, refused, answer.status)],
+        };
+    }
     const verdict = judgeTail(first, answer, name);
     if (verdict === 'took') return { ...answer, page: { style: plan.style, param: name, value: plan.value } };
     if (verdict === 'stop') break;

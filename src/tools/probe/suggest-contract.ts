@@ -30,6 +30,7 @@ import { enumsOf } from './suggest-enums.ts';
 import { finalitySpec, historyLayout } from './suggest-evidence.ts';
 import { asObject, type Ctx, extrasOf, FILTERS_NOT_ASKED, newCtx, sample, specAt } from './suggest-fields.ts';
 import { keepUsersSections } from './suggest-merge.ts';
+import { suggestMonthWhen } from './suggest-month.ts';
 import { headersOf, paginationOf, suggestPagination } from './suggest-wire.ts';
 
 export interface Suggestion {
@@ -266,7 +267,12 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
     ctx.undecided.push(
       `no "no rank" value was in any answer for ${[...ctx.unseenRanks].join(', ')}: offered [null, 0, -1], which no rank can be; add "missing" where the API leaves the member out for a book or keyword without a rank`,
     );
+  // What answers showed beyond their fields (values read only for the first, a token sent alone).
+  ctx.undecided.push(...answers.flatMap((a) => a.evidence ?? []));
   keepUsersSections(contract.source, suggestion, endpoints);
+  // After the user's errors section: the rule replaces theirs whole (a path and a header at once is refused).
+  const monthWhen = suggestMonthWhen(contract, answers, ctx.undecided);
+  if (monthWhen !== undefined) suggestion.errors = { ...suggestion.errors, monthWhen };
   if (Object.keys(endpoints).length > 0) suggestion.endpoints = endpoints as ContractFile['endpoints'];
   const wire = headersOf(contract, answers, ctx.undecided);
   if (wire.rateLimit !== undefined) suggestion.rateLimit = { ...suggestion.rateLimit, ...wire.rateLimit };

@@ -37,8 +37,11 @@ export function paginationOf(
   if (next === undefined) return pagesFrom(answer.body, undecided, learnt);
   if (/^(https?:\/\/|\/)/.test(next.value)) return { nextUrl: { next: next.path } };
   if (next.path === contract.source.pagination?.cursor?.next) return {};
-  const taken = learnt.find((f) => f.style === 'cursor')?.param;
-  if (taken !== undefined) return { cursor: { param: taken, next: next.path } };
+  const taken = learnt.find((f) => f.style === 'cursor');
+  if (taken !== undefined)
+    return {
+      cursor: { param: taken.param, next: next.path, ...(taken.alone === true ? { alone: true } : {}) },
+    };
   undecided.push(
     `pagination: a cursor at "${next.path}"; the query parameter that sends it back cannot be seen in an answer (kept "cursor")`,
   );
