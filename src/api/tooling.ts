@@ -25,4 +25,4 @@ export type {
   FilterParam,
   PaginationSpec,
 } from './contract/schema.ts';
-export { MARKETPLACES, PLATFORMS } from './schemas.ts';
+export { MARKETPLACE_CURRENCY, MARKETPLACES, PLATFORMS } from './schemas.ts';

@@ -94,7 +94,7 @@ function answer(
     const result =
       state.dialect === undefined
         ? run(url.searchParams)
-        : state.dialect.serve(match.name, url, `http://${req.headers.host ?? '127.0.0.1'}`, run);
+        : state.dialect.serve(match.name, url, `http://${req.headers.host ?? '127.0.0.1'}`, run, nowMs);
     return { status: result.status, headers: { ...headers, ...result.headers }, body: result.body };
   } catch (error) {
     if (error instanceof SimErrorAnswer) return errorAnswer(error, requestId, headers);

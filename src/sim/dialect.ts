@@ -25,13 +25,15 @@ export interface SimDialect {
   /**
    * Serves one request: `run` answers a query in the assumed contract (it may be called more than
    * once, to page a listing the dialect numbers by pages or offsets); the result is in the dialect.
-   * `origin` is the simulator's address as the client sees it, for next-page URLs.
+   * `origin` is the simulator's address as the client sees it, for next-page URLs; `nowMs` the
+   * simulator's clock (its day in progress).
    */
   serve(
     endpoint: SimEndpoint,
     url: URL,
     origin: string,
     run: (search: URLSearchParams) => SimAnswer,
+    nowMs: number,
   ): SimAnswer;
   /** An error body of the assumed contract, in the dialect. */
   errorBody(body: unknown): unknown;

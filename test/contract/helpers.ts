@@ -35,9 +35,11 @@ function envelopeOf(contract: CompiledContract): string {
   return (contract.roots.bookKeywords || keywords?.rawPath || 'data').split('.')[0] ?? 'data';
 }
 
-/** How the simulator serves a dialect beyond its file: G reads only the first of repeated values. */
+/** How the simulator serves a dialect beyond its file: G reads only the first of repeated values, H sends -1 for today's money. */
 const SIM_OPTIONS: Readonly<Record<string, SimDialectOptions>> = {
   'dialect-g': { repeatedValues: 'first' },
+  // H: the day in progress has no figure yet (-1), which probe's sales window ends on.
+  'dialect-h': { todayWithoutFigures: true },
 };
 
 export function dialect(name: string): Dialect {

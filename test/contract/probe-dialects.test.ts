@@ -1,7 +1,9 @@
 /**
  * Issue 26's Done-when for probe: on dialects C and D served by the simulator, probe's suggestion,
  * unedited, validates, passes `validate --online`'s checks, and reads every endpoint as the dialect's
- * own contract file reads it, within the requests probe said it would spend.
+ * own contract file reads it, within the requests probe said it would spend. The same for E
+ * (SP-API's shapes), G (the wire's habits), F, H and I (money with no currency member, "no figure" sentinels, a whole-number
+ * rate limit per second said by a header's name, the IETF draft's policy, or a window in the body).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,11 +83,20 @@ function differences(a: unknown, b: unknown, path = ''): string[] {
 /** The cap the test gives probe; what it spends is reported and must stay under it. */
 const CAP = 30;
 const report: string[] = [];
-// Dialect E (SP-API's shapes) is one no probe rule was written against; F adds only money and a rate
-// limit that no answer of a probe shows (docs/real-api.md, "What probe cannot find yet"). G (the wire's
-// habits: a token sent alone, repeated values read only for the first) is probe's only, not the engine's.
+// Dialect E (SP-API's shapes) is one no probe rule was written against. G (the wire's habits: a
+// token sent alone, repeated values read only for the first) is probe's only, not the engine's. F, H
+// and I state a whole number of requests a second (600 a minute is 10 a second) and money with no
+// currency member; H and I are probe's only.
+const PER_SECOND_PLAN = 'custom:600:10000000';
 const PROBED = ['dialect-c', 'dialect-d', 'dialect-e'];
-const dialects = [...allDialects().filter((d) => PROBED.includes(d.name)), dialectNamed('dialect-g')];
+const dialects: (Dialect & { plan?: string })[] = [
+  ...allDialects().filter((d) => PROBED.includes(d.name)),
+  dialectNamed('dialect-g'),
+  { ...dialectNamed('dialect-f'), plan: PER_SECOND_PLAN },
+  // H's simulator sends -1 for the day in progress, which probe's sales window ends on (helpers.ts).
+  { ...dialectNamed('dialect-h'), plan: PER_SECOND_PLAN },
+  { ...dialectNamed('dialect-i'), plan: PER_SECOND_PLAN },
+];
 const sims: RunningSimulator[] = [];
 const clients: AnalyticsClient[] = [];
 
@@ -111,9 +122,33 @@ const STILL_TO_EDIT: Record<string, string[]> = {
   'dialect-d': [],
   'dialect-e': [],
   'dialect-g': [],
+  'dialect-f': [],
+  'dialect-h': [],
+  'dialect-i': [],
 };
 
-describe.each(dialects)('$name', (dialect: Dialect) => {
+/** What probe must have found, beyond reading equal (the money and rate-limit shapes of F, H and I). */
+const money = (path: string, extra: object = {}) => ({
+  path,
+  format: 'minor_units',
+  currency: { fromMarketplace: true },
+  ...extra,
+});
+const SUGGESTED: Record<string, object> = {
+  'dialect-f': { endpoints: { sales: { fields: { royalties: money('royaltyCents') } } } },
+  'dialect-h': {
+    endpoints: {
+      sales: {
+        fields: {
+          royalties: money('royalties', { noFigure: [-1] }),
+          adSpend: money('ad_spend', { noFigure: [-1] }),
+        },
+      },
+    },
+  },
+};
+
+describe.each(dialects)('$name', (dialect: Dialect & { plan?: string }) => {
   let sim: RunningSimulator;
   let world: Awaited<ReturnType<SimControlClient['world']>>;
   beforeAll(async () => {
@@ -123,7 +158,7 @@ describe.each(dialects)('$name', (dialect: Dialect) => {
       books: 3,
       speed: 0,
       startAt: START,
-      keys: [{ key: KEY, workspace: 'ws', plan: parsePlan('custom:100000:10000000') }],
+      keys: [{ key: KEY, workspace: 'ws', plan: parsePlan(dialect.plan ?? 'custom:100000:10000000') }],
       ...(dialect.sim === undefined ? {} : { dialect: dialect.sim }),
     });
     sims.push(sim);
@@ -154,6 +189,7 @@ describe.each(dialects)('$name', (dialect: Dialect) => {
     const lower = (v: unknown) => JSON.parse(JSON.stringify(v ?? {}).toLowerCase()) as object;
     const own = parseYaml(readFileSync(dialect.file ?? '', 'utf8')) as { rateLimit?: unknown };
     expect(lower(suggestion.contract.rateLimit)).toMatchObject(lower(own.rateLimit));
+    expect(suggestion.contract).toMatchObject(SUGGESTED[dialect.name] ?? {});
     const load = parseContract(suggestion.contract, 'suggested.yaml');
     expect(load.ok ? [] : load.problems).toEqual([]);
     if (!load.ok) return;
@@ -180,6 +216,11 @@ describe.each(dialects)('$name', (dialect: Dialect) => {
       const read = await readAll(probed, campaign.asin, campaign.campaign_id, keyword);
       return differences(truth, read);
     };
+    if (dialect.name === 'dialect-h') {
+      // The day in progress came as -1: read as no figure (null) by both files, not as -0.01.
+      const sales = (await readAll(truthClient, campaign.asin, campaign.campaign_id, keyword)).sales;
+      expect(Array.isArray(sales) && sales.some((row) => row.royalties === null)).toBe(true);
+    }
     const before = (await differing()).map((line) => line.split(':')[0]);
     expect(before.filter((path) => !STILL_TO_EDIT[dialect.name]?.includes(path ?? ''))).toEqual([]);
     // The scenario's "no rank" moments: the book, a keyword and a comp title lose their rank.
@@ -197,6 +238,10 @@ describe.each(dialects)('$name', (dialect: Dialect) => {
     expect(left).toEqual(STILL_TO_EDIT[dialect.name]);
     report.push(
       `${dialect.name}: ${spent} requests (cap ${CAP}), still to edit: ${left.length === 0 ? 'nothing' : left.join(', ')}`,
+      // What probe said of money and the rate limit's window (docs/real-api.md quotes them).
+      ...suggestion.undecided
+        .filter((line) => /noFigure|currency|minor units|\(limit\)|limit: the body/.test(line))
+        .map((line) => `  - ${line}`),
     );
   });
 });

@@ -64,7 +64,11 @@ describe('signals in the body', () => {
       limit: 'x-amzn-ratelimit-limit',
       remaining: null,
     });
-    expect(undecided.some((line) => line.includes('rate per second (per: second, 30 a minute)'))).toBe(true);
+    expect(
+      undecided.some((line) =>
+        line.includes('a fraction, so a rate a second: read per second (per: second, 30 a minute)'),
+      ),
+    ).toBe(true);
     const load = parseContract(contract, 'suggested.yaml');
     expect(load.ok).toBe(true);
     if (load.ok) expect(load.contract.rateLimit({ 'x-amzn-ratelimit-limit': '0.5' }, 0).limit).toBe(30);

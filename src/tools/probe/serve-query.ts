@@ -26,6 +26,12 @@ export interface SimDialectOptions {
    * asking for it comma-joined, the default) or `first` (only the first value is read, no error).
    */
   repeatedValues?: 'refuse' | 'first';
+  /**
+   * The day in progress (the simulator's UTC day) has no figure yet in the sales money fields whose
+   * contract states `noFigure`: they are sent as its first value (-1), as Keepa does before its data is
+   * in (serve-sales.ts). Off by default: a dialect's reads then equal the assumed contract's every day.
+   */
+  todayWithoutFigures?: boolean;
 }
 
 export interface TranslatedQuery {

@@ -2,6 +2,9 @@
  * The simulator's rate-limit, quota and request-id headers (the assumed contract's names) in the
  * dialect: renamed and re-formatted where the dialect has headers, moved into the body where it
  * states them there (`{ body: path }`, `requestIdBody`), a quota "used" computed from limit and remaining.
+ * A limit also says its window the way such APIs do, though the contract has no place for it (the
+ * client reads the window from `per`; probe has to find it): beside the IETF draft's `RateLimit-Limit`
+ * its `RateLimit-Policy: 10;w=1`, and beside a limit in the body a `period` member ("second", "minute").
  */
 import { type CompiledContract, type ContractFile, compileSetter } from '../../api/tooling.ts';
 
@@ -70,6 +73,14 @@ export function headerSignals(contract: CompiledContract) {
       if (typeof signal === 'string') {
         const value = signalValue(key, headers, rl.per === 'second');
         if (value !== undefined) out[signal] = value;
+        // The draft's policy states a whole quota and its window in seconds.
+        if (
+          key === 'limit' &&
+          /^ratelimit-limit$/i.test(signal) &&
+          value !== undefined &&
+          /^\d+$/.test(value)
+        )
+          out['RateLimit-Policy'] = `${value};w=${rl.per === 'second' ? 1 : 60}`;
       }
     }
     // Our names go unless a body signal still needs them (bodySignals takes them out).
@@ -101,6 +112,14 @@ export function bodySignals(contract: CompiledContract) {
   for (const [key, signal] of signalsOf(contract)) {
     if (typeof signal === 'object' && signal !== null) place.push([key, compileSetter(signal.body)]);
   }
+  // A limit's window beside it in the body (`meta.rateLimit.period`).
+  const limitAt = typeof rl.limit === 'object' && rl.limit !== null ? rl.limit.body : undefined;
+  const setPeriod =
+    limitAt === undefined
+      ? undefined
+      : compileSetter(
+          limitAt.includes('.') ? `${limitAt.slice(0, limitAt.lastIndexOf('.'))}.period` : 'period',
+        );
   const idBody = contract.source.requestIdBody;
   const setId = idBody === undefined ? undefined : compileSetter(idBody);
   const reset = rl.reset !== null && rl.reset !== undefined && 'body' in rl.reset ? rl.reset : undefined;
@@ -121,6 +140,8 @@ export function bodySignals(contract: CompiledContract) {
       for (const [key, set] of place) {
         const value = signalValue(key, headers, rl.per === 'second');
         if (value !== undefined) set(target, Number(value));
+        if (key === 'limit' && value !== undefined && setPeriod !== undefined)
+          setPeriod(target, rl.per === 'second' ? 'second' : 'minute');
       }
       const id = headers['X-Request-Id'];
       if (setId !== undefined && id !== undefined) setId(target, id);

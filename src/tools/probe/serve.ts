@@ -10,14 +10,12 @@ import {
   type EndpointName,
   isListEndpoint,
 } from '../../api/tooling.ts';
-import { DAY_MS } from '../../util/time-units.ts';
 import { type Answer, pagingOf, queryTranslator, type SimDialectOptions, wrapToken } from './serve-query.ts';
+import { salesRows } from './serve-sales.ts';
 import { bodySignals, headerSignals } from './serve-signals.ts';
 
 /** The simulator pages internally by at most this many items (its own MAX_LIMIT). */
 const SIM_PAGE = 100;
-/** A sales day stays provisional for 14 days (today and the 13 before). */
-const PROVISIONAL_MS = 14 * DAY_MS;
 
 function place(path: string, value: unknown): Record<string, unknown> {
   if (path === '') return value as Record<string, unknown>;
@@ -28,6 +26,7 @@ function place(path: string, value: unknown): Record<string, unknown> {
 
 export function createSimDialect(contract: CompiledContract, options: SimDialectOptions = {}) {
   const { nodes, roots } = contract;
+  const canonicalItems = salesRows(contract, options);
   const codesOut = new Map(
     Object.entries(contract.source.errors?.codes ?? {}).map(([theirs, ours]) => [ours, theirs]),
   );
@@ -49,13 +48,6 @@ export function createSimDialect(contract: CompiledContract, options: SimDialect
       cursor = page.next_cursor;
     } while (cursor !== null);
     return all;
-  }
-
-  /** Sales rows get their final/provisional state, which the assumed contract does not send. */
-  function canonicalItems(endpoint: EndpointName, items: unknown[]): unknown[] {
-    if (endpoint !== 'sales') return items;
-    const cutoff = new Date(Date.now() - PROVISIONAL_MS).toISOString().slice(0, 10);
-    return items.map((row) => ({ ...(row as object), final: (row as { date: string }).date < cutoff }));
   }
 
   /** One page (numbers or offsets) of `all`, with the totals the dialect states. */
@@ -80,6 +72,7 @@ export function createSimDialect(contract: CompiledContract, options: SimDialect
     url: URL,
     origin: string,
     run: (s: URLSearchParams) => Answer,
+    nowMs: number,
   ): Answer {
     const paging = contract.pagination[endpoint];
     const spec = pagingSpec(endpoint) ?? {};
@@ -87,7 +80,7 @@ export function createSimDialect(contract: CompiledContract, options: SimDialect
     if ('status' in translated) return translated;
     const { search, position, filters } = translated;
     const write = (items: unknown[]) =>
-      canonicalItems(endpoint, items).map((item) => nodes[endpoint].write(item));
+      canonicalItems(endpoint, items, nowMs).map((item) => nodes[endpoint].write(item));
     const headers: Record<string, string> = {};
     if (paging.style === 'page' || paging.style === 'offset') {
       const size = Number(search.get('limit') ?? paging.maxLimit);
@@ -140,8 +133,14 @@ export function createSimDialect(contract: CompiledContract, options: SimDialect
 
   const signalsOut = headerSignals(contract);
   return {
-    serve(endpoint: EndpointName, url: URL, origin: string, run: (s: URLSearchParams) => Answer): Answer {
-      if (isListEndpoint(endpoint)) return serveList(endpoint, url, origin, run);
+    serve(
+      endpoint: EndpointName,
+      url: URL,
+      origin: string,
+      run: (s: URLSearchParams) => Answer,
+      nowMs = Date.now(),
+    ): Answer {
+      if (isListEndpoint(endpoint)) return serveList(endpoint, url, origin, run, nowMs);
       if (endpoint === 'bookKeywords' && contract.pagination.bookKeywords !== undefined)
         return serveKeywordPages(url, run);
       const translated = translateQuery(endpoint, url);

@@ -30,6 +30,7 @@ import { enumsOf } from './suggest-enums.ts';
 import { finalitySpec, historyLayout } from './suggest-evidence.ts';
 import { asObject, type Ctx, extrasOf, FILTERS_NOT_ASKED, newCtx, sample, specAt } from './suggest-fields.ts';
 import { keepUsersSections } from './suggest-merge.ts';
+import { moneyHints } from './suggest-money.ts';
 import { suggestMonthWhen } from './suggest-month.ts';
 import { headersOf, paginationOf, suggestPagination } from './suggest-wire.ts';
 
@@ -168,6 +169,8 @@ function suggestEndpoint(
     return undefined;
   }
   const specs = (contract.source.endpoints?.[name]?.fields ?? {}) as Record<string, FieldSpec>;
+  const marketplace = contract.nodes[name].fields.find((f) => f.kind === 'marketplace');
+  ctx.money = moneyHints(answer, container, marketplace?.rawPath ?? 'marketplace');
   const fields = suggestObject(contract.nodes[name], container, siblings, specs, name, ctx);
   if (name === 'sales' && specs.final === undefined) {
     const taken = new Set(Object.values(fields.specs).map((spec) => asObject(spec).path.split('.')[0] ?? ''));

@@ -4,7 +4,7 @@
  * API says "no rank" with, marketplaces, platforms, a sales day's states). Pure.
  */
 import type { FieldSpec, FieldSpecObject, ObjectNode } from '../../api/tooling.ts';
-import { valueAt, words } from './probe-analyse.ts';
+import { valueAt } from './probe-analyse.ts';
 import {
   absentFromSome,
   ratingScale,
@@ -13,6 +13,7 @@ import {
   timeSpec,
   unrankedSeen,
 } from './suggest-evidence.ts';
+import { type MoneyHints, moneySpec, noFigureFor } from './suggest-money.ts';
 
 export interface Ctx {
   undecided: string[];
@@ -29,6 +30,8 @@ export interface Ctx {
   salesStatus: Record<string, 'final' | 'provisional'>;
   /** Ranks no answer showed a "no rank" value for: offered the values no rank can be, said once. */
   unseenRanks: Set<string>;
+  /** Where the money of the object being suggested can take a currency from (suggest-money.ts). */
+  money: MoneyHints;
 }
 
 export const newCtx = (dialect: readonly Sentinel[] = [], dialectWhere = ''): Ctx => ({
@@ -41,6 +44,7 @@ export const newCtx = (dialect: readonly Sentinel[] = [], dialectWhere = ''): Ct
   dialectWhere,
   salesStatus: {},
   unseenRanks: new Set(),
+  money: { rowMarketplace: true },
 });
 
 export const asObject = (spec: FieldSpec | undefined): FieldSpecObject =>
@@ -56,33 +60,6 @@ export function sample(list: readonly unknown[]): unknown {
     for (const [k, v] of Object.entries(item)) if (out[k] === undefined || out[k] === null) out[k] = v;
   }
   return out;
-}
-
-export function moneySpec(path: string, container: unknown, name: string): FieldSpecObject {
-  const value = valueAt(container, path);
-  const keys = (o: unknown) => (typeof o === 'object' && o !== null ? Object.keys(o) : []);
-  if (typeof value === 'object' && value !== null) {
-    const amount = keys(value).find((k) => !/currency/i.test(k)) ?? 'amount';
-    const currency = keys(value).find((k) => /currency/i.test(k)) ?? 'currency';
-    const raw = (value as Record<string, unknown>)[amount];
-    const format =
-      typeof raw === 'string'
-        ? 'decimal_string'
-        : /minor|cents/i.test(amount)
-          ? 'minor_units'
-          : 'major_number';
-    return { path, format, amount, currency };
-  }
-  // A flat row: the amount beside a currency code.
-  const currency = keys(container).find((k) => /currency/i.test(k)) ?? 'currency';
-  const format =
-    typeof value === 'string'
-      ? 'decimal_string'
-      : words(path).some((w) => w === 'minor' || w === 'cents')
-        ? 'minor_units'
-        : 'major_number';
-  void name;
-  return { path: '', format, amount: path, currency };
 }
 
 export const NEVER_RANKS: Sentinel[] = [null, 0, -1];
@@ -138,10 +115,16 @@ export function extrasOf(
       );
     }
   }
+  if (node.kind === 'money') {
+    const noFigure = noFigureFor({ ...old, path }, siblings, where, ctx.undecided);
+    if (noFigure !== undefined && JSON.stringify(noFigure) !== JSON.stringify(old.noFigure))
+      out.noFigure = noFigure;
+  }
   if (
     node.kind !== 'rank' &&
     node.kind !== 'rating' &&
     node.kind !== 'list' &&
+    node.kind !== 'money' &&
     old.optional !== true &&
     absentFromSome(path, siblings)
   ) {
@@ -170,7 +153,7 @@ export function specAt(
       break;
     }
     case 'money':
-      return moneySpec(path, container, node.name);
+      return moneySpec(path, container, siblings, ctx.money, where, ctx.undecided);
     case 'int':
     case 'number':
     case 'rank':

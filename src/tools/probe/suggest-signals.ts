@@ -1,10 +1,12 @@
 /**
  * Rate-limit and request-id signals an API states in its bodies rather than its headers: the month's
- * quota as an object (`meta.quota {limit, remaining | used, resets_at}`) and a request id beside the
- * data (`meta.requestId`). Only a place every successful answer has is taken: a member of one answer
- * only may be data. Pure.
+ * quota as an object (`meta.quota {limit, remaining | used, resets_at}`), the rate limit with its
+ * window (`meta.rateLimit {limit, period: "second"}`) and a request id beside the data
+ * (`meta.requestId`). Only a place every successful answer has is taken: a member of one answer only
+ * may be data. Pure.
  */
 import type { RecordedAnswer } from './probe-analyse.ts';
+import type { BodyLimit } from './suggest-rate.ts';
 
 export interface BodySignals {
   quotaLimit?: string;
@@ -12,6 +14,8 @@ export interface BodySignals {
   quotaUsed?: string;
   quotaReset?: { body: string; format: 'epoch_s' | 'epoch_ms' | 'rfc3339' };
   requestId?: string;
+  /** The rate limit every body states, and the window beside it. */
+  rate?: BodyLimit;
 }
 
 /** Every place in a body outside lists (depth 3), with its value. */
@@ -56,6 +60,22 @@ export function bodySignals(answers: readonly RecordedAnswer[]): BodySignals {
     // A reset stated as seconds from now is a minute window's, not the month's: left out.
     if (typeof v === 'string' ? !Number.isNaN(Date.parse(v)) : (v as number) > 1e8)
       out.quotaReset = { body: reset, format };
+  }
+  // A rate limit outside the quota, and its window in the same object.
+  const inRate = (p: string) => /rate.?limit|throttl/i.test(p) && !inQuota(p);
+  const rate = common((p, v) => inRate(p) && /^(limit|max|allowed)$/i.test(last(p)) && count(v));
+  if (rate !== undefined) {
+    const parent = rate.slice(0, Math.max(0, rate.lastIndexOf('.')));
+    const window = [...first.keys()].find(
+      (p) =>
+        p.slice(0, Math.max(0, p.lastIndexOf('.'))) === parent &&
+        /^(period|window|per|interval|unit|window_?s(ec(ond)?s?)?)$/i.test(last(p)),
+    );
+    out.rate = {
+      limit: rate,
+      value: first.get(rate),
+      ...(window === undefined ? {} : { window: { path: window, value: first.get(window) } }),
+    };
   }
   const id = common(
     (p, v) => /^(request|trace|correlation)_?id$/i.test(last(p)) && typeof v === 'string' && v !== '',

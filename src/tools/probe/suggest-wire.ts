@@ -12,6 +12,7 @@ import {
 } from '../../api/tooling.ts';
 import type { PageFinding, RecordedAnswer } from './probe-analyse.ts';
 import { pagesInBody } from './probe-tail.ts';
+import { suggestLimit } from './suggest-rate.ts';
 import { bodySignals } from './suggest-signals.ts';
 
 /** Pagination seen in a list answer: a Link header, a next URL or a cursor in the body. */
@@ -181,11 +182,13 @@ export function headersOf(
         : typeof signal === 'object' && signal !== null && 'header' in signal
           ? signal.header
           : signal;
+    // The limit's window is decided even where the contract's header is there (suggest-rate.ts).
+    if (key === 'limit') {
+      Object.assign(rateLimit, suggestLimit(current, rl.per, seen, body.rate ?? {}, undecided));
+      continue;
+    }
     if (current != null && seen.has(current.toLowerCase())) continue;
-    const name = [...seen.keys()].find(
-      (h) =>
-        pattern.test(h) && !(key === 'limit' && /quota/.test(h)) && !(key === 'remaining' && /quota/.test(h)),
-    );
+    const name = [...seen.keys()].find((h) => pattern.test(h) && !(key === 'remaining' && /quota/.test(h)));
     const place = name === undefined ? inBody(key) : undefined;
     if (name === undefined && place !== undefined) {
       if (key === 'requestId') out.requestIdBody = place;
@@ -201,7 +204,7 @@ export function headersOf(
       continue;
     }
     // A per-second bucket's remaining says nothing of the minute (validate refuses it).
-    if (key === 'remaining' && rateLimit.per === 'second') {
+    if (key === 'remaining' && (rateLimit.per ?? rl.per) === 'second') {
       if (current != null) rateLimit.remaining = null;
       continue;
     }
@@ -216,15 +219,7 @@ export function headersOf(
     else if (key === 'reset') {
       const v = Number(seen.get(name));
       rateLimit.reset = { header: name, format: v > 1e11 ? 'epoch_ms' : v > 1e8 ? 'epoch_s' : 'delta_s' };
-    } else if (key === 'limit' && /^\d*\.\d+$/.test((seen.get(name) ?? '').trim())) {
-      // A fraction is a rate per second (SP-API's x-amzn-RateLimit-Limit: 0.5): read as a count
-      // per minute it would stop every poll, so it is said per second (0.5 = 30 a minute).
-      rateLimit.per = 'second';
-      rateLimit.limit = name;
-      undecided.push(
-        `headers: "${name}" (limit) is "${seen.get(name)}", a fraction: read as a rate per second (per: second, ${Math.floor(Number(seen.get(name)) * 60)} a minute); check it`,
-      );
-    } else if ((key === 'limit' || key === 'remaining') && !/^\d+$/.test((seen.get(name) ?? '').trim())) {
+    } else if (key === 'remaining' && !/^\d+$/.test((seen.get(name) ?? '').trim())) {
       undecided.push(`headers: "${name}" (${key}) is "${seen.get(name)}", not a whole count; left out`);
       if (current != null) rateLimit[key] = null;
     } else rateLimit[key] = name;
