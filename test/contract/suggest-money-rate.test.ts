@@ -144,6 +144,13 @@ describe("a rate limit's window", () => {
     ).toBe(true);
   });
 
+  it("a second's limit leaves out the contract's remaining even where the answers carry it (validate refuses both)", () => {
+    const { contract } = suggest([
+      withHeaders({ 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'ratelimit-policy': '10;w=1' }),
+    ]);
+    expect(contract.rateLimit).toMatchObject({ per: 'second', remaining: null });
+  });
+
   it("the draft's one header (RateLimit: limit=10, …) is said, not read as a number", () => {
     const { contract, undecided } = suggest([
       withHeaders({ ratelimit: 'limit=10, remaining=9, reset=1', 'ratelimit-policy': '10;w=1' }),
@@ -184,6 +191,15 @@ describe("a rate limit's window", () => {
       withHeaders({}, { meta: { rateLimit: { limit: 10, windowSeconds: 1 } } }),
     ]);
     expect(windowSeconds.contract.rateLimit).toMatchObject({ per: 'second' });
+    const text = suggest([withHeaders({}, { meta: { rateLimit: { limit: 10, window: '1s' } } })]);
+    expect(text.contract.rateLimit).toMatchObject({ per: 'second' });
+    // A member that names no time is no evidence: a minute, said.
+    const unit = suggest([withHeaders({}, { meta: { rateLimit: { limit: 10, unit: 'requests' } } })]);
+    expect(unit.contract.rateLimit?.per).toBeUndefined();
+    expect(unit.contract.rateLimit?.limit).toEqual({ body: 'meta.rateLimit.limit' });
+    expect(unit.undecided.some((l) => l.includes('"requests" at "meta.rateLimit.unit" is no time'))).toBe(
+      true,
+    );
     const minute = suggest([withHeaders({}, body(600, 'minute'))]);
     expect(minute.contract.rateLimit?.per).toBeUndefined();
     expect(minute.contract.rateLimit?.limit).toEqual({ body: 'meta.rateLimit.limit' });

@@ -29,15 +29,21 @@ export function policyOf(text: string): { quota?: number; window: number } | und
   return { window: Number(window.slice(2)), ...(quota === undefined ? {} : { quota: Number(quota) }) };
 }
 
-/** A window stated in seconds (the draft's `w`, a body's `windowSeconds: 1`) or as a word. */
+/**
+ * A window stated in seconds (the draft's `w`, a body's `windowSeconds: 1`), as `"10s"`, or as a word;
+ * undefined when the value says no time at all (`unit: "requests"`), which is then no evidence.
+ */
 function windowFrom(value: unknown, unitSeconds: boolean): Window['per'] | undefined {
   if (typeof value === 'number') return value === 1 ? 'second' : value === 60 ? 'minute' : 'other';
   if (typeof value !== 'string') return undefined;
   const v = value.trim().toLowerCase();
-  if (/^\d+$/.test(v) && unitSeconds) return windowFrom(Number(v), true);
-  if (/^(s|sec|secs|second|seconds|1s|per_second|persecond)$/.test(v)) return 'second';
-  if (/^(m|min|mins|minute|minutes|1m|60s|per_minute|perminute)$/.test(v)) return 'minute';
-  return 'other';
+  if (/^\d+$/.test(v)) return unitSeconds ? windowFrom(Number(v), true) : undefined;
+  const count = /^(\d+)\s*(s|secs?|seconds?|m|mins?|minutes?)$/.exec(v);
+  if (count !== null) return windowFrom(Number(count[1]) * (count[2]?.startsWith('s') ? 1 : 60), true);
+  if (/^(s|secs?|seconds?|per_?second)$/.test(v)) return 'second';
+  if (/^(m|mins?|minutes?|per_?minute)$/.test(v)) return 'minute';
+  if (/^(h|hrs?|hours?|d|days?|months?|per_?(hour|day|month))$/.test(v)) return 'other';
+  return undefined;
 }
 
 /** The window of a limit header `name` whose value is `value`, from the headers seen beside it. */
@@ -59,8 +65,12 @@ export function headerWindow(name: string, value: string, headers: ReadonlyMap<s
 
 /** The window beside a limit in the body (`meta.rateLimit.period`), read by bodySignals. */
 export function bodyWindow(path: string, value: unknown): Window {
-  const seconds = /seconds?$|_s$|secs$/i.test(path);
-  const per = windowFrom(value, seconds || typeof value === 'number') ?? 'other';
+  const per = windowFrom(value, /seconds?$|_s$|secs$/i.test(path));
+  if (per === undefined)
+    return {
+      per: 'minute',
+      why: `nothing in the answers says its window (${JSON.stringify(value)} at "${path}" is no time)`,
+    };
   return { per, why: `the body says ${JSON.stringify(value)} at "${path}" beside it` };
 }
 

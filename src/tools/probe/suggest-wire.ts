@@ -174,6 +174,11 @@ export function headersOf(
   for (const [key, pattern] of HEADER_PATTERNS) {
     const signal =
       key === 'requestId' ? contract.source.requestIdHeader : key === 'reset' ? rl.reset : rl[key];
+    // A per-second bucket's remaining says nothing of the minute (validate refuses it), wherever it is.
+    if (key === 'remaining' && (rateLimit.per ?? rl.per) === 'second') {
+      if (signal !== null) rateLimit.remaining = null;
+      continue;
+    }
     // A signal the contract puts in the body is the user's decision: the headers do not override it.
     if (typeof signal === 'object' && signal !== null && 'body' in signal) continue;
     const current =
@@ -201,11 +206,6 @@ export function headersOf(
     // "Used" seen where "remaining" is not: remaining is the limit less it (signals.ts).
     if (name === undefined && key === 'quotaRemaining' && rateLimit.quotaUsed !== undefined) {
       if (current != null) rateLimit.quotaRemaining = null;
-      continue;
-    }
-    // A per-second bucket's remaining says nothing of the minute (validate refuses it).
-    if (key === 'remaining' && (rateLimit.per ?? rl.per) === 'second') {
-      if (current != null) rateLimit.remaining = null;
       continue;
     }
     if (name === undefined) {
