@@ -41,15 +41,24 @@ interface SimFlags {
   malformedRate?: string;
   config?: string;
   contract?: string;
+  repeatedValues?: string;
   replay?: string;
 }
 
 /** `--contract FILE`: serve the world in that dialect; a broken file is a usage error (exit 2). */
-function dialectFlag(file: string | undefined) {
-  if (file === undefined) return {};
+function dialectFlag(file: string | undefined, repeated: string | undefined) {
+  if (repeated !== undefined && repeated !== 'refuse' && repeated !== 'first')
+    throw usageError(`--repeated-values expects refuse or first, got "${repeated}"`);
+  if (file === undefined) {
+    if (repeated !== undefined)
+      throw usageError('--repeated-values needs --contract (a dialect that joins values with commas)');
+    return {};
+  }
   const load = loadContractFile(file);
   if (!load.ok) throw usageError(`--contract: ${formatContractProblems(load)}`);
-  return { dialect: createSimDialect(load.contract) };
+  return {
+    dialect: createSimDialect(load.contract, repeated === undefined ? {} : { repeatedValues: repeated }),
+  };
 }
 
 const EXAMPLES = `
@@ -208,7 +217,7 @@ async function runSim(flags: SimFlags, io: CliIo): Promise<void> {
     books: parseIntegerFlag('--books', flags.books, 1, 100_000),
     campaigns: parseIntegerFlag('--campaigns', flags.campaigns, 0, 1000),
     faults: faultRates(flags),
-    ...dialectFlag(contractFile),
+    ...dialectFlag(contractFile, flags.repeatedValues),
     ...(startAt === undefined ? {} : { startAt }),
     ...(served === undefined ? {} : { fixed: served.fixed }),
     ...(flags.adminToken === undefined ? {} : { adminToken: flags.adminToken }),
@@ -278,6 +287,10 @@ export function registerSimCommand(program: Command, io: CliIo): void {
     .option(
       '--contract <file>',
       "serve the world through this contract file (a dialect; docs/real-api.md); default with --config: its workspaces' api.contract",
+    )
+    .option(
+      '--repeated-values <how>',
+      'with --contract: a parameter the file joins with commas, sent repeated, is refused with a 400 (refuse, the default) or read for its first value only (first), as some APIs do',
     )
     .option(
       '--replay <dir>',

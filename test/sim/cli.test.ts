@@ -71,6 +71,8 @@ describe('shelfwatch sim', () => {
     [['--port', '70000'], '--port'],
     [['--error-rate', '1.5'], '--error-rate'],
     [['--start-at', 'soon'], '--start-at'],
+    [['--repeated-values', 'first'], '--repeated-values needs --contract'],
+    [['--contract', 'test/contract/dialects/dialect-g.yaml', '--repeated-values', 'last'], 'refuse or first'],
   ] as const)('exits 2 with one line for %j', async ([args, mention], { expect }) => {
     const outcome = await runCli(['sim', ...args]);
     expect(outcome.code).toBe(2);
