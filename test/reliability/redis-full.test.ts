@@ -32,12 +32,21 @@ async function stoppedSchedulers(queue: Queue): Promise<string[]> {
 }
 
 it('Redis full for 30 s: at most 200 log lines, /readyz not ready, writes said to go through after, schedulers back', async () => {
-  const redis = await startPrivateRedis({ extraArgs: ['--maxmemory-policy', 'noeviction'] });
-  releases.push(() => redis.stop());
-  const { sim, workspace } = await startOneBookSim(KEY, 5);
-  releases.push(() => sim.close());
-  const ops = await startHttpReceiver();
-  releases.push(() => ops.close());
+  // Three services that need nothing of each other: started at once, each released after the test.
+  const [redis, { workspace }, ops] = await Promise.all([
+    startPrivateRedis({ extraArgs: ['--maxmemory-policy', 'noeviction'] }).then((started) => {
+      releases.push(() => started.stop());
+      return started;
+    }),
+    startOneBookSim(KEY, 5).then((started) => {
+      releases.push(() => started.sim.close());
+      return started;
+    }),
+    startHttpReceiver().then((started) => {
+      releases.push(() => started.close());
+      return started;
+    }),
+  ]);
   const prefix = '{full}';
   const file = writeConfig(tempDir(), 'run.json', {
     redis: { url: redis.url, prefix },
@@ -65,7 +74,8 @@ it('Redis full for 30 s: at most 200 log lines, /readyz not ready, writes said t
     (l) => l.msg === 'health and metrics listening',
     60_000,
   );
-  const ready = async () => (await fetch(`${String(listening.url)}/readyz`)).status;
+  const ready = async () =>
+    (await fetch(`${String(listening.url)}/readyz`, { signal: AbortSignal.timeout(10_000) })).status;
   const admin = new Redis(redis.url);
   releases.push(async () => admin.disconnect());
   const polls = () => admin.zcard(`${prefix}:poll:completed`);
