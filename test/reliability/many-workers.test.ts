@@ -217,8 +217,9 @@ describe('three worker processes on one Redis', () => {
       await setSlow(0);
       await within('the killed process to exit', exited, 10_000);
       // The survivors' polls in flight at the kill end (their answers were slowed by SLOW_MS, so
-      // not before that); the dead process's stay active under its lock: one holder is left.
-      const orphans = await waitFor(
+      // not before that); the dead process's stay active under its lock: one holder is left. Waited
+      // for alongside the survivors' next polls (below), which take longer.
+      const orphansFound = waitFor(
         "the survivors' polls in flight at the kill to end",
         async () => {
           const now = await activePollHolders();
@@ -230,9 +231,6 @@ describe('three worker processes on one Redis', () => {
         SLOW_MS + 15_000,
         100,
       );
-      expect(orphans.length, 'the killed process held no poll: it was not killed mid-poll').toBeGreaterThan(
-        0,
-      );
       // The slow spell overloaded the survivors for a moment on purpose; polls delayed by it may
       // run close to the next slot's. Spacing is judged before it and once they have caught up.
       const settled = (r: Logged) => {
@@ -240,7 +238,7 @@ describe('three worker processes on one Redis', () => {
         return t < slowFrom || t > killedAt + SLOW_MS + 2 * CADENCE_MS;
       };
 
-      const log = await waitFor(
+      const pollsAfter = waitFor(
         'two polls of every target after the kill',
         async () => {
           const all = await apiRequests();
@@ -252,6 +250,12 @@ describe('three worker processes on one Redis', () => {
       ).catch(async (error: Error) => {
         throw new Error(`${error.message}\n${await output().catch((e: Error) => e.message)}`);
       });
+      // Whichever fails first fails the test; the other's failure is then no unhandled rejection.
+      for (const wait of [orphansFound, pollsAfter]) wait.catch(() => {});
+      const [orphans, log] = await Promise.all([orphansFound, pollsAfter]);
+      expect(orphans.length, 'the killed process held no poll: it was not killed mid-poll').toBeGreaterThan(
+        0,
+      );
       expect(doublePolls(log.filter(settled)), await output().catch((e: Error) => e.message)).toEqual([]);
 
       if (STALLED) {
