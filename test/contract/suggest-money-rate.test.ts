@@ -114,6 +114,13 @@ describe('"no figure" among money', () => {
     ]);
   });
 
+  it('every row without a figure: noFigure offered, and the scale said to be unseen', () => {
+    const rows = [row({ royalties: -1, ad_spend: -1 }), row({ royalties: -1, ad_spend: -1 })];
+    const { fields, undecided } = suggest([sales(rows)]);
+    expect(fields.royalties).toMatchObject({ path: 'royalties', format: 'major_number', noFigure: [-1] });
+    expect(undecided.some((l) => l.startsWith('sales.royalties: no amount in the answers'))).toBe(true);
+  });
+
   it('nothing offered where every amount is one', () => {
     const { fields } = suggest([sales([row({}), row({ royalties: { amount: '-3.20', currency: 'USD' } })])]);
     expect(fields.royalties).toBeUndefined();

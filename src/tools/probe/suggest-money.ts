@@ -144,6 +144,13 @@ function scaleOf(
   const amounts = values.filter((v) => v !== null && v !== undefined && !SENTINELS.has(Number(v)));
   if (typeof amounts[0] === 'string') return 'decimal_string';
   if (/minor|cents/i.test(name)) return 'minor_units';
+  if (amounts.length === 0 && values.length > 0 && !member) {
+    // Every row said "no figure" (a report not in yet): nothing shows minor or major units.
+    notes.push(
+      `${where}: no amount in the answers, only "no figure" values: its scale cannot be seen (major_number kept): check it in the API document, or probe again when figures are in`,
+    );
+    return 'major_number';
+  }
   if (member || amounts.length === 0 || !amounts.every(isWhole)) return 'major_number';
   notes.push(
     `${where}: ${amounts.length} amounts, all whole numbers (e.g. ${String(amounts.find((v) => Number(v) !== 0) ?? amounts[0])}): read as minor units (cents), as Keepa sends them; if they are whole units of the currency, format: major_number`,
