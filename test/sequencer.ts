@@ -26,7 +26,6 @@ export const LONG_FILES: Readonly<Record<string, number>> = {
   'test/reliability/api-hostile-lists.test.ts': 50,
   'test/walls/boundaries.test.ts': 40,
   'test/cli/console-token.test.ts': 37,
-  'test/sim/cli.test.ts': 37,
   'test/reliability/many-workers.test.ts': 26,
   'test/console/browser.test.ts': 25,
   'test/reliability/cli-hostile.test.ts': 18,

@@ -1,8 +1,8 @@
 /**
  * What a command may touch of its process: its output streams, its environment, its working
- * folder and its stdin. `main.ts` passes the process's own; tests pass buffers and a clean
- * environment and call the program in process (`runProgram` in program.ts). No command reads
- * `process.env` or writes `process.stdout` itself.
+ * folder, its stdin and the signals that stop it. `main.ts` passes the process's own; tests pass
+ * buffers, a clean environment and a stop of their own, and call the program in process
+ * (`runProgram` in program.ts). No command reads `process.env` or writes `process.stdout` itself.
  */
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
@@ -24,6 +24,11 @@ export interface CliIo {
   readonly stdinIsTTY: boolean;
   /** All of stdin, for a `-` argument (read once, to its end). */
   readStdin(): string;
+  /**
+   * Resolves with the signal's name when the command is asked to stop (SIGINT, SIGTERM): a
+   * long-running command (`sim`) waits on it. Listening starts at the call. Tests stop it in process.
+   */
+  untilStopped(): Promise<string>;
 }
 
 /** The real process: what `shelfwatch` in a shell gets. */
@@ -35,6 +40,16 @@ export function processIo(): CliIo {
     cwd: process.cwd(),
     stdinIsTTY: process.stdin.isTTY === true,
     readStdin: () => readFileSync(0, 'utf8'),
+    untilStopped: () =>
+      new Promise((resolve) => {
+        const stop = (signal: string) => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve(signal);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      }),
   };
 }
 

@@ -178,22 +178,10 @@ function listCatalogue(sim: RunningSimulator, out: (line: string) => void): void
   }
 }
 
-function waitForSignal(): Promise<string> {
-  return new Promise((resolve) => {
-    const stop = (signal: string) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-}
-
 async function runSim(flags: SimFlags, io: CliIo): Promise<void> {
   if (flags.replay !== undefined) {
     const port = parseIntegerFlag('--port', flags.port, 0, 65_535);
-    return runRecordedReplay(flags.replay, { host: flags.host, port }, waitForSignal, io.stdout);
+    return runRecordedReplay(flags.replay, { host: flags.host, port }, io.untilStopped, io.stdout);
   }
   const userKeys = (flags.key ?? []).map(parseKeyFlag);
   const config = flags.config === undefined ? undefined : loadConfigOrThrow(io, flags.config);
@@ -254,7 +242,7 @@ async function runSim(flags: SimFlags, io: CliIo): Promise<void> {
   }
   // Listening for the signal before saying so: a supervisor that reacts to the line at once must
   // find the handler in place, or its SIGTERM kills the process without closing the server.
-  const stopped = waitForSignal();
+  const stopped = io.untilStopped();
   out('Ctrl+C stops it.');
   const signal = await stopped;
   await sim.close();

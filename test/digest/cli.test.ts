@@ -69,6 +69,7 @@ function ioWith(write: (text: string) => void): CliIo {
     cwd: process.cwd(),
     stdinIsTTY: false,
     readStdin: () => '',
+    untilStopped: () => new Promise(() => {}),
   };
 }
 

@@ -6,7 +6,8 @@
  * compile per call. `runCliProcess` starts the real binary (`node bin/shelfwatch.mjs …`) or another
  * node script as a child with the same clean environment and a deadline: for what only a process
  * shows (exit codes of the binary, signals, bytes that are not UTF-8 in arguments, a config that
- * blocks a read). Long-running commands (`run`, `sim`, `console`, `demo`) are always processes.
+ * blocks a read). `startCli` runs a long-running command (`sim`) in process and stops it as a
+ * signal would; `run`, `console` and `demo` are processes.
  */
 import { spawn } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
@@ -40,6 +41,16 @@ export interface CliOptions {
   stdin?: string;
 }
 
+/** A command running in process (`startCli`): its output so far, and the stop a signal would give. */
+export interface StartedCli {
+  stdout(): string;
+  stderr(): string;
+  /** What SIGTERM or Ctrl+C is to the real binary: `untilStopped` of the command resolves. */
+  stop(signal?: NodeJS.Signals): void;
+  /** The outcome once the command returns (or its deadline passes: `timedOut`). */
+  outcome: Promise<CliOutcome>;
+}
+
 export interface ProcessOptions extends CliOptions {
   /** Run through `sh -c` instead (for arguments with bytes that are not UTF-8). */
   shell?: string;
@@ -61,10 +72,22 @@ function buffer(): CliOutput & { text(): string } {
 }
 
 /** Runs `shelfwatch ARGS…` in this process and never waits past its deadline. */
-export async function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliOutcome> {
+export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliOutcome> {
+  return startCli(args, options).outcome;
+}
+
+/**
+ * Starts `shelfwatch ARGS…` in this process and returns at once: for a long-running command
+ * (`sim`) that a test reads while it serves and then stops, as a signal stops the binary.
+ */
+export function startCli(args: readonly string[], options: CliOptions = {}): StartedCli {
   const started = Date.now();
   const stdout = buffer();
   const stderr = buffer();
+  let stop: (signal: NodeJS.Signals) => void = () => {};
+  const stopped = new Promise<string>((resolveStop) => {
+    stop = resolveStop;
+  });
   const io: CliIo = {
     stdout,
     stderr,
@@ -72,24 +95,28 @@ export async function runCli(args: readonly string[], options: CliOptions = {}):
     cwd: options.cwd ?? ROOT,
     stdinIsTTY: false,
     readStdin: () => options.stdin ?? '',
+    untilStopped: () => stopped,
   };
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<null>((resolvePromise) => {
     timer = setTimeout(() => resolvePromise(null), options.timeoutMs ?? 20_000);
   });
-  try {
-    const code = await Promise.race([runProgram(args, io), deadline]);
-    return {
+  const outcome = Promise.race([runProgram(args, io), deadline])
+    .then((code) => ({
       code,
       signal: null,
       stdout: stdout.text(),
       stderr: stderr.text(),
       ms: Date.now() - started,
       timedOut: code === null,
-    };
-  } finally {
-    clearTimeout(timer);
-  }
+    }))
+    .finally(() => clearTimeout(timer));
+  return {
+    stdout: () => stdout.text(),
+    stderr: () => stderr.text(),
+    stop: (signal = 'SIGTERM') => stop(signal),
+    outcome,
+  };
 }
 
 /** Runs the real CLI (or `options.script`) as a child process, killed (SIGKILL) at its deadline. */

@@ -4,7 +4,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseKeyFlag } from '../../src/cli/sim.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { tempDir, writeFile } from '../config/helpers.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCli, type StartedCli, startCli } from '../helpers/cli.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -15,8 +16,7 @@ interface Run {
   exit: Promise<number | null>;
 }
 
-// A failed assertion must not leave a simulator serving after the file (tests run concurrently,
-// so per-test hooks cannot tell whose child is whose).
+// A failed assertion must not leave a simulator serving after the file.
 const children: ChildProcess[] = [];
 afterAll(() => {
   for (const child of children)
@@ -59,6 +59,28 @@ function waitForOutput(proc: Run, pattern: RegExp, deadlineMs: number): Promise<
     proc.child.stdout?.on('data', check);
     check();
   });
+}
+
+/** Simulators started in process, stopped after the file whatever its tests did. */
+const inProcess: StartedCli[] = [];
+afterAll(async () => {
+  for (const sim of inProcess) sim.stop();
+  await Promise.all(inProcess.map((sim) => sim.outcome));
+});
+
+function startSim(args: string[]): StartedCli {
+  const sim = startCli(['sim', ...args], { timeoutMs: 60_000 });
+  inProcess.push(sim);
+  return sim;
+}
+
+/** The first match of `pattern` in what the command has printed, waited for with a deadline. */
+async function waitForLine(sim: StartedCli, pattern: RegExp): Promise<RegExpMatchArray> {
+  try {
+    return await waitFor(`${pattern}`, () => sim.stdout().match(pattern) ?? undefined, 15_000);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; it printed: ${sim.stdout()}${sim.stderr()}`);
+  }
 }
 
 describe('shelfwatch sim', () => {
@@ -129,10 +151,10 @@ describe('shelfwatch sim', () => {
   });
 
   it('lists the books and campaigns it serves; the example config uses only those', async () => {
-    const proc = run(['sim', '--port', '0', '--speed', '0']);
-    await waitForOutput(proc, /Ctrl\+C/, 15_000);
-    proc.child.kill('SIGTERM');
-    const listed = proc.stdout();
+    const sim = startSim(['--port', '0', '--speed', '0']);
+    await waitForLine(sim, /Ctrl\+C/);
+    sim.stop();
+    const listed = sim.stdout();
     const example = loadConfig({
       path: 'examples/shelfwatch.yaml',
       env: { PUBLISHING_API_KEY: 'sk_demo_studio' },
@@ -150,7 +172,7 @@ describe('shelfwatch sim', () => {
         expect(listed).toMatch(new RegExp(`  ${campaign.id}  book “[^”]+” \\(B0`));
     }
     expect(listed).toMatch(/\n {2}B0[A-Z0-9]{8} {2}US\S* +\S.*\n/);
-    expect(await proc.exit).toBe(0);
+    expect((await sim.outcome).code).toBe(0);
   });
 
   it("--config serves the config's books, campaigns and keys", async () => {
@@ -171,22 +193,22 @@ describe('shelfwatch sim', () => {
         ],
       }),
     );
-    const proc = run(['sim', '--port', '0', '--speed', '0', '--config', file]);
-    const [, url] = await waitForOutput(proc, /listening on (http:\/\/\S+)\n/, 15_000);
-    await waitForOutput(proc, /Ctrl\+C/, 5_000);
-    expect(proc.stdout()).toMatch(/\n {2}B0TESTBOOK {2}US,DE +\S/);
-    expect(proc.stdout()).toMatch(/ {2}arc_mine {2}book “[^”]+” \(B0TESTBOOK\)/);
-    expect(proc.stdout()).toContain('workspace mine');
-    expect(proc.stdout()).not.toContain('sk_from_config_0123');
-    expect(proc.stdout()).toContain('note: workspace mine has baseUrl http://127.0.0.1:1');
+    const sim = startSim(['--port', '0', '--speed', '0', '--config', file]);
+    const [, url] = await waitForLine(sim, /listening on (http:\/\/\S+)\n/);
+    await waitForLine(sim, /Ctrl\+C/);
+    expect(sim.stdout()).toMatch(/\n {2}B0TESTBOOK {2}US,DE +\S/);
+    expect(sim.stdout()).toMatch(/ {2}arc_mine {2}book “[^”]+” \(B0TESTBOOK\)/);
+    expect(sim.stdout()).toContain('workspace mine');
+    expect(sim.stdout()).not.toContain('sk_from_config_0123');
+    expect(sim.stdout()).toContain('note: workspace mine has baseUrl http://127.0.0.1:1');
     const reply = await fetch(`${url}/v1/books/B0TESTBOOK`, {
       headers: { Authorization: 'Bearer sk_from_config_0123' },
     });
     expect(reply.status).toBe(200);
     expect(reply.headers.get('x-ratelimit-limit')).toBe('7');
     await reply.text();
-    proc.child.kill('SIGTERM');
-    expect(await proc.exit).toBe(0);
+    sim.stop();
+    expect((await sim.outcome).code).toBe(0);
   });
 
   it("--config serves in the dialect of the config's api.contract", async () => {
@@ -207,10 +229,10 @@ describe('shelfwatch sim', () => {
         ],
       }),
     );
-    const proc = run(['sim', '--port', '0', '--speed', '0', '--config', file]);
-    const [, url] = await waitForOutput(proc, /listening on (http:\/\/\S+)\n/, 15_000);
-    await waitForOutput(proc, /Ctrl\+C/, 5_000);
-    expect(proc.stdout()).toContain(`answers in the dialect of ${contract}`);
+    const sim = startSim(['--port', '0', '--speed', '0', '--config', file]);
+    const [, url] = await waitForLine(sim, /listening on (http:\/\/\S+)\n/);
+    await waitForLine(sim, /Ctrl\+C/);
+    expect(sim.stdout()).toContain(`answers in the dialect of ${contract}`);
     const reply = await fetch(`${url}/v1/books/B0TESTBOOK?marketplaceId=ATVPDKIKX0DER`, {
       headers: { Authorization: 'Bearer sk_from_config_0123' },
     });
@@ -218,7 +240,7 @@ describe('shelfwatch sim', () => {
     expect(await reply.json()).toMatchObject({
       result: { productId: 'B0TESTBOOK', marketplaceId: 'ATVPDKIKX0DER' },
     });
-    proc.child.kill('SIGTERM');
-    expect(await proc.exit).toBe(0);
+    sim.stop();
+    expect((await sim.outcome).code).toBe(0);
   });
 });
