@@ -15,7 +15,6 @@ import {
   type ObjectNode,
   splitPath,
 } from '../../api/tooling.ts';
-import type { ParamFinding } from './probe-params.ts';
 
 /**
  * The value at a dotted path, following own properties only: `at` on a pair must not find
@@ -40,34 +39,11 @@ export function fieldFits(field: FieldNode, container: unknown): boolean {
   return valueAt(container, field.rawPath) !== undefined || MAY_BE_ABSENT.has(field.kind);
 }
 
-/** One request and its answer, as probe records it and replay serves it. */
-/** What a list's last-page request found (probe-tail.ts): the style, the parameter the API took, the value sent. */
-export interface PageFinding {
-  style: 'offset' | 'page' | 'cursor';
-  param: string;
-  /** The offset or page number sent, or the cursor the first page gave. */
-  value: number | string;
-  /** The cursor was taken only without the other filters (a 400 to both): `cursor.alone`. */
-  alone?: boolean;
-}
+import type { RecordedAnswer } from './probe-answer.ts';
+import { expanded, words } from './probe-names.ts';
 
-export interface RecordedAnswer {
-  endpoint: EndpointName;
-  method: string;
-  /** Path below the base URL with its query: `/v1/books/B0X?marketplace=US`. */
-  path: string;
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-  /** The query parameters sent, as probe named them: ours → the API's name and format. */
-  params?: ParamFinding[];
-  /** Parameters the API asked for and probe added (`granularity=day`). */
-  fixed?: Record<string, string>;
-  /** A list's last page (probe-tail.ts): the page-number or offset parameter it took, and the value. */
-  page?: PageFinding;
-  /** What this answer showed that no field can (values read only for the first, a token sent alone), said in the notes. */
-  evidence?: string[];
-}
+export type { PageFinding, RecordedAnswer } from './probe-answer.ts';
+export { expanded, words } from './probe-names.ts';
 
 export type FieldStatus = 'found' | 'missing' | 'wrong type';
 
@@ -81,66 +57,6 @@ export interface FieldRow {
   found: string;
   /** Other paths (relative to the same object) whose name and type could be this field, best first. */
   candidates: string[];
-}
-
-/** Words that name the same thing in APIs we have not seen: expanded on both sides of a match. */
-const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
-  asin: ['product', 'item', 'sku', 'isbn'],
-  rank: ['position', 'pos', 'current', 'ranking', 'place'],
-  bsr: ['salesrank', 'sales', 'rank'],
-  title: ['name', 'headline'],
-  author: ['contributor', 'contributors', 'primary', 'writer'],
-  keyword: ['term', 'query', 'phrase'],
-  keywords: ['terms', 'keyword'],
-  search: ['searches', 'monthly'],
-  volume: ['searches', 'monthly'],
-  share: ['traffic'],
-  competition: ['competitive', 'difficulty'],
-  intent: ['buyer'],
-  body: ['text', 'content'],
-  reviewer: ['author', 'display', 'user'],
-  url: ['link', 'href'],
-  published: ['posted', 'created'],
-  observed: ['updated', 'asof', 'timestamp'],
-  date: ['day'],
-  units: ['unit', 'quantity', 'sold'],
-  royalties: ['royalty', 'earnings', 'revenue'],
-  spend: ['ad', 'advertising', 'cost'],
-  rating: ['stars', 'score', 'average'],
-  count: ['total', 'number'],
-  code: ['error', 'type'],
-  message: ['detail', 'description', 'msg', 'reason'],
-  request: ['trace', 'correlation'],
-  points: ['series', 'history', 'values'],
-  history: ['series', 'points'],
-  organic: ['keywords'],
-  comp: ['comparables', 'comps', 'similar'],
-  marketplace: ['market', 'locale', 'site', 'domain', 'region'],
-  platform: ['source', 'channel'],
-  details: ['violations', 'errors', 'fields'],
-  path: ['field', 'pointer'],
-  status: ['state', 'result'],
-  invites: ['results', 'invitations'],
-  category: ['category'],
-};
-
-/** `salesRank.categoryName` → sales, rank, category, name. */
-export function words(path: string): string[] {
-  return path
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((w) => w !== '' && !/^\d+$/.test(w));
-}
-
-/** The words of a name with their synonyms. */
-export function expanded(name: string): Set<string> {
-  const out = new Set<string>();
-  for (const w of words(name)) {
-    out.add(w);
-    for (const s of SYNONYMS[w] ?? []) out.add(s);
-  }
-  return out;
 }
 
 const ISO_LIKE = /^\d{4}-\d{2}-\d{2}/;
