@@ -34,6 +34,14 @@ function errorAnswer(error: SimErrorAnswer, requestId: string, headers: Record<s
   };
 }
 
+/** A dialect's own refusal (an unknown parameter) carries the request id, as every other error does. */
+function withRequestId(body: unknown, requestId: string): unknown {
+  if (typeof body !== 'object' || body === null || !('error' in body)) return body;
+  const error = body.error;
+  if (typeof error !== 'object' || error === null || 'request_id' in error) return body;
+  return { ...body, error: { ...error, request_id: requestId } };
+}
+
 /** Runs the counted part: auth, limits, plan access, the endpoint. Faults are handled by the caller. */
 function answer(
   state: SimState,
@@ -95,7 +103,8 @@ function answer(
       state.dialect === undefined
         ? run(url.searchParams)
         : state.dialect.serve(match.name, url, `http://${req.headers.host ?? '127.0.0.1'}`, run, nowMs);
-    return { status: result.status, headers: { ...headers, ...result.headers }, body: result.body };
+    const body = result.status >= 400 ? withRequestId(result.body, requestId) : result.body;
+    return { status: result.status, headers: { ...headers, ...result.headers }, body };
   } catch (error) {
     if (error instanceof SimErrorAnswer) return errorAnswer(error, requestId, headers);
     const message = error instanceof Error ? error.message : String(error);
