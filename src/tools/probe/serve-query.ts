@@ -32,6 +32,11 @@ export interface SimDialectOptions {
    * in (serve-sales.ts). Off by default: a dialect's reads then equal the assumed contract's every day.
    */
   todayWithoutFigures?: boolean;
+  /**
+   * The most items a page of a list holds, whatever the request asks: a server that gives 2 a page
+   * when asked for 100 (init and probe must walk it, not take the first page for the list).
+   */
+  pageCap?: number;
 }
 
 export interface TranslatedQuery {

@@ -27,6 +27,7 @@ function place(path: string, value: unknown): Record<string, unknown> {
 export function createSimDialect(contract: CompiledContract, options: SimDialectOptions = {}) {
   const { nodes, roots } = contract;
   const canonicalItems = salesRows(contract, options);
+  const cap = (size: number) => Math.min(size, options.pageCap ?? size);
   const codesOut = new Map(
     Object.entries(contract.source.errors?.codes ?? {}).map(([theirs, ours]) => [ours, theirs]),
   );
@@ -83,13 +84,15 @@ export function createSimDialect(contract: CompiledContract, options: SimDialect
       canonicalItems(endpoint, items, nowMs).map((item) => nodes[endpoint].write(item));
     const headers: Record<string, string> = {};
     if (paging.style === 'page' || paging.style === 'offset') {
-      const size = Number(search.get('limit') ?? paging.maxLimit);
+      const size = cap(Number(search.get('limit') ?? paging.maxLimit));
       search.delete('limit');
       const all = walk(run, search);
       if (!Array.isArray(all)) return all;
       const page = cut(endpoint, all, position, size);
       return { status: 200, body: page.totals(place(roots[endpoint], write(page.items))) };
     }
+    if (options.pageCap !== undefined)
+      search.set('limit', String(cap(Number(search.get('limit') ?? options.pageCap))));
     const answer = run(search);
     if (answer.status >= 300) return answer;
     const page = answer.body as { data: unknown[]; next_cursor: string | null };
@@ -121,7 +124,7 @@ export function createSimDialect(contract: CompiledContract, options: SimDialect
     const translated = translateQuery('bookKeywords', url);
     if ('status' in translated) return translated;
     const { search, position } = translated;
-    const size = Number(search.get('limit') ?? paging?.maxLimit ?? SIM_PAGE);
+    const size = cap(Number(search.get('limit') ?? paging?.maxLimit ?? SIM_PAGE));
     search.delete('limit');
     const answer = run(search);
     if (answer.status >= 300) return answer;
