@@ -122,8 +122,11 @@ export function reportProbe(
     ),
   );
   for (const analysis of analyses) out.write(`\n${formatAnalysis(analysis)}`);
-  const fits = analyses.every((a) => a.fits);
   const suggestion = suggestContract(contract, answers);
+  // Fields that fit are not enough: a parameter the API refused under the contract's name would
+  // refuse every poll of `run` (and init would read its lists through it).
+  const fieldsFit = analyses.every((a) => a.fits);
+  const fits = fieldsFit && suggestion.paramChanges.length === 0;
   const notes = suggestion.undecided.map((line) => `# TODO: ${line}`).join('\n');
   const text = yamlText(suggestion.contract, { aliasDuplicateObjects: false });
   writeFileSync(
@@ -131,7 +134,7 @@ export function reportProbe(
     `# Suggested by shelfwatch probe from ${answers.length} recorded answers; merged over the contract it checked.\n${notes}\n${text}`,
   );
   out.write(
-    `\n${fits ? 'The contract fits every answer.' : 'The contract does not fit: see the fields above.'}\nSuggested contract file: ${suggestFile}\n`,
+    `\n${fits ? 'The contract fits every answer.' : fieldsFit ? `The contract's fields fit every answer, but the API took parameters otherwise than it names them: ${suggestion.paramChanges.join('; ')}` : 'The contract does not fit: see the fields above.'}\nSuggested contract file: ${suggestFile}\n`,
   );
   if (userFile !== undefined && resolve(userFile) !== resolve(suggestFile) && existsSync(userFile)) {
     const diff = lineDiff(readFileSync(userFile, 'utf8'), text);

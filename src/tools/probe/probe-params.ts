@@ -269,4 +269,22 @@ export function paramSections(
   return { endpoints, top, ...(limit === undefined ? {} : { limit }), undecided };
 }
 
+/**
+ * The parameters the API took otherwise than the contract sends them, as the places of the contract
+ * file that change (`pagination.limit.param: perPage`): a contract whose fields fit every answer
+ * still does not fit the API while one is left, since `run` would be refused (a 400) on every poll.
+ */
+export function paramChanges(found: ReturnType<typeof paramSections>): string[] {
+  const spec = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+  const changes = Object.entries(found.top).map(([filter, value]) => `params.${filter}: ${spec(value)}`);
+  if (found.limit !== undefined) changes.push(`pagination.limit.param: ${found.limit}`);
+  for (const [endpoint, own] of Object.entries(found.endpoints)) {
+    for (const [filter, value] of Object.entries((own.params ?? {}) as Record<string, unknown>))
+      changes.push(`endpoints.${endpoint}.params.${filter}: ${spec(value)}`);
+    if (own.fixedParams !== undefined)
+      changes.push(`endpoints.${endpoint}.fixedParams: ${spec(own.fixedParams)}`);
+  }
+  return changes;
+}
+
 export type { ContractFile };

@@ -25,7 +25,7 @@ import {
   valueAt,
   words,
 } from './probe-analyse.ts';
-import { paramSections } from './probe-params.ts';
+import { paramChanges, paramSections } from './probe-params.ts';
 import { enumsOf } from './suggest-enums.ts';
 import { finalitySpec, historyLayout } from './suggest-evidence.ts';
 import { asObject, type Ctx, extrasOf, FILTERS_NOT_ASKED, newCtx, sample, specAt } from './suggest-fields.ts';
@@ -39,6 +39,8 @@ export interface Suggestion {
   contract: ContractFile;
   /** Edits a person has to decide, one line each. */
   undecided: string[];
+  /** Query parameters the API took under another name or format than the contract's (paramChanges). */
+  paramChanges: string[];
 }
 
 /** Suggested specs for an object's fields; `changed` says whether any differs from `specs`. */
@@ -238,6 +240,7 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
   if (Object.keys(enums).length > 0) suggestion.enums = enums;
   if (pagination.shared !== undefined) suggestion.pagination = pagination.shared;
   const asked = ok.filter((a) => a.params !== undefined);
+  const changes: string[] = [];
   if (asked.length === 0)
     ctx.undecided.push(
       'params: query parameter names cannot be seen in answers: check them in the API document (kept as the contract says)',
@@ -251,6 +254,7 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
         return { endpoint: a.endpoint, params: a.params ?? [], fixed };
       }),
     );
+    changes.push(...paramChanges(found));
     for (const [name, own] of Object.entries(found.endpoints)) {
       const spec = (endpoints[name] ?? {}) as Record<string, unknown>;
       endpoints[name] = { ...spec, ...own };
@@ -281,5 +285,5 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
   if (wire.rateLimit !== undefined) suggestion.rateLimit = { ...suggestion.rateLimit, ...wire.rateLimit };
   if (wire.requestIdHeader !== undefined) suggestion.requestIdHeader = wire.requestIdHeader;
   if (wire.requestIdBody !== undefined) suggestion.requestIdBody = wire.requestIdBody;
-  return { contract: suggestion, undecided: [...new Set(ctx.undecided)] };
+  return { contract: suggestion, undecided: [...new Set(ctx.undecided)], paramChanges: changes };
 }
