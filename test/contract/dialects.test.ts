@@ -106,15 +106,20 @@ describe.each(dialects.filter((d) => d.name !== 'default'))('$name', (dialect) =
     expect(withoutState).toEqual(reference);
   });
 
-  it('is unreadable through the default contract: a schema mismatch naming a logical field', async () => {
-    const sim = served.get(dialect.name)!.sim;
-    const client = createAnalyticsClient({ baseUrl: sim.url, apiKey: KEY, transientRetryDelayMs: 0 });
-    try {
-      const error = await rejection(client.getBook(asin));
-      expect(error).toBeInstanceOf(SchemaMismatchError);
-      expect((error as SchemaMismatchError).issues[0]?.field).toMatch(/^book\./);
-    } finally {
-      await client.close();
-    }
-  });
+  // G's answers are the assumed contract's: it differs on the wire only (test/contract/dialect-wire.test.ts
+  // shows what a contract without its habits gets wrong there).
+  it.skipIf(dialect.name === 'dialect-g')(
+    'is unreadable through the default contract: a schema mismatch naming a logical field',
+    async () => {
+      const sim = served.get(dialect.name)!.sim;
+      const client = createAnalyticsClient({ baseUrl: sim.url, apiKey: KEY, transientRetryDelayMs: 0 });
+      try {
+        const error = await rejection(client.getBook(asin));
+        expect(error).toBeInstanceOf(SchemaMismatchError);
+        expect((error as SchemaMismatchError).issues[0]?.field).toMatch(/^book\./);
+      } finally {
+        await client.close();
+      }
+    },
+  );
 });

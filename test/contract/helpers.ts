@@ -95,7 +95,8 @@ function probedDialect(): Dialect {
 /**
  * The default contract, the six shipped dialects (C and D are issue 26's: pages everywhere, per-endpoint
  * parameters, signals in the body, Keepa shapes; E is shaped like SP-API; F sends Keepa's money and
- * SP-API's per-second rate limit) and dialect A read through what `probe` suggested, for tests
+ * SP-API's per-second rate limit; G pages by a token sent alone, reads only the first of repeated values
+ * and tells the month's 429 by a header) and dialect A read through what `probe` suggested, for tests
  * parameterised over all of them.
  */
 export function allDialects(): Dialect[] {
@@ -107,6 +108,7 @@ export function allDialects(): Dialect[] {
     dialect('dialect-d'),
     dialect('dialect-e'),
     dialect('dialect-f'),
+    dialect('dialect-g'),
     probedDialect(),
   ];
 }
