@@ -20,9 +20,12 @@ beforeAll(async () => {
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   // --noCheck: the same files, emitted without the type check `npm test` has just done
   // (`npm run typecheck`, the same sources): a third of the CPU, so the deadline holds on a busy machine.
+  // --noResolve: each file is emitted alone (isolatedModules), so reading the declarations of
+  // node_modules that the imports lead to changes no byte of the output (924 files compared, the
+  // same) and cost a quarter of the rest (8.9 -> 6.7 CPU-s).
   const built = await runNode(
     tsc,
-    ['-p', 'tsconfig.build.json', '--noCheck', '--outDir', OUT],
+    ['-p', 'tsconfig.build.json', '--noCheck', '--noResolve', '--outDir', OUT],
     {},
     RUN_TIMEOUT_MS,
   );
