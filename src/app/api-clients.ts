@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import { type AnalyticsClient, createAnalyticsClient } from '../api/index.ts';
 import { pollLimits } from '../budget/limits.ts';
 import {
+  acquireFresh,
   BudgetExhaustedError,
   type BudgetLimits,
   budgetGate,
@@ -71,7 +72,7 @@ export class ApiClients {
     const client = this.build(ws, async () => {
       const deadline = clock.now() + maxWaitMs;
       for (;;) {
-        const decision = await budget.tryAcquire(ws.id, limits);
+        const decision = await acquireFresh(budget, ws.id, limits);
         if (decision.granted) return;
         if (decision.reason === 'month' || decision.retryAtMs > deadline) {
           throw new BudgetExhaustedError(ws.id, decision, clock.now());

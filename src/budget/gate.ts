@@ -60,16 +60,77 @@ export function budgetGate(
     const current = typeof limits === 'function' ? limits() : limits;
     const walk = walks.getStore();
     if (walk === undefined || walk.workspace !== workspace) {
-      const decision = await budget.tryAcquire(workspace, current);
+      const decision = await acquireFresh(budget, workspace, current);
       if (!decision.granted) throw new BudgetExhaustedError(workspace, decision, budget.clock.now());
       return;
     }
     // A reserved request is stamped when it goes out, so it leaves the window a window later.
-    const reserved = walk.taken < walk.reserved && (await budget.restamp(walk.grant, walk.taken + 1));
+    const reserved = walk.taken < walk.reserved && (await restampFresh(budget, walk.grant, walk.taken + 1));
     if (reserved) walk.taken += 1;
     else await acquireWithinWalk(budget, walk, current);
     walk.sent += 1;
   };
+}
+
+/**
+ * How old (clock ms) a grant may be when its request is handed to the client. The window is the
+ * API's 60 s minute plus one second for the request's way from the grant to the API; a process
+ * starved of CPU spent more than that second between Redis's answer and the send, and its request
+ * landed in the API's next minute beside the grants the window had already given for that minute
+ * (22 and 24 requests in one 60 s on a 20/min plan, at load 25). Older than this, the grant is
+ * stamped again before the request goes: half the second for the gate, half for the way there.
+ */
+export const GRANT_MAX_AGE_MS = 500;
+/** Re-stamps in a row before the request goes anyway: each is one Redis round trip, and under an
+ * accelerated clock (the demo) a round trip alone can be older than the limit. */
+const MAX_RESTAMPS = 3;
+
+/**
+ * Stamps the grant's `index`-th request now, as it goes out, and keeps the stamp fresh (`keepFresh`).
+ * False when the request has left the window (it never went out): take a new grant.
+ */
+async function restampFresh(budget: GatedBudget, grant: BudgetGrant, index: number): Promise<boolean> {
+  const asked = budget.clock.now();
+  if (!(await budget.restamp(grant, index))) return false;
+  return keepFresh(budget, grant, index, asked);
+}
+
+/**
+ * Stamps the request again until its stamp is at most `GRANT_MAX_AGE_MS` old when this returns.
+ * Moving a stamp later is safe while it is in the window: every grant since has counted it. The
+ * age is measured from before the Redis call, so it is never less than the stamp's. False when the
+ * request has left the window meanwhile (a stall longer than the window).
+ */
+async function keepFresh(
+  budget: GatedBudget,
+  grant: BudgetGrant,
+  index: number,
+  askedAt: number,
+): Promise<boolean> {
+  let asked = askedAt;
+  for (let tries = 0; tries < MAX_RESTAMPS && budget.clock.now() - asked > GRANT_MAX_AGE_MS; tries++) {
+    asked = budget.clock.now();
+    if (!(await budget.restamp(grant, index))) return false;
+  }
+  return true;
+}
+
+/**
+ * One request now, or the refusal: a grant whose request can go out fresh (`GRANT_MAX_AGE_MS`). A
+ * grant that left the window before it could be re-stamped is given back and asked for again.
+ */
+export async function acquireFresh(
+  budget: GatedBudget,
+  workspace: string,
+  limits: BudgetLimits,
+): Promise<BudgetDecision> {
+  for (;;) {
+    const asked = budget.clock.now();
+    const { decision, grant } = await budget.reserve(workspace, limits, 1);
+    if (!decision.granted || grant === undefined) return decision;
+    if (await keepFresh(budget, grant, 1, asked)) return decision;
+    await budget.refund(grant, 1);
+  }
 }
 
 /**
@@ -79,7 +140,7 @@ export function budgetGate(
  */
 async function acquireWithinWalk(budget: GatedBudget, walk: Walk, limits: BudgetLimits): Promise<void> {
   for (;;) {
-    const decision = await budget.tryAcquire(walk.workspace, limits);
+    const decision = await acquireFresh(budget, walk.workspace, limits);
     if (decision.granted) return;
     const now = budget.clock.now();
     if (decision.reason !== 'minute' || walk.sent === 0 || decision.retryAtMs - now > budget.windowMs) {
