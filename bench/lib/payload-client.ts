@@ -11,6 +11,7 @@ import {
   type BookKeywords,
   formatContractProblems,
   loadContractFile,
+  type RequestDone,
 } from '../../src/api/index.ts';
 import { parseJsonBody, type ResponseContext, readBody } from '../../src/api/response.ts';
 import { createSimDialect } from '../../src/tools/probe/index.ts';
@@ -66,13 +67,14 @@ function unused(name: string): never {
  */
 export function payloadClient(
   payloadOf: (asin: string) => string,
-  beforeRequest?: () => Promise<void>,
+  beforeRequest?: () => Promise<RequestDone | void>,
   contract: CompiledContract = defaultContract(),
 ): AnalyticsClient {
   return {
     async getBookKeywords(asin) {
-      await beforeRequest?.();
+      const done = await beforeRequest?.();
       const data = parseKeywordsPayload(payloadOf(asin), contract);
+      await done?.();
       return { data, meta: { status: 200, rateLimit: {}, attempts: 1 } };
     },
     getBook: () => unused('getBook'),

@@ -25,7 +25,7 @@ import {
   type SalesRecord,
 } from './schemas.ts';
 import { type RequestSpec, send, type TransportConfig } from './transport.ts';
-import type { ApiResponse, CallOptions, OutboundRequest, Page, ResponseInfo } from './types.ts';
+import type { ApiResponse, BeforeRequest, CallOptions, Page, ResponseInfo } from './types.ts';
 
 export interface AnalyticsClientOptions {
   /** e.g. `https://api.example.com` or with a path prefix; `/v1/...` is appended. */
@@ -40,8 +40,9 @@ export interface AnalyticsClientOptions {
   timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
   /** Defaults to a private Agent that `close()` closes; a dispatcher passed in is left to its owner. */
   dispatcher?: Dispatcher;
-  /** Awaited before every outbound request (each page, each retry); a throw aborts the call unchanged. */
-  beforeRequest?: (req: OutboundRequest) => Promise<void> | void;
+  /** Awaited before every outbound request (each page, each retry); a throw aborts the call unchanged.
+   * What it hands back is called once that request has ended. */
+  beforeRequest?: BeforeRequest;
   /** Called for every HTTP response, error statuses included. Should not throw. */
   onResponse?: (res: ResponseInfo) => void;
   /** Largest answer read (default 32 MiB); a larger one is an error, never read to the end. */

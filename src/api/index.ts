@@ -47,11 +47,13 @@ export { type Collected, type CollectOptions, collectAll } from './pagination.ts
 export * from './schemas.ts';
 export type {
   ApiResponse,
+  BeforeRequest,
   CallOptions,
   HttpMethod,
   OutboundRequest,
   Page,
   RateLimitInfo,
+  RequestDone,
   ResponseInfo,
   ResponseMeta,
 } from './types.ts';

@@ -18,7 +18,7 @@ import {
   readBody,
   signalBody,
 } from './response.ts';
-import type { ApiResponse, HttpMethod, OutboundRequest, ResponseInfo } from './types.ts';
+import type { ApiResponse, BeforeRequest, HttpMethod, OutboundRequest, ResponseInfo } from './types.ts';
 
 export interface TransportConfig {
   origin: string;
@@ -35,7 +35,7 @@ export interface TransportConfig {
   now: () => number;
   /** The API's contract, compiled: where everything is in an answer. */
   contract: CompiledContract;
-  beforeRequest: ((req: OutboundRequest) => Promise<void> | void) | undefined;
+  beforeRequest: BeforeRequest | undefined;
   onResponse: ((res: ResponseInfo) => void) | undefined;
 }
 
@@ -105,9 +105,23 @@ async function sendOnce<T>(
   };
   // Checked before the budget hook, so an aborted call never spends a request.
   spec.signal?.throwIfAborted();
-  if (config.beforeRequest !== undefined) await config.beforeRequest(outbound);
-  spec.signal?.throwIfAborted();
+  const done = config.beforeRequest === undefined ? undefined : await config.beforeRequest(outbound);
+  try {
+    spec.signal?.throwIfAborted();
+    return await exchange(config, spec, outbound, attempt);
+  } finally {
+    // Once the answer is in (or the request failed): the budget stamps it as counted by then.
+    await done?.();
+  }
+}
 
+/** The request on the wire and its answer, classified. */
+async function exchange<T>(
+  config: TransportConfig,
+  spec: RequestSpec<T>,
+  outbound: OutboundRequest,
+  attempt: number,
+): Promise<ApiResponse<T>> {
   const ctx: ResponseContext = {
     endpoint: spec.endpoint,
     now: config.now,

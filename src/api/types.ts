@@ -31,6 +31,16 @@ export interface OutboundRequest {
   page: number;
 }
 
+/**
+ * What `beforeRequest` may hand back: called once the request has ended (answered, failed or timed
+ * out), awaited before the call goes on. The budget moves the request's place in its window there.
+ */
+export type RequestDone = () => Promise<void> | void;
+
+/** `beforeRequest`: awaited before every outbound request; may hand back its `RequestDone`. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a hook with nothing to hand back returns void.
+export type BeforeRequest = (req: OutboundRequest) => Promise<RequestDone | void> | RequestDone | void;
+
 /** Handed to `onResponse` for every HTTP response received, error statuses included. */
 export interface ResponseInfo extends OutboundRequest {
   status: number;

@@ -1,8 +1,8 @@
 import type { Dispatcher } from 'undici';
-import { type AnalyticsClient, createAnalyticsClient } from '../api/index.ts';
+import { type AnalyticsClient, type BeforeRequest, createAnalyticsClient } from '../api/index.ts';
 import { pollLimits } from '../budget/limits.ts';
 import {
-  acquireFresh,
+  acquireOne,
   BudgetExhaustedError,
   type BudgetLimits,
   budgetGate,
@@ -72,13 +72,14 @@ export class ApiClients {
     const client = this.build(ws, async () => {
       const deadline = clock.now() + maxWaitMs;
       for (;;) {
-        const decision = await acquireFresh(budget, ws.id, limits);
-        if (decision.granted) return;
-        if (decision.reason === 'month' || decision.retryAtMs > deadline) {
-          throw new BudgetExhaustedError(ws.id, decision, clock.now());
+        const one = await acquireOne(budget, ws.id, limits);
+        if ('done' in one) return one.done;
+        const { refusal } = one;
+        if (refusal.reason === 'month' || refusal.retryAtMs > deadline) {
+          throw new BudgetExhaustedError(ws.id, refusal, clock.now());
         }
         await new Promise((resolve) =>
-          setTimeout(resolve, realDelayMs(clock, decision.retryAtMs - clock.now())),
+          setTimeout(resolve, realDelayMs(clock, refusal.retryAtMs - clock.now())),
         );
       }
     });
@@ -90,7 +91,7 @@ export class ApiClients {
     for (const client of [...this.background.values(), ...this.interactive]) await client.close();
   }
 
-  private build(ws: WorkspaceConfig, beforeRequest: () => Promise<void>): AnalyticsClient {
+  private build(ws: WorkspaceConfig, beforeRequest: BeforeRequest): AnalyticsClient {
     const { budget, metrics, logger, clock, tuning } = this.parts;
     return createAnalyticsClient({
       baseUrl: ws.baseUrl,

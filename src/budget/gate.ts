@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { RateLimitedError } from '../api/index.ts';
+import { RateLimitedError, type RequestDone } from '../api/index.ts';
 import { realDelayMs } from '../util/clock.ts';
 import type { BudgetDecision, BudgetGrant, BudgetLimits, GatedBudget, PauseReason } from './budget-types.ts';
 import { checkLimits } from './limits.ts';
@@ -50,87 +50,61 @@ const walks = new AsyncLocalStorage<Walk>();
  * `BudgetExhaustedError`. `limits` may be a function so a long-lived client sees re-read limits.
  * Inside `walkWithinBudget` a request first comes out of the walk's reservation; past it, a walk
  * that has already sent requests waits for the minute window instead of throwing them away.
+ * Resolves with what the client calls once the request has ended (`stampWhenAnswered`).
  */
 export function budgetGate(
   budget: GatedBudget,
   workspace: string,
   limits: BudgetLimits | (() => BudgetLimits),
-): (request?: unknown) => Promise<void> {
+): (request?: unknown) => Promise<RequestDone> {
   return async () => {
     const current = typeof limits === 'function' ? limits() : limits;
     const walk = walks.getStore();
     if (walk === undefined || walk.workspace !== workspace) {
-      const decision = await acquireFresh(budget, workspace, current);
-      if (!decision.granted) throw new BudgetExhaustedError(workspace, decision, budget.clock.now());
-      return;
+      const one = await acquireOne(budget, workspace, current);
+      if (!('done' in one)) throw new BudgetExhaustedError(workspace, one.refusal, budget.clock.now());
+      return one.done;
     }
     // A reserved request is stamped when it goes out, so it leaves the window a window later.
-    const reserved = walk.taken < walk.reserved && (await restampFresh(budget, walk.grant, walk.taken + 1));
-    if (reserved) walk.taken += 1;
-    else await acquireWithinWalk(budget, walk, current);
+    const index = walk.taken + 1;
+    const reserved = walk.taken < walk.reserved && (await budget.restamp(walk.grant, index));
+    let done: RequestDone;
+    if (reserved) {
+      walk.taken = index;
+      done = stampWhenAnswered(budget, walk.grant, index);
+    } else done = await acquireWithinWalk(budget, walk, current);
     walk.sent += 1;
+    return done;
   };
 }
 
-/**
- * How old (clock ms) a grant may be when its request is handed to the client. The window is the
- * API's 60 s minute plus one second for the request's way from the grant to the API; a process
- * starved of CPU spent more than that second between Redis's answer and the send, and its request
- * landed in the API's next minute beside the grants the window had already given for that minute
- * (22 and 24 requests in one 60 s on a 20/min plan, at load 25). Older than this, the grant is
- * stamped again before the request goes: half the second for the gate, half for the way there.
- */
-export const GRANT_MAX_AGE_MS = 500;
-/** Re-stamps in a row before the request goes anyway: each is one Redis round trip, and under an
- * accelerated clock (the demo) a round trip alone can be older than the limit. */
-const MAX_RESTAMPS = 3;
+type Refusal = Extract<BudgetDecision, { granted: false }>;
 
 /**
- * Stamps the grant's `index`-th request now, as it goes out, and keeps the stamp fresh (`keepFresh`).
- * False when the request has left the window (it never went out): take a new grant.
+ * Moves a request's place in the window to when its answer came (or it failed): the API counted
+ * it somewhere between the send and then, so from then on the window holds it at least as long as
+ * the API's minute does. Stamped at the grant alone, a request that reached the API late (a worker
+ * starved of CPU between grant and send, a new connection, an API slow to read it) had left the
+ * window while the API still counted it, and the grant made then was one too many: 22 and 24
+ * requests in one 60 s on a 20/min plan at load 25. A request is never in flight longer than the
+ * client's timeouts (50 s), under the window, so every grant made meanwhile counts it too.
  */
-async function restampFresh(budget: GatedBudget, grant: BudgetGrant, index: number): Promise<boolean> {
-  const asked = budget.clock.now();
-  if (!(await budget.restamp(grant, index))) return false;
-  return keepFresh(budget, grant, index, asked);
+function stampWhenAnswered(budget: GatedBudget, grant: BudgetGrant, index: number): RequestDone {
+  return async () => {
+    // Redis away: the stamp stays at the send, as before; the API's X-RateLimit-Remaining still syncs.
+    await budget.restamp(grant, index).catch(() => false);
+  };
 }
 
-/**
- * Stamps the request again until its stamp is at most `GRANT_MAX_AGE_MS` old when this returns.
- * Moving a stamp later is safe while it is in the window: every grant since has counted it. The
- * age is measured from before the Redis call, so it is never less than the stamp's. False when the
- * request has left the window meanwhile (a stall longer than the window).
- */
-async function keepFresh(
-  budget: GatedBudget,
-  grant: BudgetGrant,
-  index: number,
-  askedAt: number,
-): Promise<boolean> {
-  let asked = askedAt;
-  for (let tries = 0; tries < MAX_RESTAMPS && budget.clock.now() - asked > GRANT_MAX_AGE_MS; tries++) {
-    asked = budget.clock.now();
-    if (!(await budget.restamp(grant, index))) return false;
-  }
-  return true;
-}
-
-/**
- * One request now, or the refusal: a grant whose request can go out fresh (`GRANT_MAX_AGE_MS`). A
- * grant that left the window before it could be re-stamped is given back and asked for again.
- */
-export async function acquireFresh(
+/** One request now, with what to call when it has ended, or the refusal. */
+export async function acquireOne(
   budget: GatedBudget,
   workspace: string,
   limits: BudgetLimits,
-): Promise<BudgetDecision> {
-  for (;;) {
-    const asked = budget.clock.now();
-    const { decision, grant } = await budget.reserve(workspace, limits, 1);
-    if (!decision.granted || grant === undefined) return decision;
-    if (await keepFresh(budget, grant, 1, asked)) return decision;
-    await budget.refund(grant, 1);
-  }
+): Promise<{ done: RequestDone } | { refusal: Refusal }> {
+  const { decision, grant } = await budget.reserve(workspace, limits, 1);
+  if (!decision.granted || grant === undefined) return { refusal: decision as Refusal };
+  return { done: stampWhenAnswered(budget, grant, 1) };
 }
 
 /**
@@ -138,15 +112,20 @@ export async function acquireFresh(
  * here (it frees within one window) and the walk goes on from its cursor: deferring would throw
  * away every page already fetched. A pause or the month's ceiling still ends the walk.
  */
-async function acquireWithinWalk(budget: GatedBudget, walk: Walk, limits: BudgetLimits): Promise<void> {
+async function acquireWithinWalk(
+  budget: GatedBudget,
+  walk: Walk,
+  limits: BudgetLimits,
+): Promise<RequestDone> {
   for (;;) {
-    const decision = await acquireFresh(budget, walk.workspace, limits);
-    if (decision.granted) return;
+    const one = await acquireOne(budget, walk.workspace, limits);
+    if ('done' in one) return one.done;
+    const { refusal } = one;
     const now = budget.clock.now();
-    if (decision.reason !== 'minute' || walk.sent === 0 || decision.retryAtMs - now > budget.windowMs) {
-      throw new BudgetExhaustedError(walk.workspace, decision, now);
+    if (refusal.reason !== 'minute' || walk.sent === 0 || refusal.retryAtMs - now > budget.windowMs) {
+      throw new BudgetExhaustedError(walk.workspace, refusal, now);
     }
-    await abortableSleep(realDelayMs(budget.clock, decision.retryAtMs - now), walk.signal);
+    await abortableSleep(realDelayMs(budget.clock, refusal.retryAtMs - now), walk.signal);
   }
 }
 

@@ -298,7 +298,7 @@ async function redisTimeMs(redis: Redis | Cluster): Promise<number> {
 }
 
 export type { BudgetDecision, BudgetGrant, BudgetLimits, BudgetUsage, PauseReason } from './budget-types.ts';
-export { acquireFresh, BudgetExhaustedError, budgetGate } from './gate.ts';
+export { acquireOne, BudgetExhaustedError, budgetGate } from './gate.ts';
 
 function toNumber(value: unknown, what: string): number {
   const number = typeof value === 'string' ? Number(value) : value;

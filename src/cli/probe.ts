@@ -10,7 +10,7 @@ import {
   loadContractFile,
 } from '../api/index.ts';
 import { Runtime } from '../app/runtime.ts';
-import { acquireFresh, BudgetExhaustedError } from '../budget/request-budget.ts';
+import { BudgetExhaustedError } from '../budget/request-budget.ts';
 import { workspaceContract } from '../config/contract.ts';
 import type { WorkspaceConfig } from '../config/schema.ts';
 import { silentLogger } from '../ops/logger.ts';
@@ -185,7 +185,7 @@ async function probeOnline(
       maxRequests: max,
       unchecked,
       beforeRequest: async () => {
-        const decision = await acquireFresh(runtime.budget, ws.id, limits);
+        const decision = await runtime.budget.tryAcquire(ws.id, limits);
         if (!decision.granted) throw new BudgetExhaustedError(ws.id, decision, Date.now());
         spent += 1;
       },
