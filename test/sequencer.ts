@@ -2,7 +2,7 @@
  * The order files start in: the long ones first, so the run does not end on one of them with
  * the other worker idle. vitest's own order puts files it has timed (its cache, in node_modules)
  * longest first, but a clean clone has no cache and gets the largest files first, which is not
- * the same: the clock-skew test is short to read and runs two minutes of real time. So the files
+ * the same: the clock-skew test is short to read and runs a minute of real time. So the files
  * measured long go first, longest first, and the rest keep vitest's order (cached durations when
  * warm, sizes when cold).
  */
@@ -11,13 +11,15 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Roughly how long each file takes, in seconds; only their order matters. The first seven are
- * alone on an idle machine (2026-11-28), mostly real time waited (a plan's minute, a run of two
- * minutes, Chromium), so they overlap well with busy files; the others are from one shared run at
+ * alone on an idle machine (2026-11-28), mostly real time waited (a plan's minute, a sample of
+ * polls, Chromium), so they overlap well with busy files; the others are from one shared run at
  * load ~20, divided by 2.5 (about what that load does to a file that computes).
  */
 export const LONG_FILES: Readonly<Record<string, number>> = {
-  'test/reliability/clock-skew.test.ts': 130,
-  'test/poll/multi-worker-budget.test.ts': 85,
+  // Both measured at load ~13 on 2026-11-28 (they waited 75 and 120 s of fixed time before):
+  // most of it is real time waited, a window's turn and a sample of polls.
+  'test/poll/multi-worker-budget.test.ts': 80,
+  'test/reliability/clock-skew.test.ts': 58,
   'test/deliver/email-browser.test.ts': 75,
   'test/reliability/redis-full.test.ts': 60,
   'test/tools/demo.test.ts': 60,
