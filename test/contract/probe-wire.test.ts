@@ -73,6 +73,10 @@ describe('probe on dialect G', () => {
       asin: { name: 'asin', list: 'comma' },
       keyword: { name: 'keyword', list: 'comma' },
     });
+    // A misfit of the contract (probe exits 3), not only a note: the default's lists would fail on page 2.
+    expect(suggestion.paramChanges).toContain(
+      'pagination.cursor.alone: true (the token refused beside the filters)',
+    );
     const notes = suggestion.undecided.join('\n');
     expect(notes).toMatch(
       /keywordSearch's second page with nextToken and the filters answered 400 naming q; with nextToken alone/,
@@ -89,6 +93,7 @@ describe('probe on dialect G', () => {
     expect(spent).toBe(10);
     expect(unchecked).toEqual([expect.stringMatching(/keywordSearch: .*cursor\.alone is unchecked/)]);
     expect(suggestion.contract.pagination?.cursor?.alone).toBeUndefined();
+    expect(suggestion.paramChanges.filter((c) => c.includes('alone'))).toEqual([]);
   });
 
   it("suggests the header that tells the month's 429 when a 429 is met", async () => {

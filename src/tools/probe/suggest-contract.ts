@@ -241,6 +241,9 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
   if (pagination.shared !== undefined) suggestion.pagination = pagination.shared;
   const asked = ok.filter((a) => a.params !== undefined);
   const changes: string[] = [];
+  // A token the API refused beside the filters: every list's second page would be refused.
+  if (learnt.some((f) => f.alone === true) && contract.source.pagination?.cursor?.alone !== true)
+    changes.push('pagination.cursor.alone: true (the token refused beside the filters)');
   if (asked.length === 0)
     ctx.undecided.push(
       'params: query parameter names cannot be seen in answers: check them in the API document (kept as the contract says)',
