@@ -48,13 +48,13 @@ export async function syncConfigFile(
     );
     return;
   }
-  if (!force && (await store.fileHash(file)) === textHash(read.text)) return;
+  if (!force && (await store.fileHash(file)) === textHash(read.text)) {
+    logger.debug({ file }, 'config file unchanged since it was last stored');
+    return;
+  }
   const yaml = parseYamlText(read.text, file);
   if (!yaml.ok) {
-    logger.error(
-      { file, problems: formatProblems(yaml.problems) },
-      'config file refused; the revision in force stays',
-    );
+    await logRefused(store, file, formatProblems(yaml.problems), logger);
     return;
   }
   // Several processes watching one file all propose it: the first stores it, the others find it stored.
@@ -72,14 +72,34 @@ export async function syncConfigFile(
         { file, revision: result.meta.rev, summary: result.meta.summary },
         'config file stored as a revision',
       );
+    else if (result.outcome === 'unchanged')
+      logger.debug({ file, revision: result.meta?.rev }, 'config file matches the revision in force');
     else if (result.outcome === 'problems')
-      logger.error(
-        { file, problems: formatProblems(result.problems) },
-        'config file refused (nothing changed); the revision in force stays',
-      );
+      await logRefused(store, file, formatProblems(result.problems), logger);
     else if (result.outcome === 'refused') logger.warn({ file }, result.message);
     return;
   }
+}
+
+/**
+ * A file the store refused, with its problems. What runs then differs: over a revision in force,
+ * that revision stays (the edit is lost: error); with none stored yet (a first file with a secret
+ * in clear and no SHELFWATCH_CONFIG_KEY, say) the process runs the file as it read it at start and
+ * follows none of its changes until one is stored (a warning: the process works).
+ */
+async function logRefused(
+  store: RevisionStore,
+  file: string,
+  problems: string,
+  logger: Logger,
+): Promise<void> {
+  const rev = await store.currentRev();
+  if (rev === 0)
+    logger.warn(
+      { file, problems },
+      'config file not stored as a revision: this process runs the file as read at start and follows no change to it until one is stored',
+    );
+  else logger.error({ file, problems, revision: rev }, `config file refused; revision ${rev} stays in force`);
 }
 
 /** Applies the revision in force now (before the workers start), then `follow()` keeps up. */

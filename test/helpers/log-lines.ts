@@ -7,7 +7,7 @@ export interface LogLine {
   msg: string;
 }
 
-export function capturingLogger(): { logger: Logger; lines: LogLine[] } {
+export function capturingLogger(level: 'debug' | 'info' = 'info'): { logger: Logger; lines: LogLine[] } {
   const lines: LogLine[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -15,5 +15,5 @@ export function capturingLogger(): { logger: Logger; lines: LogLine[] } {
       done();
     },
   });
-  return { logger: createLogger({ destination }), lines };
+  return { logger: createLogger({ destination, level }), lines };
 }
