@@ -67,9 +67,16 @@ export interface Plan {
   perMinutePeak: number;
   /** The shared stretch factor (1: every stretchable target at its useful cadence). */
   stretch: number;
-  /** Requests a minute the plan averages, and what the per-minute limit leaves after the reserve. */
+  /**
+   * Requests a minute the plan averages, and what it may average: the per-minute limit less the
+   * reserve's share, so interactive commands (keywords, arc invite) usually find
+   * room in the minute. A planning target only: the gate lets polls use the whole limit.
+   */
   sustainedPerMinute: number;
   minuteCap: number;
+  /** The plan's per-minute limit and the reserve share applied (clamped), for the verdict's words. */
+  perMinute: number;
+  reserveShare: number;
   /** The limits the plan breaks when it does not fit: the month's quota, the per-minute rate, or both. */
   binding: ('month' | 'minute')[];
   warnings: string[];
@@ -83,7 +90,7 @@ export function planVerdict(plan: Plan): string {
   const parts: string[] = [];
   if (plan.binding.includes('minute'))
     parts.push(
-      `the per-minute limit: ${plan.sustainedPerMinute.toFixed(1)} requests a minute needed on average, ${plan.minuteCap.toFixed(1)} allowed after the reserve`,
+      `the per-minute limit: ${plan.sustainedPerMinute.toFixed(1)} requests a minute needed on average, ${minuteCapText(plan)}`,
     );
   if (plan.binding.includes('month'))
     parts.push(
@@ -207,7 +214,7 @@ export function planCadences(input: PlanInput): Plan {
     if (sustainedPerMinute > minuteCap) {
       binding.push('minute');
       warnings.push(
-        `the plan averages ${sustainedPerMinute.toFixed(1)} requests a minute, over the ${minuteCap.toFixed(1)} the per-minute limit leaves after the reserve`,
+        `the plan averages ${sustainedPerMinute.toFixed(1)} requests a minute, over the ${minuteCapText({ minuteCap, perMinute: input.perMinute, reserveShare: reserve })}`,
       );
     }
   }
@@ -226,9 +233,21 @@ export function planCadences(input: PlanInput): Plan {
     stretch,
     sustainedPerMinute,
     minuteCap,
+    perMinute: input.perMinute,
+    reserveShare: reserve,
     binding,
     warnings,
   };
+}
+
+/** "18.0 plannable (20 a minute less the 10% reserve kept for interactive commands)". */
+function minuteCapText(plan: Pick<Plan, 'minuteCap' | 'perMinute' | 'reserveShare'>): string {
+  const percent = Math.round(plan.reserveShare * 100);
+  const why =
+    percent === 0
+      ? `the whole ${plan.perMinute} a minute: no reserve`
+      : `${plan.perMinute} a minute less the ${percent}% reserve kept for interactive commands`;
+  return `${plan.minuteCap.toFixed(1)} plannable (${why})`;
 }
 
 /** Whole seconds below an hour, whole minutes above: readable, only ever slower, and at most

@@ -52,6 +52,8 @@ const plan = (fits: boolean, binding: Plan['binding'] = fits ? [] : ['month']): 
   stretch: 1,
   sustainedPerMinute: binding.includes('minute') ? 72.25 : 0.1,
   minuteCap: 54,
+  perMinute: 60,
+  reserveShare: 0.1,
   binding,
   warnings: fits ? [] : ['the plan needs 300 more requests'],
 });
@@ -85,7 +87,7 @@ describe('run report', () => {
     logPlans(logger, new Map([['fast', { ...plan(false, ['minute']), plannableBudget: 90_000 }]]));
     await tick();
     expect(lines[1]?.msg).toBe(
-      'workspace fast: the plan does NOT fit the per-minute limit: 72.3 requests a minute needed on average, 54.0 allowed after the reserve; the budget gate delays polls (see "shelfwatch plan")',
+      'workspace fast: the plan does NOT fit the per-minute limit: 72.3 requests a minute needed on average, 54.0 plannable (60 a minute less the 10% reserve kept for interactive commands); the budget gate delays polls (see "shelfwatch plan")',
     );
   });
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type Plan, type PlanInput, type PlanTarget, planCadences } from '../../src/budget/planner.ts';
+import {
+  type Plan,
+  type PlanInput,
+  type PlanTarget,
+  planCadences,
+  planVerdict,
+} from '../../src/budget/planner.ts';
 import { formatPlanTable } from '../../src/cli/plan-table.ts';
 import { seededRandom } from '../../src/sim/prng.ts';
 
@@ -185,6 +191,27 @@ describe('planCadences', () => {
     expect(perMinute).toBeGreaterThan(8.5);
     expect(plan.perMinutePeak).toBe(50);
     expect(plan.warnings.some((w) => w.startsWith('if polls align, up to 50 requests'))).toBe(true);
+  });
+
+  it('a plan over the minute says what the reserve leaves of the limit and why (20/min, 10%: 18.0)', () => {
+    // 30 targets of 1 request a minute that may not stretch: 30 a minute against a 20/min plan.
+    const list = Array.from({ length: 30 }, (_, i) => ({
+      id: `k${i}`,
+      kind: 'keywords',
+      costPerPoll: 1,
+      usefulCadenceMs: M,
+      maxCadenceMs: M,
+    }));
+    const plan = planCadences(input({ targets: list, perMinute: 20, perMonth: 10_000_000 }));
+    expect(plan.binding).toEqual(['minute']);
+    expect(plan.minuteCap).toBeCloseTo(18);
+    expect(planVerdict(plan)).toBe(
+      'the plan does NOT fit the per-minute limit: 30.0 requests a minute needed on average, 18.0 plannable (20 a minute less the 10% reserve kept for interactive commands)',
+    );
+    const none = planCadences(input({ targets: list, perMinute: 20, perMonth: 10_000_000, reserveShare: 0 }));
+    expect(planVerdict(none)).toBe(
+      'the plan does NOT fit the per-minute limit: 30.0 requests a minute needed on average, 20.0 plannable (the whole 20 a minute: no reserve)',
+    );
   });
 
   it('plans nothing for a month that has ended, and rejects bad input', () => {

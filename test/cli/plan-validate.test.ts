@@ -69,7 +69,7 @@ describe('shelfwatch plan and validate', { timeout: CLI_TEST_TIMEOUT_MS }, () =>
     const slow = await shelfwatch(['plan', '--offline', '--config', tooSlow]);
     expect(slow.code).toBe(EXIT_PLAN_DOES_NOT_FIT);
     expect(slow.stderr).toMatch(
-      /^shelfwatch: workspace acme: the plan does NOT fit the per-minute limit: [\d.]+ requests a minute needed on average, [\d.]+ allowed after the reserve: drop targets/,
+      /^shelfwatch: workspace acme: the plan does NOT fit the per-minute limit: [\d.]+ requests a minute needed on average, [\d.]+ plannable \(\d+ a minute less the \d+% reserve kept for interactive commands\): drop targets/,
     );
     expect(slow.stderr).not.toContain('month');
   });
