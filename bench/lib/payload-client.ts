@@ -67,6 +67,7 @@ function unused(name: string): never {
  */
 export function payloadClient(
   payloadOf: (asin: string) => string,
+  // biome-ignore lint/suspicious/noConfusingVoidType: the budget gate's type (api's BeforeRequest): a hook with nothing to hand back returns void.
   beforeRequest?: () => Promise<RequestDone | void>,
   contract: CompiledContract = defaultContract(),
 ): AnalyticsClient {

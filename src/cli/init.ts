@@ -172,6 +172,7 @@ export function registerInitCommand(program: Command, io: CliIo): void {
       };
       const header = `# Written by shelfwatch init from ${plural(spent, 'request')} to probe ${baseUrl} (saved in ./probe-answers) and ${plural(listed.requests, 'more request')} for the rest of its lists.\n`;
       // REDIS_URL wins over the file whenever it is set (docs/configuration.md); the file says so too.
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: "${REDIS_URL:-…}" is the config's interpolation, written into the file literally.
       const redis = { url: '${REDIS_URL:-redis://127.0.0.1:6379}' };
       writeFileSync(file, `${header}${yamlText({ redis, workspaces: [workspace] })}`);
       io.stdout.write(
