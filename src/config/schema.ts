@@ -12,7 +12,9 @@ import { DAY_MS } from '../util/time-units.ts';
 import { channelSchema, DEFAULT_CHANNELS, digestSchema, routeSchema } from './channels.ts';
 import { alertLogSchema, consoleSchema } from './console.ts';
 import { muteWindowSchema } from './mute-windows.ts';
-import { checkPeople, peopleSchema, resolvePeople } from './people.ts';
+import { peopleSchema } from './people.ts';
+import { checkPeople } from './people-check.ts';
+import { resolvePeople } from './people-resolve.ts';
 import { checkReference, checkUnique, recordAt, stringsAt } from './references.ts';
 import { checkShards, type ShardsConfig, shardsSchema } from './shards.ts';
 import { type WorkspaceConfig, workspaceSchema } from './workspace.ts';
@@ -276,7 +278,8 @@ export const configSchema = baseSchema.superRefine(crossCheck, { when: () => tru
 export type ShelfwatchConfig = z.output<typeof configSchema>;
 export type ShelfwatchConfigInput = z.input<typeof configSchema>;
 export type { ChannelConfig, EmailChannelConfig, RouteConfig, SlackChannelConfig } from './channels.ts';
-export type { Person, ResolvedPeople, Role } from './people.ts';
+export type { Role } from './people.ts';
+export type { Person, ResolvedPeople } from './people-resolve.ts';
 export type { BookConfig, KeywordSelection, Plan, WorkspaceConfig } from './workspace.ts';
 
 /** A workspace id that is not in the config: a caller's mistake, never retried. */
