@@ -29,8 +29,10 @@ const shared = {
 
 export default defineConfig({
   test: {
-    // Two cores: a couple of files at once keeps Redis and the simulators responsive.
-    maxWorkers: 2,
+    // Four files at once on two cores: the long files mostly wait on real time (a window turning,
+    // locks expiring, processes starting), so two at a time left the CPU half idle. Measured in
+    // one sitting at load ~10: 2 → 325 s, 3 → 249 s, 4 → 222 s for the same 220 files.
+    maxWorkers: 4,
     // The long files first (test/sequencer.ts), so the run's tail is short ones.
     sequence: { sequencer: LongestFirst },
     // One private Redis for every project (its url reaches them all through the root's provide).
