@@ -6,7 +6,7 @@ import type { CompiledContract, EndpointName } from '../../api/tooling.ts';
 import { DAY_MS } from '../../util/time-units.ts';
 import type { SimDialectOptions } from './serve-query.ts';
 
-/** A sales day stays provisional for 14 days (today and the 13 before). */
+/** A sales day stays provisional for 14 days (today and the 13 before), as the world's figures do (`src/sim/world/sales.ts`). */
 const PROVISIONAL_MS = 14 * DAY_MS;
 
 /** The canonical items of an answer, sales rows completed (the others as they are). */
@@ -23,12 +23,14 @@ export function salesRows(contract: CompiledContract, options: SimDialectOptions
     : [];
   return (endpoint: EndpointName, items: unknown[], nowMs: number): unknown[] => {
     if (endpoint !== 'sales') return items;
-    const cutoff = new Date(Date.now() - PROVISIONAL_MS).toISOString().slice(0, 10);
+    // The simulator's clock, never the machine's: a sim started at another day or speed has its own today.
+    // The day 14 days back is the first final one (the world's figures are final from age 14).
+    const lastFinal = new Date(nowMs - PROVISIONAL_MS).toISOString().slice(0, 10);
     const today = new Date(nowMs).toISOString().slice(0, 10);
     return items.map((row) => {
       const out: Record<string, unknown> = {
         ...(row as object),
-        final: (row as { date: string }).date < cutoff,
+        final: (row as { date: string }).date <= lastFinal,
       };
       if (out.date === today) for (const member of pending) out[member] = null;
       return out;
