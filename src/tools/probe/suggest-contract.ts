@@ -182,7 +182,7 @@ function suggestEndpoint(
       fields.changed = true;
       Object.assign(ctx.salesStatus, state.enums);
       ctx.undecided.push(
-        `sales.final: a day's state read from "${state.spec.path}" (${state.spec.format}): check which value means final`,
+        `sales.final: a day's state read from "${state.spec.path}" (${state.spec.format}${state.enums === undefined ? '' : `: ${Object.keys(state.enums).join(', ')}, a state not seen offered by its usual word`}): check which value means final`,
       );
     }
   }

@@ -118,11 +118,33 @@ export function finalitySpec(
       if (states.length > 0 && states.every(([, s]) => s !== undefined))
         return {
           spec: { path: key, format: 'enum' },
-          enums: Object.fromEntries(states) as Record<string, 'final' | 'provisional'>,
+          enums: withOtherState(states as (readonly [string, 'final' | 'provisional'])[]),
         };
     }
   }
   return undefined;
+}
+
+/**
+ * The words seen, and the other state's usual word in their casing when only one state was seen: a
+ * week of sales days (probe's window) is all provisional on an API that keeps a day open 14 days,
+ * and a FINAL read later without its entry would be drift.
+ */
+function withOtherState(
+  states: readonly (readonly [string, 'final' | 'provisional'])[],
+): Record<string, 'final' | 'provisional'> {
+  const out: Record<string, 'final' | 'provisional'> = Object.fromEntries(states);
+  const seen = new Set(states.map(([, s]) => s));
+  const sample = states[0]?.[0] ?? '';
+  const cased = (word: string) =>
+    sample === sample.toUpperCase()
+      ? word.toUpperCase()
+      : /^[A-Z]/.test(sample)
+        ? word.charAt(0).toUpperCase() + word.slice(1)
+        : word;
+  if (!seen.has('final')) out[cased('final')] = 'final';
+  if (!seen.has('provisional')) out[cased('provisional')] = 'provisional';
+  return out;
 }
 
 function stateOf(word: string): 'final' | 'provisional' | undefined {
