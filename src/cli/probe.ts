@@ -126,7 +126,9 @@ export function reportProbe(
   // Fields that fit are not enough: a parameter the API refused under the contract's name would
   // refuse every poll of `run` (and init would read its lists through it).
   const fieldsFit = analyses.every((a) => a.fits);
-  const fits = fieldsFit && suggestion.paramChanges.length === 0;
+  // And a list whose next page the contract would not follow: run would read its first page only.
+  const paged = suggestion.pagingChanges.length === 0;
+  const fits = fieldsFit && suggestion.paramChanges.length === 0 && paged;
   const notes = suggestion.undecided.map((line) => `# TODO: ${line}`).join('\n');
   const text = yamlText(suggestion.contract, { aliasDuplicateObjects: false });
   writeFileSync(
@@ -134,7 +136,7 @@ export function reportProbe(
     `# Suggested by shelfwatch probe from ${answers.length} recorded answers; merged over the contract it checked.\n${notes}\n${text}`,
   );
   out.write(
-    `\n${fits ? 'The contract fits every answer.' : fieldsFit ? `The contract's fields fit every answer, but the API took parameters otherwise than it names them: ${suggestion.paramChanges.join('; ')}` : 'The contract does not fit: see the fields above.'}\nSuggested contract file: ${suggestFile}\n`,
+    `\n${fits ? 'The contract fits every answer.' : !fieldsFit ? 'The contract does not fit: see the fields above.' : suggestion.paramChanges.length > 0 ? `The contract's fields fit every answer, but the API took parameters otherwise than it names them: ${suggestion.paramChanges.join('; ')}` : "The contract's fields fit every answer, but not its pagination."}${paged ? '' : `\nIt would read only the first page of a list:\n${suggestion.pagingChanges.map((c) => `  - ${c}`).join('\n')}`}\nSuggested contract file: ${suggestFile}\n`,
   );
   if (userFile !== undefined && resolve(userFile) !== resolve(suggestFile) && existsSync(userFile)) {
     const diff = lineDiff(readFileSync(userFile, 'utf8'), text);

@@ -32,6 +32,7 @@ import { asObject, type Ctx, extrasOf, FILTERS_NOT_ASKED, newCtx, sample, specAt
 import { keepUsersSections } from './suggest-merge.ts';
 import { moneyHints } from './suggest-money.ts';
 import { suggestMonthWhen } from './suggest-month.ts';
+import { pagingMisfits } from './suggest-paging-fit.ts';
 import { headersOf, paginationOf, suggestPagination } from './suggest-wire.ts';
 
 export interface Suggestion {
@@ -41,6 +42,8 @@ export interface Suggestion {
   undecided: string[];
   /** Query parameters the API took under another name or format than the contract's (paramChanges). */
   paramChanges: string[];
+  /** Lists whose next page the contract would not follow: `run` would read their first page only. */
+  pagingChanges: string[];
 }
 
 /** Suggested specs for an object's fields; `changed` says whether any differs from `specs`. */
@@ -288,5 +291,10 @@ export function suggestContract(contract: CompiledContract, answers: readonly Re
   if (wire.rateLimit !== undefined) suggestion.rateLimit = { ...suggestion.rateLimit, ...wire.rateLimit };
   if (wire.requestIdHeader !== undefined) suggestion.requestIdHeader = wire.requestIdHeader;
   if (wire.requestIdBody !== undefined) suggestion.requestIdBody = wire.requestIdBody;
-  return { contract: suggestion, undecided: [...new Set(ctx.undecided)], paramChanges: changes };
+  return {
+    contract: suggestion,
+    undecided: [...new Set(ctx.undecided)],
+    paramChanges: changes,
+    pagingChanges: pagingMisfits(contract, answers),
+  };
 }
