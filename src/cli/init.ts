@@ -113,7 +113,7 @@ export function registerInitCommand(program: Command, io: CliIo): void {
           ? DEFAULT_MAX_PROBE_REQUESTS
           : parseIntegerFlag('--max-requests', flags.maxRequests, 1, 1000);
       io.stdout.write(
-        `init: ${plural(plannedRequests(PROBED_ENDPOINTS, undefined), 'request')} to probe ${baseUrl} if it takes every parameter as the contract names it, at most ${max} (--max-requests) with the names it refuses tried again and the last page of book keywords that come in pages; then the account's rankings and ARC reviews page by page where one page does not hold them (each request counted below)\n`,
+        `init: ${plural(plannedRequests(PROBED_ENDPOINTS, undefined, checked), 'request')} to probe ${baseUrl} if it takes every parameter as the contract names it, at most ${max} (--max-requests) with the names it refuses tried again and the last page of book keywords that come in pages; then the account's rankings and ARC reviews page by page where one page does not hold them (each request counted below)\n`,
       );
       let answers: RecordedAnswer[];
       const unchecked: string[] = [];

@@ -166,9 +166,9 @@ async function probeOnline(
     flags.maxRequests === undefined
       ? DEFAULT_MAX_PROBE_REQUESTS
       : parseIntegerFlag('--max-requests', flags.maxRequests, 1, 1000);
-  const expected = plannedRequests(picked, flags.asin);
+  const expected = plannedRequests(picked, flags.asin, contract);
   io.stdout.write(
-    `probe: ${plural(expected, 'request')} from workspace ${ws.id}'s budget (${planned.join(', ')}) if the API takes every parameter as the contract names it, at most ${max} (--max-requests) with the names it refuses tried again and the last page of book keywords that come in pages; answers saved in ${flags.out}\n`,
+    `probe: ${plural(expected, 'request')} from workspace ${ws.id}'s budget (${planned.join(', ')}) if the API takes every parameter as the contract names it, at most ${max} (--max-requests) with the names it refuses tried again and the last page of book keywords that come in pages${expected > plannedRequests(picked, flags.asin) ? ' (a second page of a list is among them: does the cursor go without the filters?)' : ''}; answers saved in ${flags.out}\n`,
   );
   const unchecked: string[] = [];
   const runtime = new Runtime({ config, logger: silentLogger(), version: VERSION, notifiers: new Map() });

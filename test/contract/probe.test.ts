@@ -72,14 +72,17 @@ async function probe(name: string, extra: string[] = []) {
 }
 
 describe('shelfwatch probe', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
-  it('fits the default dialect: exit 0, eight requests, said first', async () => {
+  it('fits the default dialect: exit 0, nine requests (a second page for cursor.alone), said first', async () => {
     const outcome = await probe('default');
     expect(outcome.stderr).toBe('');
     expect(outcome.code).toBe(0);
-    expect(outcome.stdout).toContain('probe: 8 requests from workspace main');
+    expect(outcome.stdout).toContain('probe: 9 requests from workspace main');
+    expect(outcome.stdout).toContain(
+      '(a second page of a list is among them: does the cursor go without the filters?)',
+    );
     expect(outcome.stdout).toContain('at most 30 (--max-requests)');
     expect(outcome.stdout).toContain('The contract fits every answer.');
-    expect(outcome.requests).toBe(8);
+    expect(outcome.requests).toBe(9);
   });
 
   it('dialect A: field by field, candidates, the suggested contract (pinned), a folder without secrets', async () => {

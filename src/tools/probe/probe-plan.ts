@@ -7,6 +7,7 @@
 import type { CompiledContract } from '../../api/tooling.ts';
 import { DAY_MS } from '../../util/time-units.ts';
 import type { RecordedAnswer } from './probe-analyse.ts';
+import { asksSecondPage } from './probe-cursor.ts';
 import { contractParam, type PlannedParam, type ProbeParam } from './probe-params.ts';
 
 export const PROBED_ENDPOINTS = [
@@ -34,11 +35,20 @@ export function plannedEndpoints(
 /**
  * Requests a probe makes when the API takes every parameter as the contract names it: one per
  * planned endpoint, and a second rankings (one book, a time window) and reviews (one campaign) request
- * that try the filters the first answers gave values for.
+ * that try the filters the first answers gave values for; with `contract`, the second page of a list it
+ * pages by a cursor without `alone` (whether the token goes beside the filters).
  */
-export function plannedRequests(picked: readonly ProbedEndpoint[], asin: string | undefined): number {
+export function plannedRequests(
+  picked: readonly ProbedEndpoint[],
+  asin: string | undefined,
+  contract?: CompiledContract,
+): number {
   const planned = plannedEndpoints(picked, asin);
-  return planned.length + (planned.includes('rankings') ? 1 : 0) + (planned.includes('reviews') ? 1 : 0);
+  // The second page of a list the contract pages by a cursor without `alone` (probe-cursor.ts).
+  const second = contract !== undefined && asksSecondPage(contract, planned) ? 1 : 0;
+  return (
+    planned.length + (planned.includes('rankings') ? 1 : 0) + (planned.includes('reviews') ? 1 : 0) + second
+  );
 }
 
 /** An ASIN (B0 and 8 letters/digits, or an ISBN-10) anywhere in an answer. */

@@ -9,6 +9,7 @@
 import type { CompiledContract, EndpointName } from '../../api/tooling.ts';
 import { keyUrlOrThrow } from '../../util/key-url.ts';
 import type { RecordedAnswer } from './probe-analyse.ts';
+import { askCursorAlone } from './probe-cursor.ts';
 import { request } from './probe-http.ts';
 import { type FirstOnly, firstOnly, firstOnlyEvidence, holdsEvery } from './probe-lists.ts';
 import {
@@ -31,7 +32,7 @@ import {
   plan,
   plannedEndpoints,
 } from './probe-plan.ts';
-import { askTails } from './probe-tail.ts';
+import { askTails, type TailBudget } from './probe-tail.ts';
 
 export interface ProbeOptions {
   baseUrl: string;
@@ -233,7 +234,7 @@ export async function probeService(options: ProbeOptions): Promise<RecordedAnswe
   if (planned.includes('rankings') && asin !== undefined) await run('rankings', true);
   if (planned.includes('reviews') && campaign !== undefined) await run('reviews', true);
   // Last or second pages: the page parameter's name and the tail's "no rank" values (probe-tail.ts).
-  await askTails(answers, options.contract.source, {
+  const budget: TailBudget = {
     spent: () => state.spent,
     max: state.max,
     unchecked: options.unchecked ?? [],
@@ -242,7 +243,10 @@ export async function probeService(options: ProbeOptions): Promise<RecordedAnswe
       state.spent += 1;
       return request(options, endpoint as ProbedEndpoint, path);
     },
-  });
+  };
+  await askTails(answers, options.contract.source, budget);
+  // A cursor the contract reads but may send beside the filters: one request more (probe-cursor.ts).
+  await askCursorAlone(options.contract, answers, budget);
   return [...answers, ...state.refusals.filter((r) => !answers.includes(r))];
 }
 

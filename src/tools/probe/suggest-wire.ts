@@ -37,8 +37,12 @@ export function paginationOf(
   const next = found[0];
   if (next === undefined) return pagesFrom(answer.body, undecided, learnt);
   if (/^(https?:\/\/|\/)/.test(next.value)) return { nextUrl: { next: next.path } };
-  if (next.path === contract.source.pagination?.cursor?.next) return {};
   const taken = learnt.find((f) => f.style === 'cursor');
+  if (next.path === contract.source.pagination?.cursor?.next)
+    // The contract reads this cursor; a second page refused beside the filters adds `alone`.
+    return taken?.alone === true && contract.source.pagination.cursor.alone !== true
+      ? { cursor: { ...contract.source.pagination.cursor, alone: true } }
+      : {};
   if (taken !== undefined)
     return {
       cursor: { param: taken.param, next: next.path, ...(taken.alone === true ? { alone: true } : {}) },
@@ -86,7 +90,9 @@ function sameStyle(a: PaginationSpec | undefined, b: PaginationSpec | undefined)
   return (
     (a?.linkHeader !== undefined && b?.linkHeader !== undefined) ||
     (a?.nextUrl !== undefined && a.nextUrl.next === b?.nextUrl?.next) ||
-    (a?.cursor !== undefined && a.cursor.next === b?.cursor?.next) ||
+    (a?.cursor !== undefined &&
+      a.cursor.next === b?.cursor?.next &&
+      (a.cursor.alone === true) === (b.cursor.alone === true)) ||
     (a?.page !== undefined &&
       a.page.totalPages === b?.page?.totalPages &&
       a.page.totalItems === b?.page?.totalItems) ||
