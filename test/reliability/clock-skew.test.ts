@@ -34,14 +34,14 @@ const POLL_CONCURRENCY = 24;
  * wait for it in `BZPOPMIN` on the queue's marker with a timeout to the due time (worker.js
  * `waitForJob`/`getBlockTimeout`), and Redis ends such timeouts from its event loop (timeout.c,
  * `handleBlockedClientsTimeout` from beforeSleep), so both usually wake in one pass and the faster
- * process wins, not the clock a few milliseconds earlier: runs with the ahead worker's correction moved 5 ms
- * either way gave 48% and 57%. How fast each process answers is a property of the run (the load
- * on the machine, libfaketime in one of them), so a run leans as a whole: twelve corrected runs at
- * load 3–15 gave 40–60% (mean 52%, σ 6.1% against the sample's binomial 2.9% at 300). The 30/70
- * bounds are 3.3σ from 50% and say only "neither is starved". They do not separate the product
- * without the correction (33%, 28% and 31% in three runs at 24 slots); the duplicates (25, 29 and
- * 18 in those runs) and the completions stamped in Redis's future (220 of 328 in the last, the
- * ahead worker's) do.
+ * process wins, not the clock a few milliseconds earlier: runs with the ahead worker's correction
+ * moved 5 ms either way gave 48% and 57%. How fast each process answers is a property of the run
+ * (the load on the machine, libfaketime in one of them), so a run leans as a whole: seventeen
+ * corrected runs at load 3–15 gave 40–60% (mean 53%, σ 5.8% against the sample's binomial 2.9% at
+ * 300). The 30/70 bounds are 3.4σ from 50% (2.9σ above that mean) and say only "neither is
+ * starved". They do not separate the product without the correction (33%, 28% and 31% in three
+ * runs at 24 slots); the duplicates (25, 29 and 18 in those runs) and the completions stamped in
+ * Redis's future (220 of 328 in the last, the ahead worker's) do.
  */
 const SAMPLE = 300;
 const SAMPLE_DEADLINE_MS = 150_000;
