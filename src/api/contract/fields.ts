@@ -4,27 +4,14 @@
  * simulator). Objects and list items are a list of such fields.
  */
 import type { FieldKind, LogicalField } from './catalog.ts';
-import {
-  describeFound,
-  FAIL,
-  numberFromText,
-  readDate,
-  readEnum,
-  readFinality,
-  readPlain,
-  readRank,
-  readTime,
-  type UnrankedValue,
-  unrankedOut,
-  writeDate,
-  writeEnum,
-  writeFinality,
-  writeTime,
-} from './formats.ts';
+import { type Enums, expectation, scaled, unscaled, valueReader, valueWriter } from './field-values.ts';
+import { describeFound, FAIL, readRank, type UnrankedValue, unrankedOut } from './formats.ts';
 import { listIn, listOut } from './layouts.ts';
 import { compileMoney, type MoneyNode } from './money.ts';
 import { compileGetter, compileSetter, joinPath, splitPath } from './path.ts';
 import type { FieldSpec, FieldSpecObject } from './schema.ts';
+
+export type { Enums } from './field-values.ts';
 
 /** A drift report line: which logical field, where in the answer, what was there. */
 export interface FieldIssue {
@@ -37,13 +24,6 @@ export interface FieldIssue {
 /** Returned by an optional field that is absent: nothing is set. */
 const OMIT: unique symbol = Symbol('contract.omit');
 const MAX_EXPLAINED = 5;
-
-export interface Enums {
-  marketplace: Readonly<Record<string, string>>;
-  platform: Readonly<Record<string, string>>;
-  inviteStatus: Readonly<Record<string, string>>;
-  salesStatus: Readonly<Record<string, string>>;
-}
 
 export interface FieldNode {
   name: string;
@@ -71,29 +51,6 @@ export function normalizeSpec(spec: FieldSpec): FieldSpecObject {
   return typeof spec === 'string' ? { path: spec } : spec;
 }
 
-function expectation(kind: FieldKind, spec: FieldSpecObject): string {
-  switch (kind) {
-    case 'time':
-      return `a time as ${spec.format ?? 'iso'}`;
-    case 'date':
-      return `a date as ${spec.format ?? 'date'}`;
-    case 'money':
-      return `money as ${spec.format ?? 'decimal_string'}${typeof spec.currency === 'object' ? '' : ' with a 3-letter currency'}${spec.noFigure === undefined ? '' : ` or one of ${JSON.stringify(spec.noFigure)}`}`;
-    case 'rank':
-    case 'rating':
-      return `a number or one of ${JSON.stringify(spec.unranked ?? [null])}`;
-    case 'list':
-      return 'a list';
-    case 'int':
-    case 'number':
-      return spec.format === 'string' ? 'a number as text' : 'a number';
-    case 'nullableString':
-      return 'text or null';
-    default:
-      return 'text';
-  }
-}
-
 function canonicalSetter(parts: readonly string[]): (out: Record<string, unknown>, value: unknown) => void {
   const [a, b] = parts as [string, string | undefined];
   if (b === undefined) {
@@ -109,59 +66,6 @@ function canonicalSetter(parts: readonly string[]): (out: Record<string, unknown
     }
     inner[b] = value;
   };
-}
-
-function epochMsOf(spec: FieldSpecObject): number {
-  return spec.epoch === undefined ? 0 : Date.parse(`${spec.epoch}T00:00:00Z`);
-}
-
-/** `scale`: the wire number is ours times it (a rating sent x10); rounded back so 4.4 stays 4.4. */
-function scaled(read: (v: unknown) => unknown, scale: number | undefined): (v: unknown) => unknown {
-  if (scale === undefined || scale === 1) return read;
-  return (v) => {
-    const n = read(v);
-    return typeof n === 'number' ? Math.round((n / scale) * 1e9) / 1e9 : n;
-  };
-}
-
-function unscaled(value: unknown, scale: number | undefined): unknown {
-  return scale === undefined || typeof value !== 'number' ? value : Math.round(value * scale * 1e6) / 1e6;
-}
-
-function valueReader(kind: FieldKind, spec: FieldSpecObject, enums: Enums): (v: unknown) => unknown {
-  switch (kind) {
-    case 'time':
-      return readTime(spec.format ?? 'iso', epochMsOf(spec));
-    case 'date':
-      return readDate(spec.format ?? 'date', epochMsOf(spec));
-    case 'finality':
-      return readFinality(spec.format ?? 'final', enums.salesStatus);
-    case 'marketplace':
-    case 'platform':
-    case 'inviteStatus':
-      return readEnum(enums[kind]);
-    default:
-      return scaled(spec.format === 'string' ? numberFromText : readPlain(kind), spec.scale);
-  }
-}
-
-function valueWriter(kind: FieldKind, spec: FieldSpecObject, enums: Enums): (v: unknown) => unknown {
-  switch (kind) {
-    case 'time':
-      return writeTime(spec.format ?? 'iso', epochMsOf(spec));
-    case 'date':
-      return writeDate(spec.format ?? 'date', epochMsOf(spec));
-    case 'finality':
-      return writeFinality(spec.format ?? 'final', enums.salesStatus);
-    case 'marketplace':
-    case 'platform':
-    case 'inviteStatus':
-      return writeEnum(enums[kind]);
-    default:
-      return spec.format === 'string'
-        ? (v) => String(unscaled(v, spec.scale))
-        : (v) => unscaled(v, spec.scale);
-  }
 }
 
 /** The first value found at `path`, then at each of `alsoAt` (a field the API puts in several places). */
