@@ -7,7 +7,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
-import type { SchemaIssue } from '../errors.ts';
 import {
   type ArcInviteRequest,
   type ArcInviteResult,
@@ -38,18 +37,17 @@ import {
   type LogicalField,
 } from './catalog.ts';
 import { DEFAULT_CONTRACT } from './default.ts';
-import { compileObject, type Enums, type FieldIssue, type ObjectNode } from './fields.ts';
-import { describeFound, FAIL } from './formats.ts';
-import { locate, valueAtIssuePath } from './locate.ts';
+import { compileObject, type Enums, type ObjectNode } from './fields.ts';
+import { FAIL } from './formats.ts';
 import { mergePagination } from './merge.ts';
 import { type CompiledPagination, compilePagination, styleOf } from './paging.ts';
 import { compileGetter, compileSetter } from './path.ts';
 import { type CompiledQuery, compileQuery, paramNames } from './query.ts';
+import { type BodyReader, listReader, objectReader } from './readers.ts';
 import type { ContractFile, Decision, FieldSpec, FilterParam } from './schema.ts';
 import { compileSignals } from './signals.ts';
 
-export type ReadResult<T> = { ok: true; data: T } | { ok: false; issues: SchemaIssue[] };
-export type BodyReader<T> = (body: unknown) => ReadResult<T>;
+export type { BodyReader, ReadResult } from './readers.ts';
 
 export interface ErrorFields {
   code?: string;
@@ -100,104 +98,6 @@ export interface CompiledContract {
   /** The compiled objects, for the simulator's writer and for reports. */
   readonly nodes: Readonly<Record<EndpointName, ObjectNode>>;
   readonly roots: Readonly<Record<EndpointName, string>>;
-}
-
-function zodIssues(
-  error: z.ZodError,
-  node: ObjectNode,
-  body: unknown,
-  rawPrefix: string,
-  fieldPrefix: string,
-  indexed: boolean,
-): SchemaIssue[] {
-  return error.issues.map((issue) => {
-    let path: readonly PropertyKey[] = issue.path;
-    let prefix = rawPrefix;
-    let fields = fieldPrefix;
-    if (indexed && typeof path[0] === 'number') {
-      prefix = `${rawPrefix}[${path[0]}]`;
-      fields = `${fieldPrefix}[${path[0]}]`;
-      path = path.slice(1);
-    }
-    const at = locate(node, path, prefix, fields);
-    return {
-      path: at.path,
-      message: issue.message,
-      field: at.field,
-      found: describeFound(valueAtIssuePath(body, at.path)),
-    };
-  });
-}
-
-function fromFieldIssues(issues: FieldIssue[]): SchemaIssue[] {
-  return issues.map((i) => ({ path: i.path, message: i.message, field: i.field, found: i.found }));
-}
-
-function rootIssue(root: string, found: unknown, what: string): SchemaIssue[] {
-  return [
-    {
-      path: root === '' ? '(root)' : root,
-      message: `expected ${what}`,
-      field: '(envelope)',
-      found: describeFound(found),
-    },
-  ];
-}
-
-function objectReader<T>(
-  name: EndpointName,
-  node: ObjectNode,
-  root: string,
-  validator: BodyValidator<T>,
-  identity: boolean,
-): BodyReader<T> {
-  const getRoot = compileGetter(root);
-  return (body) => {
-    const raw = getRoot(body);
-    const canonical = identity ? raw : node.read(raw);
-    if (canonical === FAIL) {
-      const issues: FieldIssue[] = [];
-      node.explain(raw, root, name, issues);
-      return {
-        ok: false,
-        issues: issues.length > 0 ? fromFieldIssues(issues) : rootIssue(root, raw, 'an object'),
-      };
-    }
-    const result = validator.safeParse(canonical);
-    if (result.success) return { ok: true, data: result.data };
-    return { ok: false, issues: zodIssues(result.error, node, body, root, name, false) };
-  };
-}
-
-function listReader<T>(
-  name: EndpointName,
-  node: ObjectNode,
-  itemsPath: string,
-  item: z.ZodType<T>,
-  identity: boolean,
-): BodyReader<T[]> {
-  const getItems = compileGetter(itemsPath);
-  const array = item.array();
-  return (body) => {
-    const raw = getItems(body);
-    if (!Array.isArray(raw)) return { ok: false, issues: rootIssue(itemsPath, raw, 'a list') };
-    let items: unknown[] = raw;
-    if (!identity) {
-      items = new Array<unknown>(raw.length);
-      for (let i = 0; i < raw.length; i++) {
-        const value = node.read(raw[i]);
-        if (value === FAIL) {
-          const issues: FieldIssue[] = [];
-          node.explain(raw[i], `${itemsPath}[${i}]`, `${name}[${i}]`, issues);
-          return { ok: false, issues: fromFieldIssues(issues) };
-        }
-        items[i] = value;
-      }
-    }
-    const result = array.safeParse(items);
-    if (result.success) return { ok: true, data: result.data };
-    return { ok: false, issues: zodIssues(result.error, node, body, itemsPath, name, true) };
-  };
 }
 
 /** A catalogue's fields at their canonical paths: the spec of a body sent as the assumed contract has it. */
