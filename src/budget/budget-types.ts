@@ -53,5 +53,7 @@ export interface GatedBudget {
     count: number,
   ): Promise<{ decision: BudgetDecision; grant?: BudgetGrant }>;
   restamp(grant: BudgetGrant, index: number): Promise<boolean>;
+  /** The request's answer came now: it holds the window from now, put back if it had left it. */
+  answered(grant: BudgetGrant, index: number): Promise<void>;
   refund(grant: BudgetGrant, unused: number): Promise<void>;
 }

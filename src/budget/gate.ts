@@ -86,13 +86,13 @@ type Refusal = Extract<BudgetDecision, { granted: false }>;
  * the API's minute does. Stamped at the grant alone, a request that reached the API late (a worker
  * starved of CPU between grant and send, a new connection, an API slow to read it) had left the
  * window while the API still counted it, and the grant made then was one too many: 22 and 24
- * requests in one 60 s on a 20/min plan at load 25. A request is never in flight longer than the
- * client's timeouts (50 s), under the window, so every grant made meanwhile counts it too.
+ * requests in one 60 s on a 20/min plan at load 25. A request whose stamp left the window while it was
+ * out (a stall between the grant and the send, or a clock running fast in the demo) is put back.
  */
 function stampWhenAnswered(budget: GatedBudget, grant: BudgetGrant, index: number): RequestDone {
   return async () => {
     // Redis away: the stamp stays at the send, as before; the API's X-RateLimit-Remaining still syncs.
-    await budget.restamp(grant, index).catch(() => false);
+    await budget.answered(grant, index).catch(() => undefined);
   };
 }
 

@@ -8,6 +8,7 @@ import { budgetKeys, hasHashTag, utcBillingMonth } from './keys.ts';
 import { checkLimits, positiveInteger } from './limits.ts';
 import {
   acquireScript,
+  answeredScript,
   pauseScript,
   refundScript,
   restampScript,
@@ -129,6 +130,22 @@ export class RedisRequestBudget {
       [basis.nowArg, `${grant.nonce}:${index}`],
     );
     return reply === 1;
+  }
+
+  /**
+   * The `index`-th request of a grant has been answered (or failed) now: its place in the window
+   * starts now, put back if it had left the window while the request was out (answeredScript).
+   */
+  async answered(grant: BudgetGrant, index: number): Promise<void> {
+    if (!Number.isSafeInteger(index) || index < 1 || index > grant.count) {
+      throw new RangeError(`index must be a whole number from 1 to ${grant.count}, got ${index}`);
+    }
+    const basis = timeBasis(this.clock);
+    await answeredScript.run(
+      this.redis,
+      [budgetKeys(this.prefix, grant.workspace).window],
+      [basis.nowArg, `${grant.nonce}:${index}`, this.windowKeyTtl(basis)],
+    );
   }
 
   /** Gives back the last `unused` requests of a grant from `reserve` (they never went out). */

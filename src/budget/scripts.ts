@@ -116,6 +116,22 @@ return 1
 `);
 
 /**
+ * Moves a request's stamp to now when its answer came, and puts it back when it has left the window
+ * meanwhile: the API counted the request somewhere between its send and its answer, so the window
+ * must hold it from then on even if a stall (a process starved of CPU before the send) kept it
+ * out longer than the window. Putting it back can only leave less room, never more.
+ *
+ * KEYS: 1 window zset. ARGV: 1 now, 2 member, 3 window key TTL. Reply: 1, or 2 when it was put back.
+ */
+export const answeredScript = new LuaScript(`${SCRIPT_NOW_LUA}
+local had = redis.call('ZSCORE', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[1], scriptNow(ARGV[1]), ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+if had then return 1 end
+return 2
+`);
+
+/**
  * Makes the window hold at least what the API says it has counted in its minute (X-RateLimit-Limit
  * minus X-RateLimit-Remaining): the window can be short after a Redis crash lost its last writes,
  * or when another client uses the same key. The missing grants leave the window when the API's

@@ -126,26 +126,10 @@ export function evaluateRoyaltyChange(
     list.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
     const byDate = new Map(list.map((d) => [d.date, d.royalties.minor]));
     for (const day of list) {
-      if (!dueForJudgement(rule, day.date, latest, prev.observedAt, next.observedAt)) continue;
+      if (day.date <= latest) continue;
       judgeDay(scope, rule, next, day, list, byDate);
     }
   }
-}
-
-/**
- * Whether this poll judges the day: `on: latest` when it first appears as a date newer than every
- * date the series had (provisional figures, judged at once); `on: final` when its figures turned
- * final since the poll before (the 14-day window), so it is judged once on the figures that stay.
- */
-function dueForJudgement(
-  rule: RoyaltyChangeRule,
-  date: string,
-  latest: string,
-  prevAt: number,
-  nextAt: number,
-): boolean {
-  if (rule.on === 'final') return isProvisional(date, prevAt) && !isProvisional(date, nextAt);
-  return date > latest;
 }
 
 function judgeDay(

@@ -56,4 +56,21 @@ describe('a request answered late', () => {
     expect(maxGrantsInAnySpan(answered, 60_000)).toBeLessThanOrEqual(limits.perMinute);
     expect(maxGrantsInAnySpan(sent, 60_000)).toBeLessThanOrEqual(limits.perMinute);
   });
+
+  it('is put back in the window when it had left it before its answer came (a stall longer than the window)', async () => {
+    const clock = new ManualClock(T0);
+    const budget = new RedisRequestBudget({ redis, prefix, clock });
+    const limits = { perMinute: 2, perMonth: 1_000 };
+    const gate = budgetGate(budget, 'ws-stalled', limits);
+    const stalled = await gate(); // granted at 0 s, then the process stalls before it is answered
+    clock.set(T0 + 61_500);
+    const next = await gate(); // the stalled grant has left the window: this one is granted
+    await next();
+    clock.set(T0 + 62_000);
+    await stalled(); // answered at 62 s: the API counted it, so the window holds it again from now
+    clock.set(T0 + 100_000);
+    await expect(gate()).rejects.toBeInstanceOf(BudgetExhaustedError);
+    clock.set(T0 + 62_000 + 61_000);
+    await expect(gate()).resolves.toBeTypeOf('function');
+  });
 });

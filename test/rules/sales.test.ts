@@ -46,29 +46,6 @@ describe('royalty_change', () => {
     expect(alert?.series).toEqual([10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 3_000]);
   });
 
-  it('on: final judges a day once, when its figures turn final (14 days after the day), not when it appears', () => {
-    // 2026-11-09 (date(8)) is provisional until 2026-11-24 00:00 UTC: at(21) is the morning before, at(22) after.
-    const next = [...week, day(date(8), 3_000)];
-    const final = [change({ on: 'final' })];
-    const polls = [
-      sales(at(7), week),
-      sales(at(8), next),
-      sales(at(21), next),
-      sales(at(22), next),
-      sales(at(23), next),
-    ];
-    expect(run(final, polls).perPoll.map(kinds)).toEqual([[], [], [], ['royalty_change'], []]);
-    expect(factsOf(run(final, polls).perPoll[3]?.[0])).toMatchObject({
-      date: '2026-11-09',
-      provisional: false,
-    });
-    // The default judges the same day once, when it first appears, with provisional figures.
-    expect(run([change()], polls).perPoll.map(kinds)).toEqual([[], ['royalty_change'], [], [], []]);
-    // A day that turned final while polls were missed is judged at the next poll.
-    const gap = run(final, [sales(at(7), week), sales(at(8), next), sales(at(25), next)]).perPoll;
-    expect(gap.map(kinds)).toEqual([[], [], ['royalty_change']]);
-  });
-
   it('ignores changes under the percent or the absolute threshold, and rises by default', () => {
     expect(twoPolls(week, [...week, day(date(8), 6_000)]).alerts).toEqual([]); // -40%
     expect(twoPolls(week, [...week, day(date(8), 30_000)]).alerts).toEqual([]); // up
