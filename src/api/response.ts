@@ -270,7 +270,11 @@ function rateLimited(
     // The month's quota is back when the API says it resets (else the next UTC month). A Retry-After
     // shorter than that and than an hour is the minute's, sent with every 429: believed, it would
     // ask again within the minute and be refused again.
-    const untilReset = Math.max(0, (init.rateLimit?.quotaResetAt ?? nextUtcMonthStart(now)) - now);
+    // A reset not in the future (a stale header, seconds read as milliseconds) is no reset: the next
+    // UTC month, never "ask again now", which would be refused again at once, over and over.
+    const statedReset = init.rateLimit?.quotaResetAt;
+    const resetAt = statedReset !== undefined && statedReset > now ? statedReset : nextUtcMonthStart(now);
+    const untilReset = resetAt - now;
     if (retryAfterMs === undefined || retryAfterMs < Math.min(untilReset, MONTH_RETRY_AFTER_FLOOR_MS))
       retryAfterMs = untilReset;
   } else if (retryAfterMs === undefined) {
