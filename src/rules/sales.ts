@@ -25,10 +25,16 @@ export const royaltyChangeSchema = z.strictObject({
     .array(z.string().regex(/^[A-Z]{3}$/))
     .min(1)
     .optional(),
+  // `final` (judge a day when its figures turn final, 14 days on) was accepted here and never done:
+  // a poll fetches 15 days, so a day turning final is out of its answer, with no days before it to
+  // compare with. Refused until it is built, rather than silently judged as `latest`.
   on: z
-    .enum(['latest', 'final'])
+    .enum(['latest'], {
+      error: (issue) =>
+        `expected 'latest' (a day is judged when it first appears); got ${JSON.stringify(issue.input)}: judging a day when its figures turn final is not available in this version`,
+    })
     .default('latest')
-    .describe('Judge a day when it first appears or when final.'),
+    .describe('When a day is judged: when it first appears (the only choice in this version).'),
   compareWith: z.enum(['day_before', 'trailing_average', 'either', 'both']).default('either'),
   trailingDays: z.number().int().min(1).max(60).default(7),
   percent: percentSchema.default(50).describe('Fire when the change is ≥ this percent…'),

@@ -48,6 +48,15 @@ describe('rule config', () => {
     });
   });
 
+  it('refuses royalty_change on: final, which was accepted and never done, saying what it takes', () => {
+    expect(ruleSchema.parse({ id: 's', kind: 'royalty_change', on: 'latest' })).toMatchObject({
+      on: 'latest',
+    });
+    expect(messages(ruleSchema.safeParse({ id: 's', kind: 'royalty_change', on: 'final' }))).toEqual([
+      `on: expected 'latest' (a day is judged when it first appears); got "final": judging a day when its figures turn final is not available in this version`,
+    ]);
+  });
+
   it('rejects duplicate ids, naming both rules', () => {
     const result = rulesSchema.safeParse([
       { id: 'a', kind: 'review_new' },
