@@ -141,6 +141,30 @@ describe('errors.monthWhen', () => {
     expect(api.requests).toHaveLength(2);
   });
 
+  it("waits for the next UTC month when the month's 429 states a reset that has passed, never 'now'", async () => {
+    const api = await startHttpReceiver();
+    closers.push(() => api.close());
+    const client = createAnalyticsClient({
+      baseUrl: api.url,
+      apiKey: KEY,
+      transientRetryDelayMs: 0,
+      contract: compiled({
+        ...byHeader,
+        rateLimit: { quotaReset: { body: 'quotaResetsAt', format: 'epoch_s' } },
+      }),
+    });
+    closers.push(() => client.close());
+    // A stale reset (an hour ago): waiting "until" it would be 0 ms, asked again at once and refused again.
+    const stale = Math.floor(Date.now() / 1000) - 3_600;
+    const body = JSON.stringify({ type: 'TOO_MANY_REQUESTS', detail: 'quota spent', quotaResetsAt: stale });
+    api.respondWith(429, body, { 'content-type': 'application/json', 'x-ratelimit-scope': 'month' }, 1);
+    const month = (await rejection(() => client.getBook('B000000001'))) as RateLimitedError;
+    expect(month.scope).toBe('month');
+    expect(month.rateLimit?.quotaResetAt).toBe(stale * 1000);
+    expect(month.retryAfterMs).toBeGreaterThan(untilNextMonth() - 5 * 60_000);
+    expect(api.requests).toHaveLength(1);
+  });
+
   it('a header that is 0 on the 429 (a quota-remaining header) tells it too', () => {
     const contract = compiled({
       version: 1,
