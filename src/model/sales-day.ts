@@ -47,11 +47,14 @@ export function salesDaysOver(
 ): SalesDay[] {
   const days = salesDaysOf(rows);
   if (known === undefined || known.length === 0 || days.length === rows.length) return days;
-  const figured = new Set(days.map(dayOf));
+  // A row without figures has no currency either: it keeps the known days of its book, marketplace
+  // and date in every currency that no row of the answer gave figures for (a USD row with figures
+  // beside one without keeps the GBP day known before).
+  const figured = new Set(days.map((day) => `${dayOf(day)}|${day.royalties.currency}`));
   const unfigured = new Set(rows.filter((row) => row.royalties === null || row.ad_spend === null).map(dayOf));
   for (const day of known) {
     const key = dayOf(day);
-    if (unfigured.has(key) && !figured.has(key)) days.push(day);
+    if (unfigured.has(key) && !figured.has(`${key}|${day.royalties.currency}`)) days.push(day);
   }
   return days;
 }
