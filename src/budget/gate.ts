@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { RateLimitedError, type RequestDone } from '../api/index.ts';
 import { realDelayMs } from '../util/clock.ts';
+import { withTimeout } from '../util/timeout.ts';
 import type { BudgetDecision, BudgetGrant, BudgetLimits, GatedBudget, PauseReason } from './budget-types.ts';
 import { checkLimits } from './limits.ts';
 
@@ -89,10 +90,18 @@ type Refusal = Extract<BudgetDecision, { granted: false }>;
  * requests in one 60 s on a 20/min plan at load 25. A request whose stamp left the window while it was
  * out (a stall between the grant and the send, or a clock running fast in the demo) is put back.
  */
+/** How long an answer waits for its budget stamp before it goes on without it (Redis away). */
+const ANSWERED_STAMP_WAIT_MS = 2_000;
+
 function stampWhenAnswered(budget: GatedBudget, grant: BudgetGrant, index: number): RequestDone {
   return async () => {
-    // Redis away: the stamp stays at the send, as before; the API's X-RateLimit-Remaining still syncs.
-    await budget.answered(grant, index).catch(() => undefined);
+    // Redis away: the stamp stays at the send, as before (the API's X-RateLimit-Remaining still
+    // syncs), and the answer is not held until Redis is back: the connection retries forever, and a
+    // poll waiting here would hold its answer and a shutdown's abort. The queued stamp still lands
+    // when Redis returns, later than the answer, which only leaves less room.
+    await withTimeout(budget.answered(grant, index), ANSWERED_STAMP_WAIT_MS, 'the budget stamp').catch(
+      () => undefined,
+    );
   };
 }
 

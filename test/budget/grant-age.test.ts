@@ -6,7 +6,9 @@
  * request is out: granted at 0 s and answered at 3 s, it keeps the window full until 64 s, and no
  * 60 s ever holds more requests than the plan allows, counted when sent or when answered.
  */
-import { describe, expect, it } from 'vitest';
+import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { BudgetExhaustedError, budgetGate, walkWithinBudget } from '../../src/budget/gate.ts';
 import { RedisRequestBudget } from '../../src/budget/request-budget.ts';
 import { ManualClock } from '../../src/util/clock.ts';
@@ -72,5 +74,32 @@ describe('a request answered late', () => {
     await expect(gate()).rejects.toBeInstanceOf(BudgetExhaustedError);
     clock.set(T0 + 62_000 + 61_000);
     await expect(gate()).resolves.toBeTypeOf('function');
+  });
+
+  it('does not hold its answer until Redis is back to be stamped (the connection retries forever)', async () => {
+    // A port nothing listens on: the stamp's command waits in ioredis's queue, as in an outage.
+    const server = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise((resolve) => server.close(resolve));
+    const away = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: null, retryStrategy: () => 200 });
+    away.on('error', () => undefined);
+    onTestFinished(() => away.disconnect());
+    const clock = new ManualClock(T0);
+    const live = new RedisRequestBudget({ redis, prefix, clock });
+    const stamps = new RedisRequestBudget({ redis: away, prefix, clock });
+    const budget = {
+      clock,
+      windowMs: live.windowMs,
+      tryAcquire: live.tryAcquire.bind(live),
+      reserve: live.reserve.bind(live),
+      restamp: live.restamp.bind(live),
+      refund: live.refund.bind(live),
+      answered: stamps.answered.bind(stamps),
+    };
+    const done = await budgetGate(budget, 'ws-redis-away', { perMinute: 2, perMonth: 1_000 })();
+    const started = Date.now();
+    await done();
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
