@@ -10,7 +10,7 @@ import {
   loadContractFile,
 } from '../api/index.ts';
 import { Runtime } from '../app/runtime.ts';
-import { BudgetExhaustedError } from '../budget/request-budget.ts';
+import { acquireOne, BudgetExhaustedError } from '../budget/request-budget.ts';
 import { workspaceContract } from '../config/contract.ts';
 import type { WorkspaceConfig } from '../config/schema.ts';
 import { silentLogger } from '../ops/logger.ts';
@@ -186,10 +186,12 @@ async function probeOnline(
       now: Date.now(),
       maxRequests: max,
       unchecked,
+      // Stamped again when its answer is in, as a poll's request is (budget/gate.ts).
       beforeRequest: async () => {
-        const decision = await runtime.budget.tryAcquire(ws.id, limits);
-        if (!decision.granted) throw new BudgetExhaustedError(ws.id, decision, Date.now());
+        const one = await acquireOne(runtime.budget, ws.id, limits);
+        if (!('done' in one)) throw new BudgetExhaustedError(ws.id, one.refusal, Date.now());
         spent += 1;
+        return one.done;
       },
     });
     writeRecording(flags.out, answers, [ws.apiKey.reveal()]);

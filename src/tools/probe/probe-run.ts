@@ -46,7 +46,9 @@ export interface ProbeOptions {
   /** The day the probe runs (UTC), for the sales and rankings windows. */
   now: number;
   /** Takes one request from the budget; throws when there is none. */
-  beforeRequest: () => Promise<void>;
+  /** The budget's grant before each request; what it hands back is called once the answer is in. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a budget hook that hands nothing back is allowed (init counts only)
+  beforeRequest: () => Promise<AnswerStamp | void>;
   timeoutMs?: number;
   /** The most requests the probe may spend, parameter names tried again included (default 30). */
   maxRequests?: number;
@@ -103,12 +105,10 @@ async function ask(
       );
       return last;
     }
-    await options.beforeRequest();
-    state.spent += 1;
     const query = queryPairs(params, fixed);
     const path =
       query.length === 0 ? planned.path : `${planned.path}?${new URLSearchParams(query).toString()}`;
-    const answer = await request(options, planned.endpoint, path);
+    const answer = await granted(options, state, () => request(options, planned.endpoint, path));
     const findings: ParamFinding[] = params.map((p) => ({
       param: p.param,
       name: p.name,
@@ -238,16 +238,31 @@ export async function probeService(options: ProbeOptions): Promise<RecordedAnswe
     spent: () => state.spent,
     max: state.max,
     unchecked: options.unchecked ?? [],
-    ask: async (endpoint, path) => {
-      await options.beforeRequest();
-      state.spent += 1;
-      return request(options, endpoint as ProbedEndpoint, path);
-    },
+    ask: (endpoint, path) =>
+      granted(options, state, () => request(options, endpoint as ProbedEndpoint, path)),
   };
   await askTails(answers, options.contract.source, budget);
   // A cursor the contract reads but may send beside the filters: one request more (probe-cursor.ts).
   await askCursorAlone(options.contract, answers, budget);
   return [...answers, ...state.refusals.filter((r) => !answers.includes(r))];
+}
+
+/** Called once a probe's request has its answer (or failed): the budget stamps it as counted then. */
+export type AnswerStamp = () => void | Promise<void>;
+
+/** One request through the budget: granted, counted, sent, and stamped when its answer is in. */
+async function granted<T>(
+  options: Pick<ProbeOptions, 'beforeRequest'>,
+  state: { spent: number },
+  send: () => Promise<T>,
+): Promise<T> {
+  const stamp = await options.beforeRequest();
+  state.spent += 1;
+  try {
+    return await send();
+  } finally {
+    await stamp?.();
+  }
 }
 
 /** Endpoints named on the command line, checked. */
