@@ -285,10 +285,12 @@ describe.concurrent('failures', () => {
     onTestFinished,
   }) => {
     const receiver = await startHttpReceiver();
-    // Every answer comes after the notifier gave up: each request may well have been posted.
-    const late = () => new Promise<Reply>((resolve) => setTimeout(() => resolve({ status: 200 }), 600));
+    // Every answer comes after the notifier gave up: each request may well have been posted. The
+    // timeout leaves the receiver (in this process) time to read each request before the notifier
+    // gives up on it: at 200 ms, with four test files at once, a clean-clone run saw one dropped unread.
+    const late = () => new Promise<Reply>((resolve) => setTimeout(() => resolve({ status: 200 }), 2_000));
     receiver.respondWith(late, 10);
-    const slack = createSlackNotifier({ id: 'slow', webhookUrl: new Secret(receiver.url), timeoutMs: 200 });
+    const slack = createSlackNotifier({ id: 'slow', webhookUrl: new Secret(receiver.url), timeoutMs: 1_000 });
     const { send, runtime } = await pipeline(onTestFinished, 'slow-slack', {
       prefix: '',
       attempts: 5,
