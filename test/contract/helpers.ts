@@ -8,7 +8,13 @@ import { mergeContract } from '../../src/api/contract/merge.ts';
 import type { ContractFile } from '../../src/api/contract/schema.ts';
 import { type CompiledContract, defaultContract, loadContractFile } from '../../src/api/index.ts';
 import type { SimDialect } from '../../src/sim/index.ts';
-import { createSimDialect, type SimDialectOptions } from '../../src/tools/probe/index.ts';
+import {
+  createSimDialect,
+  PROBED_ENDPOINTS,
+  probeService,
+  type RecordedAnswer,
+  type SimDialectOptions,
+} from '../../src/tools/probe/index.ts';
 
 export interface Dialect {
   name: string;
@@ -111,4 +117,32 @@ export function allDialects(): Dialect[] {
     dialect('dialect-g'),
     probedDialect(),
   ];
+}
+
+/**
+ * probe of a test simulator through the assumed contract (or `contract`), every probed endpoint, as
+ * `shelfwatch probe` would at `now`: its answers, the requests it spent and what it left unchecked.
+ */
+export async function probeCounting(options: {
+  url: string;
+  apiKey: string;
+  now: string;
+  maxRequests?: number;
+  contract?: CompiledContract;
+}): Promise<{ answers: RecordedAnswer[]; spent: number; unchecked: string[] }> {
+  let spent = 0;
+  const unchecked: string[] = [];
+  const answers = await probeService({
+    baseUrl: options.url,
+    apiKey: options.apiKey,
+    contract: options.contract ?? defaultContract(),
+    endpoints: PROBED_ENDPOINTS,
+    now: Date.parse(options.now),
+    maxRequests: options.maxRequests ?? 30,
+    unchecked,
+    beforeRequest: async () => {
+      spent += 1;
+    },
+  });
+  return { answers, spent, unchecked };
 }

@@ -10,10 +10,10 @@ import {
   createSimDialect,
   PROBED_ENDPOINTS,
   plannedRequests,
-  probeService,
   suggestContract,
 } from '../../src/tools/probe/index.ts';
 import { type SimFixture, startSimFixture } from '../helpers/sim.ts';
+import { probeCounting } from './helpers.ts';
 
 const KEY = 'sk_probe_alone_0123456789';
 const START = '2026-11-20T12:00:00Z';
@@ -40,19 +40,11 @@ afterAll(async () => {
 });
 
 async function probe(sim: SimFixture, maxRequests = 30) {
-  const unchecked: string[] = [];
-  let spent = 0;
-  const answers = await probeService({
-    baseUrl: sim.url,
+  const { answers, unchecked, spent } = await probeCounting({
+    url: sim.url,
     apiKey: KEY,
-    contract: defaultContract(),
-    endpoints: PROBED_ENDPOINTS,
-    now: Date.parse(START),
+    now: START,
     maxRequests,
-    unchecked,
-    beforeRequest: async () => {
-      spent += 1;
-    },
   });
   return { suggestion: suggestContract(defaultContract(), answers), unchecked, spent };
 }

@@ -19,9 +19,9 @@ import {
 import { checkOnline } from '../../src/cli/validate-online.ts';
 import type { ShelfwatchConfig } from '../../src/config/schema.ts';
 import { parsePlan, type RunningSimulator, SimControlClient, startSimulator } from '../../src/sim/index.ts';
-import { PROBED_ENDPOINTS, probeService, suggestContract } from '../../src/tools/probe/index.ts';
+import { suggestContract } from '../../src/tools/probe/index.ts';
 import { artifactPath } from '../helpers/artifacts.ts';
-import { allDialects, type Dialect, dialect as dialectNamed } from './helpers.ts';
+import { allDialects, type Dialect, dialect as dialectNamed, probeCounting } from './helpers.ts';
 
 const KEY = 'sk_probe_dialect_0123456789';
 const START = '2026-11-20T12:00:00Z';
@@ -168,19 +168,11 @@ describe.each(dialects)('$name', (dialect: Dialect & { plan?: string }) => {
   });
 
   it("probe's unedited suggestion validates, passes validate --online and reads as the dialect's own file", async () => {
-    let spent = 0;
-    const unchecked: string[] = [];
-    const answers = await probeService({
-      baseUrl: sim.url,
+    const { answers, spent, unchecked } = await probeCounting({
+      url: sim.url,
       apiKey: KEY,
-      contract: defaultContract(),
-      endpoints: PROBED_ENDPOINTS,
-      now: Date.parse(START),
+      now: START,
       maxRequests: CAP,
-      unchecked,
-      beforeRequest: async () => {
-        spent += 1;
-      },
     });
     expect(unchecked).toEqual([]);
     expect(spent).toBeLessThanOrEqual(CAP);

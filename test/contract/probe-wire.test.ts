@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultContract, parseContract } from '../../src/api/index.ts';
 import { parsePlan, type RunningSimulator, startSimulator } from '../../src/sim/index.ts';
-import { PROBED_ENDPOINTS, probeService, suggestContract } from '../../src/tools/probe/index.ts';
-import { dialect } from './helpers.ts';
+import { suggestContract } from '../../src/tools/probe/index.ts';
+import { dialect, probeCounting } from './helpers.ts';
 
 const KEY = 'sk_probe_wire_0123456789';
 const START = '2026-11-20T12:00:00Z';
@@ -31,19 +31,11 @@ async function serve(plan: string): Promise<RunningSimulator> {
 }
 
 async function probe(sim: RunningSimulator, maxRequests = 30) {
-  let spent = 0;
-  const unchecked: string[] = [];
-  const answers = await probeService({
-    baseUrl: sim.url,
+  const { answers, spent, unchecked } = await probeCounting({
+    url: sim.url,
     apiKey: KEY,
-    contract: defaultContract(),
-    endpoints: PROBED_ENDPOINTS,
-    now: Date.parse(START),
+    now: START,
     maxRequests,
-    unchecked,
-    beforeRequest: async () => {
-      spent += 1;
-    },
   });
   const suggestion = suggestContract(defaultContract(), answers);
   const load = parseContract(suggestion.contract, 'suggested.yaml');
