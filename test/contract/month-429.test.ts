@@ -80,6 +80,20 @@ async function serve(file: ContractFile, plan: string) {
   return { sim, client, asin };
 }
 
+/** A client of `file` against a local receiver whose answers the test scripts. */
+async function scripted(file: ContractFile) {
+  const api = await startHttpReceiver();
+  closers.push(() => api.close());
+  const client = createAnalyticsClient({
+    baseUrl: api.url,
+    apiKey: KEY,
+    transientRetryDelayMs: 0,
+    contract: compiled(file),
+  });
+  closers.push(() => client.close());
+  return { api, client };
+}
+
 /** The month's start after now (UTC): where a month's 429 waits until. */
 function untilNextMonth(now = Date.now()): number {
   const d = new Date(now);
@@ -118,15 +132,7 @@ describe('errors.monthWhen', () => {
   });
 
   it("waits for the month's reset when its 429 says Retry-After of a minute, and takes the minute's as said", async () => {
-    const api = await startHttpReceiver();
-    closers.push(() => api.close());
-    const client = createAnalyticsClient({
-      baseUrl: api.url,
-      apiKey: KEY,
-      transientRetryDelayMs: 0,
-      contract: compiled(byHeader),
-    });
-    closers.push(() => client.close());
+    const { api, client } = await scripted(byHeader);
     const body = JSON.stringify({ type: 'TOO_MANY_REQUESTS', detail: 'slow down' });
     const json = { 'content-type': 'application/json', 'retry-after': '30' };
     api.respondWith(429, body, { ...json, 'x-ratelimit-scope': 'month' }, 1);
@@ -142,18 +148,10 @@ describe('errors.monthWhen', () => {
   });
 
   it("waits for the next UTC month when the month's 429 states a reset that has passed, never 'now'", async () => {
-    const api = await startHttpReceiver();
-    closers.push(() => api.close());
-    const client = createAnalyticsClient({
-      baseUrl: api.url,
-      apiKey: KEY,
-      transientRetryDelayMs: 0,
-      contract: compiled({
-        ...byHeader,
-        rateLimit: { quotaReset: { body: 'quotaResetsAt', format: 'epoch_s' } },
-      }),
+    const { api, client } = await scripted({
+      ...byHeader,
+      rateLimit: { quotaReset: { body: 'quotaResetsAt', format: 'epoch_s' } },
     });
-    closers.push(() => client.close());
     // A stale reset (an hour ago): waiting "until" it would be 0 ms, asked again at once and refused again.
     const stale = Math.floor(Date.now() / 1000) - 3_600;
     const body = JSON.stringify({ type: 'TOO_MANY_REQUESTS', detail: 'quota spent', quotaResetsAt: stale });
