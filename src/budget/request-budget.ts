@@ -120,14 +120,12 @@ export class RedisRequestBudget {
    * starts now. False when it has already left the window (take a fresh grant instead).
    */
   async restamp(grant: BudgetGrant, index: number): Promise<boolean> {
-    if (!Number.isSafeInteger(index) || index < 1 || index > grant.count) {
-      throw new RangeError(`index must be a whole number from 1 to ${grant.count}, got ${index}`);
-    }
+    const member = windowMember(grant, index);
     const basis = timeBasis(this.clock);
     const reply = await restampScript.run(
       this.redis,
       [budgetKeys(this.prefix, grant.workspace).window],
-      [basis.nowArg, `${grant.nonce}:${index}`],
+      [basis.nowArg, member],
     );
     return reply === 1;
   }
@@ -137,14 +135,12 @@ export class RedisRequestBudget {
    * starts now, put back if it had left the window while the request was out (answeredScript).
    */
   async answered(grant: BudgetGrant, index: number): Promise<void> {
-    if (!Number.isSafeInteger(index) || index < 1 || index > grant.count) {
-      throw new RangeError(`index must be a whole number from 1 to ${grant.count}, got ${index}`);
-    }
+    const member = windowMember(grant, index);
     const basis = timeBasis(this.clock);
     await answeredScript.run(
       this.redis,
       [budgetKeys(this.prefix, grant.workspace).window],
-      [basis.nowArg, `${grant.nonce}:${index}`, this.windowKeyTtl(basis)],
+      [basis.nowArg, member, this.windowKeyTtl(basis)],
     );
   }
 
@@ -316,6 +312,14 @@ async function redisTimeMs(redis: Redis | Cluster): Promise<number> {
 
 export type { BudgetDecision, BudgetGrant, BudgetLimits, BudgetUsage, PauseReason } from './budget-types.ts';
 export { acquireOne, BudgetExhaustedError, budgetGate } from './gate.ts';
+
+/** The window's entry of a grant's `index`-th (1-based) request, as the acquire script wrote it. */
+function windowMember(grant: BudgetGrant, index: number): string {
+  if (!Number.isSafeInteger(index) || index < 1 || index > grant.count) {
+    throw new RangeError(`index must be a whole number from 1 to ${grant.count}, got ${index}`);
+  }
+  return `${grant.nonce}:${index}`;
+}
 
 function toNumber(value: unknown, what: string): number {
   const number = typeof value === 'string' ? Number(value) : value;
