@@ -26,3 +26,4 @@ export type {
   PaginationSpec,
 } from './contract/schema.ts';
 export { MARKETPLACE_CURRENCY, MARKETPLACES, PLATFORMS } from './schemas.ts';
+export type { RequestDone } from './types.ts';

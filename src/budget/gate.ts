@@ -81,6 +81,9 @@ export function budgetGate(
 
 type Refusal = Extract<BudgetDecision, { granted: false }>;
 
+/** How long an answer waits for its budget stamp before it goes on without it (Redis away). */
+const ANSWERED_STAMP_WAIT_MS = 2_000;
+
 /**
  * Moves a request's place in the window to when its answer came (or it failed): the API counted
  * it somewhere between the send and then, so from then on the window holds it at least as long as
@@ -90,9 +93,6 @@ type Refusal = Extract<BudgetDecision, { granted: false }>;
  * requests in one 60 s on a 20/min plan at load 25. A request whose stamp left the window while it was
  * out (a stall between the grant and the send, or a clock running fast in the demo) is put back.
  */
-/** How long an answer waits for its budget stamp before it goes on without it (Redis away). */
-const ANSWERED_STAMP_WAIT_MS = 2_000;
-
 function stampWhenAnswered(budget: GatedBudget, grant: BudgetGrant, index: number): RequestDone {
   return async () => {
     // Redis away: the stamp stays at the send, as before (the API's X-RateLimit-Remaining still

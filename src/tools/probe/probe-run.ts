@@ -6,7 +6,7 @@
  * `beforeRequest` (the workspace's budget). A service that cannot be the API
  * (unreachable, refusing the key, answering HTML) stops the probe at that request.
  */
-import type { CompiledContract, EndpointName } from '../../api/tooling.ts';
+import type { CompiledContract, EndpointName, RequestDone } from '../../api/tooling.ts';
 import { keyUrlOrThrow } from '../../util/key-url.ts';
 import type { RecordedAnswer } from './probe-analyse.ts';
 import { askCursorAlone } from './probe-cursor.ts';
@@ -48,7 +48,7 @@ export interface ProbeOptions {
   /** Takes one request from the budget; throws when there is none. */
   /** The budget's grant before each request; what it hands back is called once the answer is in. */
   // biome-ignore lint/suspicious/noConfusingVoidType: a budget hook that hands nothing back is allowed (init counts only)
-  beforeRequest: () => Promise<AnswerStamp | void>;
+  beforeRequest: () => Promise<RequestDone | void>;
   timeoutMs?: number;
   /** The most requests the probe may spend, parameter names tried again included (default 30). */
   maxRequests?: number;
@@ -246,9 +246,6 @@ export async function probeService(options: ProbeOptions): Promise<RecordedAnswe
   await askCursorAlone(options.contract, answers, budget);
   return [...answers, ...state.refusals.filter((r) => !answers.includes(r))];
 }
-
-/** Called once a probe's request has its answer (or failed): the budget stamps it as counted then. */
-export type AnswerStamp = () => void | Promise<void>;
 
 /** One request through the budget: granted, counted, sent, and stamped when its answer is in. */
 async function granted<T>(
